@@ -1,0 +1,277 @@
+package docsapi
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-cleanhttp"
+	"golang.org/x/time/rate"
+)
+
+// Version is the SDK's version, sent in the User-Agent header.
+const Version = "0.1.0"
+
+// DefaultBaseURL is the hosted service. A self-hosted server is reached with
+// WithBaseURL.
+const DefaultBaseURL = "https://api.mintlify.com"
+
+// Defaults of the client's options.
+const (
+	DefaultTimeout       = 60 * time.Second
+	DefaultMaxRetries    = 3
+	DefaultMinRetryDelay = 500 * time.Millisecond
+	DefaultMaxRetryDelay = 30 * time.Second
+	DefaultMaxRetryAfter = 60 * time.Second
+)
+
+// Client talks to the documentation platform's API. Create it with NewClient;
+// it is immutable and safe for concurrent use by many goroutines.
+type Client struct {
+	// AgentJobs creates, retrieves and waits for agent jobs.
+	AgentJobs *AgentJobsService
+	// Analytics exports page views.
+	Analytics *AnalyticsService
+
+	// cfg is behind a pointer so that printing a Client with %+v shows an
+	// address instead of walking into the key (fmt prints unexported fields
+	// without calling their String methods).
+	cfg *config
+}
+
+type config struct {
+	key            secret
+	baseURL        string // no trailing slash
+	baseHost       string
+	httpClient     *http.Client
+	userAgent      string
+	defaultProject string
+	maxRetries     int
+	minRetryDelay  time.Duration
+	maxRetryDelay  time.Duration
+	maxRetryAfter  time.Duration
+	limiter        *rate.Limiter
+	logger         *slog.Logger
+	jitter         func() float64
+	now            func() time.Time
+}
+
+// Option configures a Client in NewClient.
+type Option func(*config) error
+
+// NewClient returns a client that authenticates with apiKey, an admin API key
+// (on the hosted service it starts with "mint_"). It never reads environment
+// variables: pass the key explicitly, for example from os.Getenv.
+func NewClient(apiKey string, opts ...Option) (*Client, error) {
+	apiKey = strings.TrimSpace(apiKey)
+	if apiKey == "" {
+		return nil, invalid("apiKey", "is empty")
+	}
+	if strings.ContainsAny(apiKey, " \t\r\n") {
+		return nil, invalid("apiKey", "contains white space")
+	}
+	cfg := &config{
+		key:           secret{apiKey},
+		maxRetries:    DefaultMaxRetries,
+		minRetryDelay: DefaultMinRetryDelay,
+		maxRetryDelay: DefaultMaxRetryDelay,
+		maxRetryAfter: DefaultMaxRetryAfter,
+		logger:        slog.New(slog.DiscardHandler),
+		jitter:        rand.Float64,
+		now:           time.Now,
+	}
+	if err := WithBaseURL(DefaultBaseURL)(cfg); err != nil {
+		return nil, err
+	}
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(cfg); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.httpClient == nil {
+		cfg.httpClient = cleanhttp.DefaultPooledClient()
+		cfg.httpClient.Timeout = DefaultTimeout
+	}
+	cfg.httpClient = withSafeRedirects(cfg.httpClient, cfg.baseHost)
+	ua := "docsapi-go/" + Version + " (" + runtime.Version() + ")"
+	if cfg.userAgent != "" {
+		ua = cfg.userAgent + " " + ua
+	}
+	cfg.userAgent = ua
+
+	c := &Client{cfg: cfg}
+	c.AgentJobs = &AgentJobsService{client: c}
+	c.Analytics = &AnalyticsService{client: c}
+	return c, nil
+}
+
+// String describes the client without its key.
+func (c *Client) String() string {
+	return fmt.Sprintf("docsapi.Client{baseURL: %s, key: %s}", c.cfg.baseURL, c.cfg.key)
+}
+
+// WithBaseURL points the client at another server, such as a self-hosted one.
+// The URL must be absolute http or https, without credentials, query or
+// fragment; it may have a path prefix where the API is mounted.
+func WithBaseURL(rawURL string) Option {
+	return func(c *config) error {
+		u, err := url.Parse(strings.TrimSpace(rawURL))
+		switch {
+		case err != nil:
+			return invalid("baseURL", "cannot be parsed: %v", err)
+		case u.Scheme != "http" && u.Scheme != "https":
+			return invalid("baseURL", "must start with http:// or https://, got %q", rawURL)
+		case u.Host == "":
+			return invalid("baseURL", "has no host: %q", rawURL)
+		case u.User != nil:
+			// Credentials in a URL end up in error messages and logs.
+			return invalid("baseURL", "must not contain credentials; pass the key to NewClient")
+		case u.RawQuery != "" || u.Fragment != "":
+			return invalid("baseURL", "must not have a query or fragment: %q", rawURL)
+		}
+		c.baseURL = strings.TrimRight(u.Scheme+"://"+u.Host+u.EscapedPath(), "/")
+		c.baseHost = u.Host
+		return nil
+	}
+}
+
+// WithHTTPClient sets the HTTP client. The default is a pooled client from
+// go-cleanhttp with a 60 s timeout. The client is not modified: the SDK uses a
+// shallow copy whose redirect policy drops the key on a redirect to another
+// host or to plain http.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) error {
+		if hc == nil {
+			return invalid("httpClient", "is nil")
+		}
+		c.httpClient = hc
+		return nil
+	}
+}
+
+// WithUserAgent names the calling application. It is sent before the SDK's
+// own product token, as in "myapp/1.2 docsapi-go/0.1.0 (go1.25.0)".
+func WithUserAgent(ua string) Option {
+	return func(c *config) error {
+		ua = strings.TrimSpace(ua)
+		if strings.ContainsAny(ua, "\r\n") {
+			return invalid("userAgent", "contains a line break")
+		}
+		c.userAgent = ua
+		return nil
+	}
+}
+
+// WithProjectID sets the project that operations use when they are called
+// with an empty projectID.
+func WithProjectID(projectID string) Option {
+	return func(c *config) error {
+		if err := checkID("projectID", projectID); err != nil {
+			return err
+		}
+		c.defaultProject = projectID
+		return nil
+	}
+}
+
+// WithMaxRetries sets how many times a failed request is retried (0 turns
+// retries off). The default is 3, so at most 4 attempts.
+func WithMaxRetries(n int) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return invalid("maxRetries", "must not be negative, got %d", n)
+		}
+		c.maxRetries = n
+		return nil
+	}
+}
+
+// WithRetryDelays sets the backoff between retries: the first retry waits
+// about min, each later one about twice as long, never more than max.
+func WithRetryDelays(min, max time.Duration) Option {
+	return func(c *config) error {
+		if min <= 0 || max <= 0 {
+			return invalid("retryDelays", "must be positive, got %s and %s", min, max)
+		}
+		if min > max {
+			return invalid("retryDelays", "min %s is greater than max %s", min, max)
+		}
+		c.minRetryDelay, c.maxRetryDelay = min, max
+		return nil
+	}
+}
+
+// WithMaxRetryAfter caps the Retry-After wait the client honours by sleeping.
+// When a server asks for longer, the client returns the *APIError at once
+// with its RetryAfter field set, so the caller can decide to wait or not.
+// Zero means never sleep on Retry-After.
+func WithMaxRetryAfter(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return invalid("maxRetryAfter", "must not be negative, got %s", d)
+		}
+		c.maxRetryAfter = d
+		return nil
+	}
+}
+
+// WithRateLimiter makes every attempt, retries included, wait for a token
+// from l first. The limiter may be shared with other clients. Off by default.
+// The hosted service allows 100 creates and follow-ups per project per hour
+// and 100 analytics requests per organisation per hour, so for example
+// rate.NewLimiter(rate.Every(36*time.Second), 10) stays within one budget.
+func WithRateLimiter(l *rate.Limiter) Option {
+	return func(c *config) error {
+		if l == nil {
+			return invalid("rateLimiter", "is nil")
+		}
+		c.limiter = l
+		return nil
+	}
+}
+
+// WithLogger logs each attempt's metadata (method, path without query,
+// status, attempt, delay, duration, request id) to l: requests at Debug,
+// retries at Info. Keys, bodies and query strings are never logged. The
+// default is silent.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error {
+		if l == nil {
+			return invalid("logger", "is nil")
+		}
+		c.logger = l
+		return nil
+	}
+}
+
+// withSafeRedirects returns a copy of hc whose redirect policy removes the
+// Authorization header whenever a redirect leaves the API's host or
+// downgrades to plain http. net/http already drops it for other domains, but
+// keeps it for subdomains and for the same host over http; neither should see
+// an admin key.
+func withSafeRedirects(hc *http.Client, apiHost string) *http.Client {
+	next := hc.CheckRedirect
+	safe := *hc
+	safe.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if req.URL.Host != apiHost || (req.URL.Scheme != "https" && via[0].URL.Scheme == "https") {
+			req.Header.Del("Authorization")
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &safe
+}

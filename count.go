@@ -1,0 +1,103 @@
+package docsapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// count decodes a view count from any JSON number: 12, 12.0 and 1.2e1 are
+// all twelve. Fractions, negatives and values past int64 are errors, since
+// they cannot be counts. set records whether the field was present.
+type count struct {
+	n   int64
+	set bool
+}
+
+func (c *count) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	s := string(b)
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil || f != math.Trunc(f) || f >= math.MaxInt64 || f <= math.MinInt64 {
+			return fmt.Errorf("docsapi: view count %s is not a whole number", b)
+		}
+		n = int64(f)
+	}
+	if n < 0 {
+		return fmt.Errorf("docsapi: view count %s is negative", b)
+	}
+	*c = count{n: n, set: true}
+	return nil
+}
+
+// counts is the wire form shared by totals and rows.
+type counts struct {
+	Human count `json:"human"`
+	AI    count `json:"ai"`
+	Total count `json:"total"`
+}
+
+func (c counts) values() (human, ai, total int64) {
+	total = c.Total.n
+	if !c.Total.set {
+		total = c.Human.n + c.AI.n // the contract defines total as human + ai
+	}
+	return c.Human.n, c.AI.n, total
+}
+
+// pageViewWire is PageView on the wire. Decoding a page goes through these
+// types in one pass over the body, rather than through an UnmarshalJSON per
+// row, which would scan each row twice.
+type pageViewWire struct {
+	Path string `json:"path"`
+	counts
+}
+
+type viewsPageWire struct {
+	Totals  counts         `json:"totals"`
+	Views   []pageViewWire `json:"views"`
+	HasMore bool           `json:"hasMore"`
+}
+
+// UnmarshalJSON decodes a page, accepting counts in any JSON number form.
+func (p *ViewsPage) UnmarshalJSON(b []byte) error {
+	var w viewsPageWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	page := ViewsPage{HasMore: w.HasMore, Views: make([]PageView, len(w.Views))}
+	page.Totals.Human, page.Totals.AI, page.Totals.Total = w.Totals.values()
+	for i, v := range w.Views {
+		row := &page.Views[i]
+		row.Path = v.Path
+		row.Human, row.AI, row.Total = v.values()
+	}
+	*p = page
+	return nil
+}
+
+// UnmarshalJSON decodes counts in any JSON number form.
+func (c *ViewCounts) UnmarshalJSON(b []byte) error {
+	var w counts
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	c.Human, c.AI, c.Total = w.values()
+	return nil
+}
+
+// UnmarshalJSON decodes a row, accepting counts in any JSON number form.
+func (v *PageView) UnmarshalJSON(b []byte) error {
+	var w pageViewWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	v.Path = w.Path
+	v.Human, v.AI, v.Total = w.values()
+	return nil
+}

@@ -1,0 +1,76 @@
+package docsapi
+
+import (
+	"fmt"
+	"time"
+)
+
+// DateBound is one end of a date range: either a calendar date, sent as
+// YYYY-MM-DD and meaning midnight UTC, or an instant, sent as RFC 3339 in UTC.
+// The zero value means "not set": the bound is left out of the request.
+type DateBound struct {
+	t    time.Time // UTC
+	date bool
+}
+
+// Day returns the calendar date year-month-day. Out-of-range values are
+// normalised as time.Date does, so Day(t.Date()) is the date of t.
+func Day(year int, month time.Month, day int) DateBound {
+	return DateBound{t: time.Date(year, month, day, 0, 0, 0, 0, time.UTC), date: true}
+}
+
+// Instant returns the instant t, sent in UTC. A zero t gives the zero bound.
+func Instant(t time.Time) DateBound {
+	if t.IsZero() {
+		return DateBound{}
+	}
+	return DateBound{t: t.UTC()}
+}
+
+// ParseDateBound reads a date as the API accepts it: YYYY-MM-DD or an RFC
+// 3339 timestamp. The empty string gives the zero bound.
+func ParseDateBound(s string) (DateBound, error) {
+	if s == "" {
+		return DateBound{}, nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return Day(t.Date()), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return Instant(t), nil
+	}
+	return DateBound{}, fmt.Errorf("docsapi: %q is neither a date (YYYY-MM-DD) nor an RFC 3339 timestamp", s)
+}
+
+// IsZero reports whether the bound is unset.
+func (b DateBound) IsZero() bool { return b.t.IsZero() }
+
+// IsDate reports whether the bound is a calendar date rather than an instant.
+func (b DateBound) IsDate() bool { return b.date }
+
+// Time returns the bound as an instant in UTC: midnight for a date.
+func (b DateBound) Time() time.Time { return b.t }
+
+// String returns the form sent to the API, or "" for the zero bound.
+func (b DateBound) String() string {
+	switch {
+	case b.IsZero():
+		return ""
+	case b.date:
+		return b.t.Format(time.DateOnly)
+	}
+	return b.t.Format(time.RFC3339Nano)
+}
+
+// MarshalText returns the form sent to the API.
+func (b DateBound) MarshalText() ([]byte, error) { return []byte(b.String()), nil }
+
+// UnmarshalText reads what ParseDateBound reads.
+func (b *DateBound) UnmarshalText(text []byte) error {
+	parsed, err := ParseDateBound(string(text))
+	if err != nil {
+		return err
+	}
+	*b = parsed
+	return nil
+}

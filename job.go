@@ -1,0 +1,165 @@
+package docsapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// JobStatus is the state of an agent job. The service may add values (it
+// added archived after launch), so an unknown status is kept as sent and is
+// not terminal: a poller keeps waiting rather than failing on it.
+type JobStatus string
+
+// The statuses the contract documents.
+const (
+	JobStatusActive    JobStatus = "active"    // the agent is working on the prompt
+	JobStatusCompleted JobStatus = "completed" // finished; PRLink is set if a pull request was opened
+	JobStatusArchived  JobStatus = "archived"  // archived; no further progress
+	JobStatusFailed    JobStatus = "failed"    // ended with an unrecoverable error
+)
+
+// Terminal reports whether the status is final: completed, archived or failed.
+func (s JobStatus) Terminal() bool {
+	return s == JobStatusCompleted || s == JobStatusArchived || s == JobStatusFailed
+}
+
+// Known reports whether the status is one the contract documents.
+func (s JobStatus) Known() bool {
+	return s == JobStatusActive || s.Terminal()
+}
+
+// Job is a background agent job. Fields the service sends as null decode to
+// their zero values: an empty PRLink, an empty Source.Ref, a zero ArchivedAt.
+type Job struct {
+	// ID identifies the job within its project.
+	ID string
+	// Status is the job's state; see JobStatus.
+	Status JobStatus
+	// Source is the repository and ref the agent works on.
+	Source JobSource
+	// Model is the AI model the agent uses, as the service names it.
+	Model string
+	// PRLink is the URL of the pull request the job opened. It is empty while
+	// the job is active, and may stay empty after completion when no file
+	// changed or the project pushes to its branch directly.
+	PRLink string
+	// CreatedAt is when the job was created, in UTC.
+	CreatedAt time.Time
+	// ArchivedAt is when the job was archived; zero if it was not.
+	ArchivedAt time.Time
+}
+
+// JobSource is the repository an agent job works on.
+type JobSource struct {
+	// Repository names the source repository.
+	Repository string
+	// Ref is the branch or other ref; empty when the service sent null.
+	Ref string
+}
+
+// jobWire is the JSON form of Job. Nullable fields are pointers so that
+// encoding writes null, not "", exactly as the hosted service does; times are
+// strings so that decoding can accept the ISO 8601 forms RFC 3339 rejects.
+type jobWire struct {
+	ID         string      `json:"id"`
+	Status     JobStatus   `json:"status"`
+	Source     *sourceWire `json:"source"`
+	Model      string      `json:"model"`
+	PRLink     *string     `json:"prLink"`
+	CreatedAt  *string     `json:"createdAt"`
+	ArchivedAt *string     `json:"archivedAt"`
+}
+
+type sourceWire struct {
+	Repository string  `json:"repository"`
+	Ref        *string `json:"ref"`
+}
+
+// MarshalJSON encodes the job in the API's shape, with null for an empty
+// PRLink, Source.Ref and ArchivedAt.
+func (j Job) MarshalJSON() ([]byte, error) {
+	w := jobWire{
+		ID:         j.ID,
+		Status:     j.Status,
+		Source:     &sourceWire{Repository: j.Source.Repository, Ref: nullString(j.Source.Ref)},
+		Model:      j.Model,
+		PRLink:     nullString(j.PRLink),
+		CreatedAt:  nullTime(j.CreatedAt),
+		ArchivedAt: nullTime(j.ArchivedAt),
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON decodes the API's shape. Unknown fields are ignored and
+// nulls become zero values; a malformed timestamp is an error naming the field.
+func (j *Job) UnmarshalJSON(data []byte) error {
+	var w jobWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	created, err := parseTimestamp("createdAt", w.CreatedAt)
+	if err != nil {
+		return err
+	}
+	archived, err := parseTimestamp("archivedAt", w.ArchivedAt)
+	if err != nil {
+		return err
+	}
+	*j = Job{
+		ID:         w.ID,
+		Status:     w.Status,
+		Model:      w.Model,
+		PRLink:     deref(w.PRLink),
+		CreatedAt:  created,
+		ArchivedAt: archived,
+	}
+	if w.Source != nil {
+		j.Source = JobSource{Repository: w.Source.Repository, Ref: deref(w.Source.Ref)}
+	}
+	return nil
+}
+
+// timestampLayouts are the ISO 8601 forms accepted in job timestamps, most
+// likely first. A form without a zone is read as UTC, which the contract
+// says every timestamp is.
+var timestampLayouts = [...]string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999",
+}
+
+func parseTimestamp(field string, s *string) (time.Time, error) {
+	if s == nil || *s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range timestampLayouts {
+		if t, err := time.Parse(layout, *s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("docsapi: job field %s: %q is not an ISO 8601 timestamp", field, *s)
+}
+
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nullTime(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format(time.RFC3339Nano)
+	return &s
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

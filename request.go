@@ -1,0 +1,361 @@
+package docsapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/docsapi/docsapi-go/internal/backoff"
+	"github.com/docsapi/docsapi-go/internal/retry"
+)
+
+// Response size bounds. A job or a page of 250 views is a few tens of KiB;
+// the bounds only stop a misbehaving server or proxy from exhausting memory.
+const (
+	maxResponseBytes  = 32 << 20
+	maxErrorBodyBytes = 64 << 10
+)
+
+// RequestOption changes one call. Every operation accepts them.
+type RequestOption func(*callConfig)
+
+type callConfig struct {
+	idempotencyKey string
+	header         http.Header
+	response       *Response
+	err            error
+}
+
+// Response describes the HTTP exchange of one call; see WithResponse.
+type Response struct {
+	// StatusCode is the status of the last attempt (0 if none answered).
+	StatusCode int
+	// Header is the last response's header.
+	Header http.Header
+	// RequestID is the server's request id, when it sent one.
+	RequestID string
+	// Attempts is how many times the request was sent.
+	Attempts int
+}
+
+// WithIdempotencyKey sends key in an Idempotency-Key header on a write
+// (Create or SendMessage), and lets the client retry that write after errors
+// whose outcome is unknown (5xx, a reset connection), as it does for reads.
+//
+// Only use it with a server that honours the header, such as the self-hosted
+// server: the hosted service does not document it, so there a retry after a
+// 5xx could start a second job. Use one key per logical operation, for
+// example a UUID stored with the work item, so that a retry of your whole
+// program also reuses it.
+func WithIdempotencyKey(key string) RequestOption {
+	return func(c *callConfig) {
+		key = strings.TrimSpace(key)
+		if key == "" || len(key) > 255 || strings.ContainsAny(key, "\r\n") {
+			c.err = invalid("idempotencyKey", "must be 1 to 255 characters on one line")
+			return
+		}
+		c.idempotencyKey = key
+	}
+}
+
+// WithHeader adds a header to the call's requests. Authorization and
+// Idempotency-Key cannot be set this way: use NewClient's key and
+// WithIdempotencyKey.
+func WithHeader(name, value string) RequestOption {
+	return func(c *callConfig) {
+		canonical := http.CanonicalHeaderKey(strings.TrimSpace(name))
+		switch {
+		case canonical == "":
+			c.err = invalid("header", "name is empty")
+		case canonical == "Authorization" || canonical == "Idempotency-Key":
+			c.err = invalid("header", "%s is set by the client, not by WithHeader", canonical)
+		case strings.ContainsAny(canonical+value, "\r\n"):
+			c.err = invalid("header", "%s contains a line break", canonical)
+		default:
+			if c.header == nil {
+				c.header = make(http.Header)
+			}
+			c.header.Add(canonical, value)
+		}
+	}
+}
+
+// WithResponse fills dst with the call's HTTP metadata (status, headers,
+// request id, attempts) when the call returns, whether it succeeded or not.
+func WithResponse(dst *Response) RequestOption {
+	return func(c *callConfig) { c.response = dst }
+}
+
+// apiRequest is one operation, before the pipeline turns it into attempts.
+type apiRequest struct {
+	method string
+	path   string // escaped, starting with "/"
+	query  string // encoded, without "?"
+	body   any    // marshalled to JSON when non-nil
+}
+
+// do runs r: it marshals the body once, then sends attempts until one
+// succeeds, an error cannot heal, or retries run out. out, if non-nil,
+// receives the decoded 2xx body.
+func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out any) error {
+	if ctx == nil {
+		return invalid("ctx", "is nil")
+	}
+	var call callConfig
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&call)
+		}
+	}
+	if call.err != nil {
+		return call.err
+	}
+	var body []byte
+	if r.body != nil {
+		var err error
+		if body, err = json.Marshal(r.body); err != nil {
+			return fmt.Errorf("docsapi: encoding request body: %w", err)
+		}
+	}
+	safety := retry.Replayable
+	if r.method != http.MethodGet && r.method != http.MethodHead && call.idempotencyKey == "" {
+		safety = retry.OnceOnly
+	}
+	target := c.cfg.baseURL + r.path
+	if r.query != "" {
+		target += "?" + r.query
+	}
+
+	var lastErr error
+	for attempt := 1; ; attempt++ {
+		if lim := c.cfg.limiter; lim != nil {
+			if err := lim.Wait(ctx); err != nil {
+				return stopped(ctx, err, lastErr)
+			}
+		}
+		res := c.send(ctx, r, target, body, &call, attempt)
+		if call.response != nil {
+			*call.response = res.meta(attempt)
+		}
+		if res.err == nil && res.apiErr == nil {
+			return c.decode(r, res, out)
+		}
+		lastErr = res.failure()
+		if ctx.Err() != nil {
+			return stopped(ctx, ctx.Err(), lastErr)
+		}
+		if attempt > c.cfg.maxRetries || !retry.Decide(safety, res.status(), res.err) {
+			return withAttempts(lastErr, attempt)
+		}
+		delay := backoff.Exponential(attempt, c.cfg.minRetryDelay, c.cfg.maxRetryDelay, c.cfg.jitter())
+		if res.apiErr != nil && res.hasRetryAfter {
+			if res.apiErr.RetryAfter > c.cfg.maxRetryAfter {
+				// Sleeping longer than the cap would look like a hang; hand
+				// the decision to the caller, who can read RetryAfter.
+				return withAttempts(lastErr, attempt)
+			}
+			delay = max(delay, res.apiErr.RetryAfter)
+		}
+		c.cfg.logger.LogAttrs(ctx, slog.LevelInfo, "docsapi: retrying request",
+			slog.String("method", r.method), slog.String("path", r.path),
+			slog.Int("attempt", attempt), slog.Int("status", res.status()),
+			slog.Duration("delay", delay), slog.String("error", res.logError()))
+		if err := sleep(ctx, delay); err != nil {
+			return stopped(ctx, err, lastErr)
+		}
+	}
+}
+
+// attemptResult is what one attempt produced: a transport error, an API
+// error, or a 2xx body.
+type attemptResult struct {
+	resp          *http.Response
+	body          []byte
+	err           error // transport or body-read error
+	apiErr        *APIError
+	hasRetryAfter bool
+}
+
+func (a *attemptResult) status() int {
+	if a.resp == nil {
+		return 0
+	}
+	return a.resp.StatusCode
+}
+
+func (a *attemptResult) failure() error {
+	if a.apiErr != nil {
+		return a.apiErr
+	}
+	return a.err
+}
+
+func (a *attemptResult) meta(attempt int) Response {
+	m := Response{Attempts: attempt}
+	if a.resp != nil {
+		m.StatusCode = a.resp.StatusCode
+		m.Header = a.resp.Header
+		m.RequestID = requestID(a.resp.Header)
+	}
+	return m
+}
+
+// logError describes a failure for a log line. A url.Error's own text holds
+// the full URL, query included; logs carry the path alone.
+func (a *attemptResult) logError() string {
+	if a.apiErr != nil {
+		return a.apiErr.Message
+	}
+	var urlErr *url.Error
+	if errors.As(a.err, &urlErr) {
+		return urlErr.Err.Error()
+	}
+	if a.err != nil {
+		return a.err.Error()
+	}
+	return ""
+}
+
+func (c *Client) send(ctx context.Context, r apiRequest, target string, body []byte, call *callConfig, attempt int) attemptResult {
+	var reader io.Reader
+	if body != nil {
+		reader = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, target, reader)
+	if err != nil {
+		return attemptResult{err: fmt.Errorf("docsapi: %s %s: %w", r.method, r.path, err)}
+	}
+	for name, values := range call.header {
+		req.Header[name] = values
+	}
+	req.Header.Set("Authorization", c.cfg.key.header())
+	req.Header.Set("User-Agent", c.cfg.userAgent)
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if call.idempotencyKey != "" && r.method != http.MethodGet {
+		req.Header.Set("Idempotency-Key", call.idempotencyKey)
+	}
+
+	start := c.cfg.now()
+	resp, err := c.cfg.httpClient.Do(req)
+	var res attemptResult
+	if err != nil {
+		res.err = fmt.Errorf("docsapi: %s %s: %w", r.method, r.path, err)
+	} else {
+		res.resp = resp
+		res.body, err = readBody(resp)
+		if err != nil {
+			res.err = fmt.Errorf("docsapi: %s %s: reading %d response: %w", r.method, r.path, resp.StatusCode, err)
+		} else if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			res.apiErr, res.hasRetryAfter = newAPIError(r.method, r.path, resp, res.body, c.cfg.now())
+		}
+	}
+	c.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "docsapi: request",
+		slog.String("method", r.method), slog.String("path", r.path),
+		slog.Int("status", res.status()), slog.Int("attempt", attempt),
+		slog.Duration("duration", c.cfg.now().Sub(start)),
+		slog.String("request_id", res.meta(attempt).RequestID),
+		slog.String("error", res.logError()))
+	return res
+}
+
+// readBody reads a bounded body and closes it, so the connection can be reused.
+func readBody(resp *http.Response) ([]byte, error) {
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > maxResponseBytes {
+		return nil, fmt.Errorf("body larger than %d bytes", maxResponseBytes)
+	}
+	return body, nil
+}
+
+func (c *Client) decode(r apiRequest, res attemptResult, out any) error {
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(res.body, out); err != nil {
+		return fmt.Errorf("docsapi: %s %s: decoding %d response (Content-Type %q): %w",
+			r.method, r.path, res.resp.StatusCode, res.resp.Header.Get("Content-Type"), err)
+	}
+	return nil
+}
+
+// stopped reports that ctx ended the call. It wraps both the context error
+// and the last attempt's error, so errors.Is(err, context.Canceled) and
+// errors.As(err, &apiErr) both work.
+func stopped(ctx context.Context, err, lastErr error) error {
+	if cause := context.Cause(ctx); cause != nil {
+		err = cause
+	}
+	if lastErr == nil {
+		return fmt.Errorf("docsapi: %w", err)
+	}
+	return fmt.Errorf("docsapi: %w; last attempt: %w", err, lastErr)
+}
+
+func withAttempts(err error, attempts int) error {
+	if attempts <= 1 {
+		return err
+	}
+	return &attemptsError{attempts: attempts, err: err}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func requestID(h http.Header) string {
+	if id := h.Get("X-Request-Id"); id != "" {
+		return id
+	}
+	return h.Get("Request-Id")
+}
+
+// checkID rejects path parameters that cannot name a resource. "." and ".."
+// are refused because servers clean paths, so they would address a
+// different endpoint; everything else is escaped.
+func checkID(param, id string) error {
+	switch {
+	case id == "":
+		return invalid(param, "is empty")
+	case id == "." || id == "..":
+		return invalid(param, "must not be %q", id)
+	case strings.TrimSpace(id) != id:
+		return invalid(param, "has leading or trailing white space: %q", id)
+	}
+	return nil
+}
+
+// project resolves the projectID argument of an operation.
+func (c *Client) project(projectID string) (string, error) {
+	if projectID == "" {
+		if c.cfg.defaultProject == "" {
+			return "", invalid("projectID", "is empty and the client has no default project (see WithProjectID)")
+		}
+		return c.cfg.defaultProject, nil
+	}
+	return projectID, checkID("projectID", projectID)
+}
