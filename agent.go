@@ -83,10 +83,12 @@ func (s *AgentJobsService) SendMessage(ctx context.Context, projectID, jobID str
 	return job, nil
 }
 
-// CreateAndWait creates a job and waits for it with Wait. The options apply
-// to every request it makes (an idempotency key is sent on the create request
-// only). When waiting fails, the returned job is the last one seen, whose ID
-// lets the caller wait again; it is nil only if Create itself failed.
+// CreateAndWait creates a job and waits for it as Wait does, except that the
+// first poll comes one interval after the create rather than at once. The
+// options apply to every request it makes (an idempotency key is sent on the
+// create request only). When waiting fails, the returned job is the last one
+// seen, whose ID lets the caller wait again; it is nil only if Create itself
+// failed.
 func (s *AgentJobsService) CreateAndWait(ctx context.Context, projectID string, params CreateJobParams, wait WaitParams, opts ...RequestOption) (*Job, error) {
 	if err := wait.validate(); err != nil {
 		return nil, err
@@ -101,11 +103,7 @@ func (s *AgentJobsService) CreateAndWait(ctx context.Context, projectID string, 
 	if job.Status.Terminal() {
 		return job, terminalError(job)
 	}
-	last, err := s.Wait(ctx, projectID, job.ID, wait, opts...)
-	if last == nil {
-		last = job
-	}
-	return last, err
+	return s.wait(ctx, projectID, job.ID, wait.withDefaults(), job, opts)
 }
 
 func (s *AgentJobsService) jobPath(projectID, jobID string) (string, error) {

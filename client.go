@@ -39,15 +39,17 @@ type Client struct {
 	// Analytics exports page views.
 	Analytics *AnalyticsService
 
-	// cfg is behind a pointer so that printing a Client with %+v shows an
-	// address instead of walking into the key (fmt prints unexported fields
-	// without calling their String methods).
+	// cfg, and the key inside it, are behind pointers: fmt prints unexported
+	// fields without calling their String methods, so a value field would
+	// leak the key through %+v; and for a verb that does not fit a pointer
+	// (%s, %q) fmt prints the pointed-to value, which is why the key needs a
+	// second pointer of its own.
 	cfg *config
 }
 
 type config struct {
-	key            secret
-	baseURL        string // no trailing slash
+	key            *secret // a pointer, so no fmt verb can reach the value
+	baseURL        string  // no trailing slash
 	baseHost       string
 	httpClient     *http.Client
 	userAgent      string
@@ -77,7 +79,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		return nil, invalid("apiKey", "contains white space")
 	}
 	cfg := &config{
-		key:           secret{apiKey},
+		key:           &secret{apiKey},
 		maxRetries:    DefaultMaxRetries,
 		minRetryDelay: DefaultMinRetryDelay,
 		maxRetryDelay: DefaultMaxRetryDelay,
@@ -124,19 +126,23 @@ func (c *Client) String() string {
 // fragment; it may have a path prefix where the API is mounted.
 func WithBaseURL(rawURL string) Option {
 	return func(c *config) error {
+		// The messages never repeat the URL: someone may have pasted a key
+		// into it, and these errors end up in logs.
 		u, err := url.Parse(strings.TrimSpace(rawURL))
+		var urlErr *url.Error
 		switch {
+		case errors.As(err, &urlErr):
+			return invalid("baseURL", "cannot be parsed: %v", urlErr.Err)
 		case err != nil:
-			return invalid("baseURL", "cannot be parsed: %v", err)
+			return invalid("baseURL", "cannot be parsed")
 		case u.Scheme != "http" && u.Scheme != "https":
-			return invalid("baseURL", "must start with http:// or https://, got %q", rawURL)
+			return invalid("baseURL", "must start with http:// or https://")
 		case u.Host == "":
-			return invalid("baseURL", "has no host: %q", rawURL)
+			return invalid("baseURL", "has no host")
 		case u.User != nil:
-			// Credentials in a URL end up in error messages and logs.
 			return invalid("baseURL", "must not contain credentials; pass the key to NewClient")
-		case u.RawQuery != "" || u.Fragment != "":
-			return invalid("baseURL", "must not have a query or fragment: %q", rawURL)
+		case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+			return invalid("baseURL", "must not have a query or fragment")
 		}
 		c.baseURL = strings.TrimRight(u.Scheme+"://"+u.Host+u.EscapedPath(), "/")
 		c.baseHost = u.Host

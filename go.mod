@@ -7,3 +7,5 @@ require (
 	github.com/jarcoal/httpmock v1.4.2
 	golang.org/x/time v0.15.0
 )
+
+require github.com/google/go-cmp v0.7.0

@@ -121,25 +121,45 @@ func (j *Job) UnmarshalJSON(data []byte) error {
 }
 
 // timestampLayouts are the ISO 8601 forms accepted in job timestamps, most
-// likely first. A form without a zone is read as UTC, which the contract
-// says every timestamp is.
+// likely first, after normalize: RFC 3339, and the offsets "+00" and "+0000"
+// that databases print (PostgreSQL writes "2026-08-14 09:21:07.482+00"). A
+// form without a zone is read as UTC, which the contract says every
+// timestamp is.
 var timestampLayouts = [...]string{
 	time.RFC3339Nano,
+	"2006-01-02T15:04:05.999999999Z07",
+	"2006-01-02T15:04:05.999999999Z0700",
 	"2006-01-02T15:04:05.999999999",
-	"2006-01-02 15:04:05.999999999Z07:00",
-	"2006-01-02 15:04:05.999999999",
 }
 
 func parseTimestamp(field string, s *string) (time.Time, error) {
 	if s == nil || *s == "" {
 		return time.Time{}, nil
 	}
+	value := normalizeTimestamp(*s)
 	for _, layout := range timestampLayouts {
-		if t, err := time.Parse(layout, *s); err == nil {
+		if t, err := time.Parse(layout, value); err == nil {
 			return t.UTC(), nil
 		}
 	}
 	return time.Time{}, fmt.Errorf("docsapi: job field %s: %q is not an ISO 8601 timestamp", field, *s)
+}
+
+// normalizeTimestamp rewrites the variants RFC 3339 permits but time.Parse
+// rejects: a space or a lower-case "t" between date and time, and a
+// lower-case "z" for UTC.
+func normalizeTimestamp(s string) string {
+	if len(s) <= len("2006-01-02") || (s[10] != ' ' && s[10] != 't' && s[len(s)-1] != 'z') {
+		return s
+	}
+	b := []byte(s)
+	if b[10] == ' ' || b[10] == 't' {
+		b[10] = 'T'
+	}
+	if b[len(b)-1] == 'z' {
+		b[len(b)-1] = 'Z'
+	}
+	return string(b)
 }
 
 func nullString(s string) *string {

@@ -1,6 +1,7 @@
 package docsapi
 
 import (
+	"bytes"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -23,6 +24,17 @@ func (s secret) redacted() string {
 }
 
 func (s secret) header() string { return "Bearer " + s.value }
+
+// scrub replaces the key in b with its redacted form. A server or proxy that
+// echoes the request (some debugging proxies quote the Authorization header
+// in their error pages) would otherwise put the key into an APIError and,
+// through its message, into logs.
+func (s secret) scrub(b []byte) []byte {
+	if !bytes.Contains(b, []byte(s.value)) {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte(s.value), []byte(s.redacted()))
+}
 
 func (s secret) String() string               { return s.redacted() }
 func (s secret) GoString() string             { return `"` + s.redacted() + `"` }

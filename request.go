@@ -136,8 +136,18 @@ func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out
 
 	var lastErr error
 	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			// Transports differ in whether they notice a dead context before
+			// sending; deciding here means none sends on one.
+			return stopped(ctx, err, lastErr)
+		}
 		if lim := c.cfg.limiter; lim != nil {
 			if err := lim.Wait(ctx); err != nil {
+				if ctx.Err() == nil {
+					// The limiter refuses at once when the next token comes
+					// after the deadline; say so in the usual way.
+					err = fmt.Errorf("%w: %w", context.DeadlineExceeded, err)
+				}
 				return stopped(ctx, err, lastErr)
 			}
 		}
@@ -152,7 +162,7 @@ func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out
 		if ctx.Err() != nil {
 			return stopped(ctx, ctx.Err(), lastErr)
 		}
-		if attempt > c.cfg.maxRetries || !retry.Decide(safety, res.status(), res.err) {
+		if res.final || attempt > c.cfg.maxRetries || !retry.Decide(safety, res.status(), res.err) {
 			return withAttempts(lastErr, attempt)
 		}
 		delay := backoff.Exponential(attempt, c.cfg.minRetryDelay, c.cfg.maxRetryDelay, c.cfg.jitter())
@@ -182,6 +192,7 @@ type attemptResult struct {
 	err           error // transport or body-read error
 	apiErr        *APIError
 	hasRetryAfter bool
+	final         bool // no retry can help, e.g. a body over the size bound
 }
 
 func (a *attemptResult) status() int {
@@ -256,18 +267,28 @@ func (c *Client) send(ctx context.Context, r apiRequest, target string, body []b
 		res.body, err = readBody(resp)
 		if err != nil {
 			res.err = fmt.Errorf("docsapi: %s %s: reading %d response: %w", r.method, r.path, resp.StatusCode, err)
+			res.final = errors.Is(err, errBodyTooLarge)
 		} else if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			res.body = c.cfg.key.scrub(res.body)
 			res.apiErr, res.hasRetryAfter = newAPIError(r.method, r.path, resp, res.body, c.cfg.now())
 		}
 	}
-	c.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "docsapi: request",
-		slog.String("method", r.method), slog.String("path", r.path),
-		slog.Int("status", res.status()), slog.Int("attempt", attempt),
-		slog.Duration("duration", c.cfg.now().Sub(start)),
-		slog.String("request_id", res.meta(attempt).RequestID),
-		slog.String("error", res.logError()))
+	// Checking Enabled first keeps the default, silent client from building
+	// attributes on every request.
+	if c.cfg.logger.Enabled(ctx, slog.LevelDebug) {
+		c.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "docsapi: request",
+			slog.String("method", r.method), slog.String("path", r.path),
+			slog.Int("status", res.status()), slog.Int("attempt", attempt),
+			slog.Duration("duration", c.cfg.now().Sub(start)),
+			slog.String("request_id", res.meta(attempt).RequestID),
+			slog.String("error", res.logError()))
+	}
 	return res
 }
+
+// errBodyTooLarge is final: downloading the same oversized body again on a
+// retry would only repeat the waste.
+var errBodyTooLarge = fmt.Errorf("body larger than %d bytes", maxResponseBytes)
 
 // readBody reads a bounded body and closes it, so the connection can be reused.
 func readBody(resp *http.Response) ([]byte, error) {
@@ -277,7 +298,7 @@ func readBody(resp *http.Response) ([]byte, error) {
 		return nil, err
 	}
 	if len(body) > maxResponseBytes {
-		return nil, fmt.Errorf("body larger than %d bytes", maxResponseBytes)
+		return nil, errBodyTooLarge
 	}
 	return body, nil
 }

@@ -18,11 +18,13 @@ const (
 )
 
 // WaitParams tunes Wait. The zero value uses the defaults: polls start 2 s
-// apart and grow to 30 s, for at most 30 minutes.
+// apart and grow towards 30 s, for at most 30 minutes.
 type WaitParams struct {
 	// MinInterval is the shortest wait between two polls.
 	MinInterval time.Duration
-	// MaxInterval is the longest wait between two polls.
+	// MaxInterval bounds the wait between two polls. Once reached, waits
+	// are picked between MaxInterval/2 and MaxInterval, so that waiters
+	// started together drift apart.
 	MaxInterval time.Duration
 	// Timeout bounds the whole wait. The context's deadline, if earlier,
 	// also ends it.
@@ -68,9 +70,10 @@ func (p WaitParams) withDefaults() WaitParams {
 // Wait polls a job until it is completed, archived or failed, and returns it.
 // A failed job is returned together with a *JobFailedError.
 //
-// Polls grow from MinInterval to MaxInterval with jitter. Errors that can
-// heal (network failures, 429, 5xx, a garbled body) do not stop the wait, and
-// a Retry-After on them lengthens the next interval; errors that cannot
+// The first poll is immediate. The waits between polls start at MinInterval
+// and grow towards MaxInterval, with jitter, never exceeding it. Errors that
+// can heal (network failures, 429, 5xx, a garbled body) do not stop the wait,
+// and a Retry-After on them lengthens the next interval; errors that cannot
 // (400, 401, 403, 404, an invalid argument) are returned at once. A status
 // the SDK does not know is treated as still running.
 //
@@ -81,24 +84,42 @@ func (s *AgentJobsService) Wait(ctx context.Context, projectID, jobID string, pa
 	if err := params.validate(); err != nil {
 		return nil, err
 	}
+	return s.wait(ctx, projectID, jobID, params.withDefaults(), nil, opts)
+}
+
+// wait is Wait with defaults applied. When seen is non-nil (CreateAndWait
+// passes the job Create returned), it counts as the first observation: the
+// first poll then waits one interval instead of re-reading a job that was
+// just returned, and a timeout reports it rather than nil.
+func (s *AgentJobsService) wait(ctx context.Context, projectID, jobID string, p WaitParams, seen *Job, opts []RequestOption) (*Job, error) {
 	if _, err := s.jobPath(projectID, jobID); err != nil {
-		return nil, err
+		return seen, err
 	}
 	if ctx == nil {
-		return nil, invalid("ctx", "is nil")
+		return seen, invalid("ctx", "is nil")
 	}
-	p := params.withDefaults()
 	cfg := s.client.cfg
 	start := cfg.now()
 	waitCtx, cancel := context.WithTimeout(ctx, p.Timeout)
 	defer cancel()
 
-	var last *Job
+	last := seen
 	var lastErr error
-	for poll := 1; ; poll++ {
+	timedOut := func(cause error) (*Job, error) {
+		return last, &WaitTimeoutError{Job: last, Waited: cfg.now().Sub(start), LastErr: lastErr, cause: cause}
+	}
+	poll := 0
+	if seen != nil {
+		poll = 1
+		if err := sleep(waitCtx, pollInterval(poll, p.MinInterval, p.MaxInterval, cfg.jitter())); err != nil {
+			return timedOut(err)
+		}
+	}
+	for {
+		poll++
 		job, err := s.Get(waitCtx, projectID, jobID, opts...)
 		if err != nil && waitCtx.Err() != nil {
-			return last, &WaitTimeoutError{Job: last, Waited: cfg.now().Sub(start), LastErr: lastErr, cause: waitCtx.Err()}
+			return timedOut(waitCtx.Err())
 		}
 		delay := pollInterval(poll, p.MinInterval, p.MaxInterval, cfg.jitter())
 		if err != nil {
@@ -124,7 +145,7 @@ func (s *AgentJobsService) Wait(ctx context.Context, projectID, jobID string, pa
 			}
 		}
 		if err := sleep(waitCtx, delay); err != nil {
-			return last, &WaitTimeoutError{Job: last, Waited: cfg.now().Sub(start), LastErr: lastErr, cause: err}
+			return timedOut(err)
 		}
 	}
 }

@@ -23,10 +23,11 @@ func Exponential(attempt int, base, max time.Duration, jitter float64) time.Dura
 	}
 	step := base
 	for i := 1; i < attempt && step < max; i++ {
-		step *= 2 // cannot overflow: step < max before doubling
-	}
-	if step > max {
-		step = max
+		if step > max/2 {
+			step = max // doubling would pass max, and could overflow
+			break
+		}
+		step *= 2
 	}
 	half := step / 2
 	return half + time.Duration(float64(step-half)*clamp01(jitter))

@@ -30,7 +30,9 @@ const (
 )
 
 // Decide reports whether an attempt that ended with the given HTTP status
-// (0 when no response arrived) or transport error should be retried.
+// (0 when no response arrived) or transport error should be retried. The
+// caller checks its own context first: Decide cannot tell a cancelled call
+// from a timed-out connection.
 func Decide(safety Safety, status int, err error) bool {
 	if err != nil {
 		return retryableTransportError(safety, err)
@@ -54,16 +56,18 @@ func Decide(safety Safety, status int, err error) bool {
 }
 
 func retryableTransportError(safety Safety, err error) bool {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		// The caller's context ended. (An http.Client timeout is not a
-		// context error: it is reported as a url.Error with Timeout() true
-		// and is retried like other network failures below.)
-		return false
+	if errors.Is(err, context.Canceled) {
+		return false // only a context produces it: the call was abandoned
 	}
-	var certErr *x509.UnknownAuthorityError
+	// The caller checks its own context before calling Decide, so an error
+	// matching context.DeadlineExceeded here is an http.Client.Timeout: a
+	// network failure like any other.
+	var authorityErr x509.UnknownAuthorityError
+	var authorityPtrErr *x509.UnknownAuthorityError
 	var hostErr x509.HostnameError
 	var invalidErr x509.CertificateInvalidError
-	if errors.As(err, &certErr) || errors.As(err, &hostErr) || errors.As(err, &invalidErr) {
+	if errors.As(err, &authorityErr) || errors.As(err, &authorityPtrErr) ||
+		errors.As(err, &hostErr) || errors.As(err, &invalidErr) {
 		return false // a misconfigured or hostile endpoint does not heal
 	}
 	var urlErr *url.Error
