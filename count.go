@@ -59,18 +59,29 @@ type pageViewWire struct {
 }
 
 type viewsPageWire struct {
-	Totals  counts         `json:"totals"`
+	Totals  *counts        `json:"totals"`
 	Views   []pageViewWire `json:"views"`
-	HasMore bool           `json:"hasMore"`
+	HasMore *bool          `json:"hasMore"`
 }
 
 // UnmarshalJSON decodes a page, accepting counts in any JSON number form.
+// The three fields are required: a 200 answer without them (a proxy's "{}",
+// another endpoint's body) is an error rather than an empty page, which
+// would end an export early and silently.
 func (p *ViewsPage) UnmarshalJSON(b []byte) error {
 	var w viewsPageWire
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := decodeWire("views page", b, &w); err != nil {
 		return err
 	}
-	page := ViewsPage{HasMore: w.HasMore, Views: make([]PageView, len(w.Views))}
+	switch {
+	case w.Totals == nil:
+		return missingField("views page", "totals")
+	case w.Views == nil:
+		return missingField("views page", "views")
+	case w.HasMore == nil:
+		return missingField("views page", "hasMore")
+	}
+	page := ViewsPage{HasMore: *w.HasMore, Views: make([]PageView, len(w.Views))}
 	page.Totals.Human, page.Totals.AI, page.Totals.Total = w.Totals.values()
 	for i, v := range w.Views {
 		row := &page.Views[i]
@@ -81,10 +92,20 @@ func (p *ViewsPage) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// MarshalJSON encodes the page in the API's shape, with an empty array, never
+// null, for a page without rows.
+func (p ViewsPage) MarshalJSON() ([]byte, error) {
+	type plain ViewsPage // the same fields without these methods
+	if p.Views == nil {
+		p.Views = []PageView{}
+	}
+	return json.Marshal(plain(p))
+}
+
 // UnmarshalJSON decodes counts in any JSON number form.
 func (c *ViewCounts) UnmarshalJSON(b []byte) error {
 	var w counts
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := decodeWire("view counts", b, &w); err != nil {
 		return err
 	}
 	c.Human, c.AI, c.Total = w.values()
@@ -94,7 +115,7 @@ func (c *ViewCounts) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON decodes a row, accepting counts in any JSON number form.
 func (v *PageView) UnmarshalJSON(b []byte) error {
 	var w pageViewWire
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := decodeWire("page view", b, &w); err != nil {
 		return err
 	}
 	v.Path = w.Path

@@ -42,8 +42,9 @@ func ParseDateBound(s string) (DateBound, error) {
 	return DateBound{}, fmt.Errorf("docsapi: %q is neither a date (YYYY-MM-DD) nor an RFC 3339 timestamp", s)
 }
 
-// IsZero reports whether the bound is unset.
-func (b DateBound) IsZero() bool { return b.t.IsZero() }
+// IsZero reports whether the bound is unset. (A date is never zero, not even
+// January 1 of year 1, whose instant is time.Time's zero.)
+func (b DateBound) IsZero() bool { return b.t.IsZero() && !b.date }
 
 // IsDate reports whether the bound is a calendar date rather than an instant.
 func (b DateBound) IsDate() bool { return b.date }

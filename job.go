@@ -95,7 +95,7 @@ func (j Job) MarshalJSON() ([]byte, error) {
 // nulls become zero values; a malformed timestamp is an error naming the field.
 func (j *Job) UnmarshalJSON(data []byte) error {
 	var w jobWire
-	if err := json.Unmarshal(data, &w); err != nil {
+	if err := decodeWire("job", data, &w); err != nil {
 		return err
 	}
 	created, err := parseTimestamp("createdAt", w.CreatedAt)
