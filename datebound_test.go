@@ -1,0 +1,238 @@
+package docsapi
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// A fixed zone keeps these tests independent of the machine's local zone.
+var dateBoundPlusTwo = time.FixedZone("UTC+2", 2*60*60)
+
+// dateBoundEqual compares DateBounds exactly, including the kind and the UTC
+// location, which cmp cannot see through the unexported fields.
+var dateBoundEqual = cmp.Comparer(func(a, b DateBound) bool { return a == b })
+
+func TestDay(t *testing.T) {
+	tests := []struct {
+		name     string
+		bound    DateBound
+		wantText string
+		wantTime time.Time
+	}{
+		{"plain date", Day(2026, time.January, 2), "2026-01-02", time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)},
+		{"day past month end rolls over", Day(2026, time.February, 30), "2026-03-02", time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)},
+		{"month 13 is next January", Day(2026, 13, 1), "2027-01-01", time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{"day zero is the previous month's last", Day(2026, time.January, 0), "2025-12-31", time.Date(2025, 12, 31, 0, 0, 0, 0, time.UTC)},
+		{"leap day", Day(2028, time.February, 29), "2028-02-29", time.Date(2028, 2, 29, 0, 0, 0, 0, time.UTC)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.bound.String(); got != tt.wantText {
+				t.Errorf("String() = %q, want %q", got, tt.wantText)
+			}
+			if !tt.bound.IsDate() {
+				t.Error("IsDate() = false, want true")
+			}
+			if tt.bound.IsZero() {
+				t.Error("IsZero() = true, want false")
+			}
+			if got := tt.bound.Time(); !got.Equal(tt.wantTime) || got.Location() != time.UTC {
+				t.Errorf("Time() = %v, want %v in UTC", got, tt.wantTime)
+			}
+		})
+	}
+}
+
+// Day(t.Date()) takes the calendar date in t's own zone. Late evening in
+// New York is already the next day in UTC; the user meant their own date.
+func TestDayOfTimeDateUsesTheTimesZone(t *testing.T) {
+	evening := time.Date(2026, 1, 2, 23, 30, 0, 0, time.FixedZone("UTC-5", -5*60*60))
+	got := Day(evening.Date())
+	if got.String() != "2026-01-02" {
+		t.Errorf("Day(t.Date()) = %q, want 2026-01-02", got)
+	}
+}
+
+func TestInstant(t *testing.T) {
+	tests := []struct {
+		name     string
+		in       time.Time
+		wantText string
+	}{
+		{"zone converted to UTC", time.Date(2026, 1, 2, 12, 0, 0, 0, dateBoundPlusTwo), "2026-01-02T10:00:00Z"},
+		{"UTC kept", time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC), "2026-01-02T10:00:00Z"},
+		{"fraction kept without trailing zeros", time.Date(2026, 1, 2, 12, 0, 0, 500_000_000, dateBoundPlusTwo), "2026-01-02T10:00:00.5Z"},
+		{"midnight stays an instant", time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), "2026-01-02T00:00:00Z"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := Instant(tt.in)
+			if got := b.String(); got != tt.wantText {
+				t.Errorf("String() = %q, want %q", got, tt.wantText)
+			}
+			if b.IsDate() {
+				t.Error("IsDate() = true, want false")
+			}
+			if b.IsZero() {
+				t.Error("IsZero() = true, want false")
+			}
+			if got := b.Time(); !got.Equal(tt.in) || got.Location() != time.UTC {
+				t.Errorf("Time() = %v, want %v in UTC", got, tt.in)
+			}
+		})
+	}
+}
+
+func TestInstantOfZeroTimeIsZeroBound(t *testing.T) {
+	for _, in := range []time.Time{{}, time.Time{}.In(dateBoundPlusTwo)} {
+		b := Instant(in)
+		if diff := cmp.Diff(DateBound{}, b, dateBoundEqual); diff != "" {
+			t.Errorf("Instant(%v) mismatch (-want +got):\n%s", in, diff)
+		}
+		if !b.IsZero() || b.String() != "" || !b.Time().IsZero() || b.IsDate() {
+			t.Errorf("Instant(%v): IsZero=%v String=%q Time=%v IsDate=%v, want the unset bound",
+				in, b.IsZero(), b.String(), b.Time(), b.IsDate())
+		}
+	}
+}
+
+func TestZeroDateBound(t *testing.T) {
+	var b DateBound
+	if !b.IsZero() {
+		t.Error("IsZero() = false, want true")
+	}
+	if b.IsDate() {
+		t.Error("IsDate() = true, want false")
+	}
+	if got := b.String(); got != "" {
+		t.Errorf("String() = %q, want empty", got)
+	}
+	if !b.Time().IsZero() {
+		t.Errorf("Time() = %v, want zero", b.Time())
+	}
+	text, err := b.MarshalText()
+	if err != nil || string(text) != "" {
+		t.Errorf("MarshalText() = %q, %v; want empty, nil", text, err)
+	}
+}
+
+func TestParseDateBound(t *testing.T) {
+	tests := []struct {
+		in   string
+		want DateBound
+	}{
+		{"2026-01-02", Day(2026, time.January, 2)},
+		{"2026-01-02T10:00:00Z", Instant(time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC))},
+		{"2026-01-02T12:00:00+02:00", Instant(time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC))},
+		{"2026-01-02T12:00:00.123456789+02:00", Instant(time.Date(2026, 1, 2, 10, 0, 0, 123456789, time.UTC))},
+		{"2026-01-01T22:30:00-05:00", Instant(time.Date(2026, 1, 2, 3, 30, 0, 0, time.UTC))},
+		{"", DateBound{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseDateBound(tt.in)
+			if err != nil {
+				t.Fatalf("ParseDateBound(%q): %v", tt.in, err)
+			}
+			if diff := cmp.Diff(tt.want, got, dateBoundEqual); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseDateBoundRejectsOtherForms(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+	}{
+		{"garbage", "last tuesday"},
+		{"month out of range", "2026-13-01"},
+		{"timestamp without a zone", "2026-01-02T10:00:00"},
+		{"day first", "02/01/2026"},
+		{"surrounding space", " 2026-01-02"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseDateBound(tt.in)
+			if err == nil {
+				t.Fatalf("ParseDateBound(%q) = %v, want an error", tt.in, got)
+			}
+			want := `docsapi: "` + tt.in + `" is neither a date (YYYY-MM-DD) nor an RFC 3339 timestamp`
+			if err.Error() != want {
+				t.Errorf("error = %q, want %q", err, want)
+			}
+			if !got.IsZero() {
+				t.Errorf("bound = %v, want zero on error", got)
+			}
+		})
+	}
+}
+
+// A DateBound is meant to sit in config structs and CLI flags, so its text
+// form must survive a JSON round trip with its kind intact: a date stays a
+// date (not midnight UTC as an instant), which changes what is sent.
+func TestDateBoundTextRoundTripThroughJSON(t *testing.T) {
+	type exportConfig struct {
+		From  DateBound `json:"from"`
+		To    DateBound `json:"to"`
+		Unset DateBound `json:"unset"`
+		Gone  DateBound `json:"gone,omitzero"`
+	}
+	in := exportConfig{
+		From: Day(2026, time.January, 2),
+		To:   Instant(time.Date(2026, 1, 2, 12, 0, 0, 500_000_000, dateBoundPlusTwo)),
+	}
+	data, err := json.Marshal(in)
+	if err != nil {
+		t.Fatalf("Marshal: %v", err)
+	}
+	const wantJSON = `{"from":"2026-01-02","to":"2026-01-02T10:00:00.5Z","unset":""}`
+	if string(data) != wantJSON {
+		t.Errorf("Marshal = %s, want %s", data, wantJSON)
+	}
+
+	var out exportConfig
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatalf("Unmarshal: %v", err)
+	}
+	if diff := cmp.Diff(in, out, dateBoundEqual); diff != "" {
+		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
+	}
+	if !out.From.IsDate() || out.To.IsDate() {
+		t.Errorf("kinds after round trip: From.IsDate=%v To.IsDate=%v, want true, false", out.From.IsDate(), out.To.IsDate())
+	}
+}
+
+func TestDateBoundUnmarshalTextRejectsGarbage(t *testing.T) {
+	var cfg struct {
+		From DateBound `json:"from"`
+	}
+	err := json.Unmarshal([]byte(`{"from":"yesterday"}`), &cfg)
+	if err == nil {
+		t.Fatalf("Unmarshal succeeded with %v, want an error", cfg.From)
+	}
+	const want = `docsapi: "yesterday" is neither a date (YYYY-MM-DD) nor an RFC 3339 timestamp`
+	if err.Error() != want {
+		t.Errorf("error = %q, want %q", err, want)
+	}
+}
+
+func TestDateBoundUnmarshalTextOverwritesPreviousValue(t *testing.T) {
+	b := Day(2026, time.January, 2)
+	if err := b.UnmarshalText([]byte("2026-01-02T10:00:00Z")); err != nil {
+		t.Fatalf("UnmarshalText: %v", err)
+	}
+	if diff := cmp.Diff(Instant(time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)), b, dateBoundEqual); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+	if err := b.UnmarshalText(nil); err != nil {
+		t.Fatalf("UnmarshalText(empty): %v", err)
+	}
+	if !b.IsZero() {
+		t.Errorf("after UnmarshalText(empty) bound = %v, want zero", b)
+	}
+}
