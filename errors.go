@@ -97,24 +97,28 @@ func (e *APIError) Error() string {
 // Is reports whether target is the sentinel for e's status code.
 func (e *APIError) Is(target error) bool {
 	kind, ok := target.(ErrorKind)
-	if !ok {
-		return false
+	return ok && kind == kindOfStatus(e.StatusCode)
+}
+
+// kindOfStatus returns the sentinel an HTTP status matches, or "" for none.
+func kindOfStatus(code int) ErrorKind {
+	switch {
+	case code == http.StatusBadRequest:
+		return ErrBadRequest
+	case code == http.StatusUnauthorized:
+		return ErrUnauthorized
+	case code == http.StatusForbidden:
+		return ErrForbidden
+	case code == http.StatusNotFound:
+		return ErrNotFound
+	case code == http.StatusConflict:
+		return ErrConflict
+	case code == http.StatusTooManyRequests:
+		return ErrRateLimited
+	case code >= 500:
+		return ErrServer
 	}
-	switch e.StatusCode {
-	case http.StatusBadRequest:
-		return kind == ErrBadRequest
-	case http.StatusUnauthorized:
-		return kind == ErrUnauthorized
-	case http.StatusForbidden:
-		return kind == ErrForbidden
-	case http.StatusNotFound:
-		return kind == ErrNotFound
-	case http.StatusConflict:
-		return kind == ErrConflict
-	case http.StatusTooManyRequests:
-		return kind == ErrRateLimited
-	}
-	return e.StatusCode >= 500 && kind == ErrServer
+	return ""
 }
 
 // ValidationError reports an argument the client refused before sending
