@@ -1,0 +1,297 @@
+// Package store defines the storage the server needs as one interface, Store,
+// that every backend implements, and the records it keeps. The backends are
+// server/sqlite (embedded, the default) and, later, PostgreSQL; the suite in
+// server/store/storetest checks that each behaves exactly as documented here.
+//
+// Conventions for every method:
+//   - Times are stored with microsecond precision and returned in UTC; a zero
+//     time.Time means "not set" and is stored as NULL.
+//   - Lists are returned in the order documented, never in storage order.
+//   - A method that changes several rows does so atomically.
+//   - Errors that callers branch on are the constants below, matched with
+//     errors.Is; backends wrap them with context.
+package store
+
+import (
+	"context"
+	"time"
+
+	docsapi "github.com/docsapi/docsapi-go"
+)
+
+// Error is the type of the errors callers branch on. They are constants, so no
+// code can reassign them.
+type Error string
+
+// Error returns the text of the error.
+func (e Error) Error() string { return "store: " + string(e) }
+
+// The errors a Store returns for conditions callers act on.
+const (
+	// ErrNotFound: no such project, key or job (a job of another project
+	// counts as not found).
+	ErrNotFound Error = "not found"
+	// ErrConflict: a record with that ID (or that key hash) already exists.
+	ErrConflict Error = "already exists"
+	// ErrIdempotencyMismatch: an idempotency key was used before for a
+	// request with a different hash.
+	ErrIdempotencyMismatch Error = "idempotency key was used for a different request"
+	// ErrArchived: the job is archived and takes no more prompts.
+	ErrArchived Error = "job is archived"
+	// ErrLeaseLost: the caller does not hold the job's lease (it expired and
+	// another owner claimed the job, the job was archived, or it was never
+	// the caller's).
+	ErrLeaseLost Error = "lease lost"
+	// ErrNoJob: no job is ready to be claimed.
+	ErrNoJob Error = "no job to claim"
+)
+
+// Store is everything the server keeps. Implementations are safe for
+// concurrent use, including by several server processes sharing one database.
+type Store interface {
+	// CreateProject stores a new project. ErrConflict if the ID is taken.
+	CreateProject(ctx context.Context, p Project) error
+	// UpdateProject replaces the project's fields except ID and CreatedAt.
+	// ErrNotFound if there is no such project.
+	UpdateProject(ctx context.Context, p Project) error
+	// Project returns one project, or ErrNotFound.
+	Project(ctx context.Context, id string) (Project, error)
+	// Projects returns every project, ordered by ID.
+	Projects(ctx context.Context) ([]Project, error)
+
+	// CreateKey stores a new API key. ErrConflict if its ID or Hash exists.
+	CreateKey(ctx context.Context, k APIKey) error
+	// KeyByHash returns the key whose Hash equals hash, revoked and expired
+	// ones included (the caller decides), or ErrNotFound.
+	KeyByHash(ctx context.Context, hash []byte) (APIKey, error)
+	// Keys returns every key, ordered by CreatedAt then ID.
+	Keys(ctx context.Context) ([]APIKey, error)
+	// RevokeKey sets the key's RevokedAt to at, unless it is revoked
+	// already, in which case the first time stays. ErrNotFound if no such key.
+	RevokeKey(ctx context.Context, id string, at time.Time) error
+
+	// CreateJob stores a new active job whose prompt history is the one
+	// prompt. It returns the stored job.
+	//
+	// With an Idempotency, the pair (ProjectID, Idempotency.Key) is recorded
+	// with the request hash in the same transaction. If the pair exists
+	// already, nothing is created: with the same RequestHash the job created
+	// then is returned with replayed true (whatever its state now); with
+	// another hash the error is ErrIdempotencyMismatch. Idempotency keys are
+	// shared by CreateJob and AddPrompt within a project.
+	//
+	// ErrConflict if the job ID is taken; ErrNotFound if the project is not.
+	CreateJob(ctx context.Context, j NewJob) (job Job, replayed bool, err error)
+	// Job returns a job of the project, or ErrNotFound.
+	Job(ctx context.Context, projectID, jobID string) (Job, error)
+	// AddPrompt appends a follow-up prompt to the job's history and makes
+	// the job active again, clearing FailureReason; PRLink and Branch stay,
+	// so the next run updates the same pull request. A job that is running
+	// keeps its lease: the engine sees the new prompt when it finishes (see
+	// FinishJob). Idempotency works as for CreateJob, the replay returning
+	// the job as it is now.
+	//
+	// ErrNotFound if no such job in the project; ErrArchived if archived.
+	AddPrompt(ctx context.Context, p NewPrompt) (job Job, replayed bool, err error)
+	// ArchiveJob sets the job archived with ArchivedAt at and drops any
+	// lease, so the running engine's next ExtendLease or FinishJob gets
+	// ErrLeaseLost. Archiving an archived job changes nothing and returns
+	// it. ErrNotFound if no such job in the project.
+	ArchiveJob(ctx context.Context, projectID, jobID string, at time.Time) (Job, error)
+
+	// ClaimJob leases one ready job to c.Owner until c.Now+c.LeaseFor and
+	// returns it with Attempts incremented. A job is ready when it is active
+	// and unleased or its lease expired before c.Now; the oldest (CreatedAt,
+	// then ID) is taken first. A ready job whose Attempts already reached
+	// c.MaxAttempts is not leased but ends failed with a FailureReason
+	// saying so, and the claim moves on. ErrNoJob when none is ready. Two
+	// concurrent claims never lease the same job.
+	ClaimJob(ctx context.Context, c Claim) (Job, error)
+	// ExtendLease moves the lease's expiry to until, if owner holds it.
+	// ErrLeaseLost otherwise (even if the lease merely expired: the job may
+	// be claimed by another owner at any moment after expiry).
+	ExtendLease(ctx context.Context, jobID, owner string, until time.Time) error
+	// FinishJob records the outcome of a run by the lease holder and drops
+	// the lease. Completed sets PRLink (if not empty) and Handled; if
+	// prompts arrived during the run (Handled < len(Prompts)) the job stays
+	// active for another run, otherwise it becomes completed. Failed sets
+	// the job failed with FailureReason. The job is returned as stored.
+	// ErrLeaseLost if owner does not hold the lease.
+	FinishJob(ctx context.Context, f Finish) (Job, error)
+	// ReleaseJob drops owner's lease without an outcome and gives back the
+	// attempt, so another owner can claim the job at once (a graceful
+	// shutdown). ErrLeaseLost if owner does not hold the lease.
+	ReleaseJob(ctx context.Context, jobID, owner string) error
+
+	// AddViews adds each count to the stored counts of its (ProjectID, Path,
+	// Hour), creating rows as needed; it never overwrites. The whole batch
+	// is applied or none of it. Hour must be whole hours in UTC.
+	AddViews(ctx context.Context, counts []ViewCount) error
+	// QueryViews returns the counts of a project over an hour range: the
+	// totals, and one page of per-path rows with Human+AI > 0 ordered by
+	// Human+AI descending, then Path ascending. HasMore reports whether a
+	// row follows the page. Unknown projects give empty results.
+	QueryViews(ctx context.Context, q ViewsQuery) (ViewsResult, error)
+
+	// Ping checks that the storage answers.
+	Ping(ctx context.Context) error
+	// Close releases the storage. The Store is unusable afterwards.
+	Close() error
+}
+
+// Project is a documentation project: the repository its agent jobs work on
+// and the model they use.
+type Project struct {
+	ID         string
+	Name       string
+	Repository string // clone URL or local path of the docs repository
+	Ref        string // branch the jobs start from; "" means the default branch
+	Model      string // the agent's model, reported in jobs
+	CreatedAt  time.Time
+}
+
+// Scope is a permission of an API key.
+type Scope string
+
+// The scopes of the hosted service: GET and HEAD need read; everything else
+// needs write, which implies read.
+const (
+	ScopeRead  Scope = "read"
+	ScopeWrite Scope = "write"
+)
+
+// APIKey is an admin API key. The secret itself is never stored: only Hash,
+// its SHA-256.
+type APIKey struct {
+	ID        string   // public identifier, for listing and revoking
+	Hash      []byte   // SHA-256 of the secret
+	Hint      string   // the secret's first characters, for listings
+	Name      string   // what the key is for
+	Projects  []string // projects the key may use, sorted
+	Scopes    []Scope  // sorted
+	CreatedAt time.Time
+	ExpiresAt time.Time // zero: never expires
+	RevokedAt time.Time // zero: not revoked
+}
+
+// Job is an agent job with everything the engine needs.
+type Job struct {
+	ID         string
+	ProjectID  string
+	Status     docsapi.JobStatus
+	Repository string
+	Ref        string
+	Model      string
+	Branch     string   // the branch the job's changes go to
+	Prompts    []Prompt // the create prompt, then each follow-up, in order
+	// Handled counts the prompts the last completed run took into account.
+	Handled        int
+	PRLink         string
+	FailureReason  string // for the operator; not sent to API clients
+	Attempts       int    // claims so far (released claims given back)
+	LeaseOwner     string
+	LeaseExpiresAt time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	ArchivedAt     time.Time
+}
+
+// Prompt is one instruction in a job's history.
+type Prompt struct {
+	Text string
+	At   time.Time
+}
+
+// Idempotency ties a write to the Idempotency-Key its client sent.
+type Idempotency struct {
+	Key         string
+	RequestHash []byte // SHA-256 of what makes two requests the same
+}
+
+// NewJob is what CreateJob stores.
+type NewJob struct {
+	ID          string
+	ProjectID   string
+	Prompt      string
+	Repository  string
+	Ref         string
+	Model       string
+	Branch      string
+	CreatedAt   time.Time
+	Idempotency *Idempotency // optional
+}
+
+// NewPrompt is what AddPrompt stores.
+type NewPrompt struct {
+	ProjectID   string
+	JobID       string
+	Prompt      string
+	At          time.Time
+	Idempotency *Idempotency // optional
+}
+
+// Claim asks ClaimJob for a job.
+type Claim struct {
+	Owner       string
+	Now         time.Time
+	LeaseFor    time.Duration
+	MaxAttempts int
+}
+
+// Outcome is how a run ended.
+type Outcome int
+
+// The outcomes of FinishJob.
+const (
+	Completed Outcome = iota + 1
+	Failed
+)
+
+// Finish reports a run's outcome to FinishJob.
+type Finish struct {
+	JobID         string
+	Owner         string
+	At            time.Time
+	Outcome       Outcome
+	PRLink        string // Completed: the pull request, if one exists
+	Handled       int    // Completed: how many prompts the run took into account
+	FailureReason string // Failed: why
+}
+
+// ViewCount is a number of page views of one path in one hour.
+type ViewCount struct {
+	ProjectID string
+	Path      string
+	Hour      time.Time // whole hour, UTC
+	Human     int64
+	AI        int64
+	Bot       int64 // crawlers and other bots: kept, never exported as views
+}
+
+// ViewsQuery selects counts for QueryViews. An hour H is counted when
+// From <= H < To, with From and To whole hours; a zero From or To leaves that
+// side open.
+type ViewsQuery struct {
+	ProjectID string
+	From, To  time.Time
+	Limit     int // rows per page, at least 1
+	Offset    int // rows to skip, at least 0
+}
+
+// Counts is human and AI views; their total is Human+AI.
+type Counts struct {
+	Human, AI int64
+}
+
+// PathCounts is the counts of one path.
+type PathCounts struct {
+	Path string
+	Counts
+}
+
+// ViewsResult is one page of QueryViews.
+type ViewsResult struct {
+	Totals  Counts
+	Rows    []PathCounts
+	HasMore bool
+}
