@@ -5,7 +5,13 @@
 //
 // Conventions for every method:
 //   - Times are stored with microsecond precision and returned in UTC; a zero
-//     time.Time means "not set" and is stored as NULL.
+//     time.Time means "not set" and is stored as NULL. No method reads a
+//     clock: each is told the time it needs.
+//   - Job IDs are unique across projects, since the lease methods name a job
+//     by ID alone.
+//   - Lists and Rows are never nil, only empty; paths compare by bytes.
+//   - A Job's UpdatedAt is the time given to the last CreateJob, ClaimJob,
+//     AddPrompt, ArchiveJob or FinishJob that changed it.
 //   - Lists are returned in the order documented, never in storage order.
 //   - A method that changes several rows does so atomically.
 //   - Errors that callers branch on are the constants below, matched with
@@ -87,8 +93,10 @@ type Store interface {
 	// AddPrompt appends a follow-up prompt to the job's history and makes
 	// the job active again, clearing FailureReason; PRLink and Branch stay,
 	// so the next run updates the same pull request. A job that is running
-	// keeps its lease: the engine sees the new prompt when it finishes (see
-	// FinishJob). Idempotency works as for CreateJob, the replay returning
+	// keeps its lease and its Attempts: the engine sees the new prompt when
+	// it finishes (see FinishJob). A job that is not running starts again
+	// with Attempts 0, or one that failed for running out of attempts would
+	// fail again at its next claim without running. Idempotency works as for CreateJob, the replay returning
 	// the job as it is now.
 	//
 	// ErrNotFound if no such job in the project; ErrArchived if archived.
@@ -107,12 +115,17 @@ type Store interface {
 	// saying so, and the claim moves on. ErrNoJob when none is ready. Two
 	// concurrent claims never lease the same job.
 	ClaimJob(ctx context.Context, c Claim) (Job, error)
-	// ExtendLease moves the lease's expiry to until, if owner holds it.
-	// ErrLeaseLost otherwise (even if the lease merely expired: the job may
-	// be claimed by another owner at any moment after expiry).
-	ExtendLease(ctx context.Context, jobID, owner string, until time.Time) error
+	// ExtendLease moves the lease's expiry to until, if owner holds it and
+	// it has not expired before now (a lease holds up to and including its
+	// expiry instant). ErrLeaseLost otherwise, even if the lease merely
+	// expired and nobody claimed the job yet: another owner may claim it at
+	// any moment after expiry, so the engine must stop. Like every method,
+	// it is told the time rather than reading a clock, so expiry is tested
+	// without sleeping.
+	ExtendLease(ctx context.Context, jobID, owner string, now, until time.Time) error
 	// FinishJob records the outcome of a run by the lease holder and drops
-	// the lease. Completed sets PRLink (if not empty) and Handled; if
+	// the lease. A lease that expired but that no other owner has claimed is
+	// still the holder's: its outcome is kept rather than thrown away. Completed sets PRLink (if not empty) and Handled; if
 	// prompts arrived during the run (Handled < len(Prompts)) the job stays
 	// active for another run, otherwise it becomes completed. Failed sets
 	// the job failed with FailureReason. The job is returned as stored.

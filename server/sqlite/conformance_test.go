@@ -1,0 +1,27 @@
+package sqlite_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/docsapi/docsapi-go/server/sqlite"
+	"github.com/docsapi/docsapi-go/server/store"
+	"github.com/docsapi/docsapi-go/server/store/storetest"
+)
+
+// TestConformance runs the suite every backend passes, each subtest on a
+// fresh database file.
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "docsapi.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := s.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+		return s
+	})
+}

@@ -1,0 +1,146 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// wholeHour reports whether t is the start of an hour. Truncate works on
+// absolute time, whose hours are aligned with UTC's, so a time in a zone with
+// a half-hour offset is correctly refused even if its clock reads :00.
+func wholeHour(t time.Time) bool {
+	return !t.IsZero() && t.Truncate(time.Hour).Equal(t)
+}
+
+// AddViews adds each count to the stored counts of its (ProjectID, Path,
+// Hour), all in one transaction. The batch is validated first: one bad count
+// refuses the whole batch and nothing is stored.
+func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
+	const op = "add views"
+	for i, c := range counts {
+		switch {
+		case c.ProjectID == "":
+			return invalid(op, "count %d: empty project ID", i)
+		case c.Path == "":
+			return invalid(op, "count %d: empty path", i)
+		case !wholeHour(c.Hour):
+			return invalid(op, "count %d: hour %v is not a whole hour", i, c.Hour)
+		case c.Human < 0 || c.AI < 0 || c.Bot < 0:
+			return invalid(op, "count %d: negative count (human %d, ai %d, bot %d)", i, c.Human, c.AI, c.Bot)
+		}
+	}
+	if len(counts) == 0 {
+		return nil
+	}
+	return s.write(ctx, op, func(tx *sql.Tx) error {
+		// Prepared once for the batch: a flush holds many counts.
+		stmt, err := tx.PrepareContext(ctx,
+			`INSERT INTO page_views (project_id, path, hour, human, ai, bot)
+			 VALUES (?, ?, ?, ?, ?, ?)
+			 ON CONFLICT (project_id, path, hour) DO UPDATE SET
+			     human = human + excluded.human,
+			     ai    = ai    + excluded.ai,
+			     bot   = bot   + excluded.bot`)
+		if err != nil {
+			return dbErr(op, err)
+		}
+		defer stmt.Close()
+		for _, c := range counts {
+			if c.Human == 0 && c.AI == 0 && c.Bot == 0 {
+				continue // adds nothing; a row of zeros is noise
+			}
+			// A sum beyond int64 becomes a REAL in SQLite, which the
+			// STRICT INTEGER column refuses, failing the batch instead of
+			// storing a wrong count.
+			if _, err := stmt.ExecContext(ctx, c.ProjectID, c.Path, c.Hour.Unix(), c.Human, c.AI, c.Bot); err != nil {
+				return dbErr(op, err)
+			}
+		}
+		return nil
+	})
+}
+
+// QueryViews returns the totals and one page of per-path counts of a project
+// over an hour range, as store.Store documents. From and To, when set, must
+// be whole hours; a range with From at or after To is empty.
+func (s *Store) QueryViews(ctx context.Context, q store.ViewsQuery) (store.ViewsResult, error) {
+	const op = "query views"
+	switch {
+	case q.ProjectID == "":
+		return store.ViewsResult{}, invalid(op, "empty project ID")
+	case q.Limit < 1:
+		return store.ViewsResult{}, invalid(op, "limit %d: must be at least 1", q.Limit)
+	case q.Offset < 0:
+		return store.ViewsResult{}, invalid(op, "offset %d: must be at least 0", q.Offset)
+	case !q.From.IsZero() && !wholeHour(q.From):
+		return store.ViewsResult{}, invalid(op, "from %v is not a whole hour", q.From)
+	case !q.To.IsZero() && !wholeHour(q.To):
+		return store.ViewsResult{}, invalid(op, "to %v is not a whole hour", q.To)
+	}
+
+	// The filter is built from fixed fragments, the values stay parameters.
+	where := []string{"project_id = ?"}
+	args := []any{q.ProjectID}
+	if !q.From.IsZero() {
+		where = append(where, "hour >= ?")
+		args = append(args, q.From.Unix())
+	}
+	if !q.To.IsZero() {
+		where = append(where, "hour < ?")
+		args = append(args, q.To.Unix())
+	}
+	filter := strings.Join(where, " AND ")
+
+	res := store.ViewsResult{Rows: []store.PathCounts{}}
+	err := s.read(ctx, op, func(tx *sql.Tx) error {
+		// Both queries run in one read transaction, so the totals and the
+		// page describe the same data even while a flush commits.
+		if err := tx.QueryRowContext(ctx, viewsTotalsQuery(filter), args...).Scan(&res.Totals.Human, &res.Totals.AI); err != nil {
+			return dbErr(op, err)
+		}
+		// One row more than the page tells whether another page follows.
+		rows, err := tx.QueryContext(ctx, viewsPageQuery(filter), append(args, q.Limit+1, q.Offset)...)
+		if err != nil {
+			return dbErr(op, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var pc store.PathCounts
+			if err := rows.Scan(&pc.Path, &pc.Human, &pc.AI); err != nil {
+				return dbErr(op, err)
+			}
+			res.Rows = append(res.Rows, pc)
+		}
+		if err := rows.Err(); err != nil {
+			return dbErr(op, err)
+		}
+		if len(res.Rows) > q.Limit {
+			res.Rows = res.Rows[:q.Limit]
+			res.HasMore = true
+		}
+		return nil
+	})
+	if err != nil {
+		return store.ViewsResult{}, err
+	}
+	return res, nil
+}
+
+// viewsTotalsQuery sums a project's counts over the rows filter selects.
+func viewsTotalsQuery(filter string) string {
+	return `SELECT coalesce(sum(human), 0), coalesce(sum(ai), 0) FROM page_views WHERE ` + filter
+}
+
+// viewsPageQuery returns one page of per-path sums over the rows filter
+// selects, in the documented order; its last two parameters are LIMIT and
+// OFFSET. path ASC uses the BINARY collation, which is Go's string order.
+func viewsPageQuery(filter string) string {
+	return `SELECT path, sum(human) AS h, sum(ai) AS a FROM page_views WHERE ` + filter + `
+		GROUP BY path HAVING h + a > 0
+		ORDER BY h + a DESC, path ASC
+		LIMIT ? OFFSET ?`
+}

@@ -1,0 +1,596 @@
+package storetest_test
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// memStore is a reference store.Store held in memory behind one mutex. It
+// exists to check the suite itself: it must pass, and each of its mutants
+// (see mutants_test.go) must fail.
+type memStore struct {
+	mu       sync.Mutex
+	mutant   string // the name of the deliberate bug, if any
+	projects map[string]store.Project
+	keys     map[string]store.APIKey
+	jobs     map[string]*store.Job
+	idem     map[[2]string]idemEntry
+	views    map[viewKey]store.ViewCount
+}
+
+type idemEntry struct {
+	hash  []byte
+	jobID string
+}
+
+type viewKey struct {
+	project, path string
+	hour          int64
+}
+
+func newMemStore(mutant string) *memStore {
+	return &memStore{
+		mutant:   mutant,
+		projects: map[string]store.Project{},
+		keys:     map[string]store.APIKey{},
+		jobs:     map[string]*store.Job{},
+		idem:     map[[2]string]idemEntry{},
+		views:    map[viewKey]store.ViewCount{},
+	}
+}
+
+func (m *memStore) is(mutant string) bool { return m.mutant == mutant }
+
+// norm applies the storage conventions: UTC, microseconds, zero kept zero.
+func (m *memStore) norm(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Time{}
+	}
+	if m.is("keepZone") {
+		return t.Truncate(time.Microsecond)
+	}
+	if m.is("milliseconds") {
+		return t.UTC().Truncate(time.Millisecond)
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+func cloneJob(j *store.Job) store.Job {
+	c := *j
+	c.Prompts = slices.Clone(j.Prompts)
+	return c
+}
+
+func (m *memStore) CreateProject(_ context.Context, p store.Project) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.projects[p.ID]; ok && !m.is("projectOverwrite") {
+		return fmt.Errorf("project %q: %w", p.ID, store.ErrConflict)
+	}
+	p.CreatedAt = m.norm(p.CreatedAt)
+	m.projects[p.ID] = p
+	return nil
+}
+
+func (m *memStore) UpdateProject(_ context.Context, p store.Project) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	old, ok := m.projects[p.ID]
+	if !ok {
+		return fmt.Errorf("project %q: %w", p.ID, store.ErrNotFound)
+	}
+	if m.is("updateMergesEmpty") && p.Ref == "" {
+		p.Ref = old.Ref
+	}
+	if !m.is("updateOverwritesCreatedAt") {
+		p.CreatedAt = old.CreatedAt
+	}
+	p.CreatedAt = m.norm(p.CreatedAt)
+	m.projects[p.ID] = p
+	return nil
+}
+
+func (m *memStore) Project(_ context.Context, id string) (store.Project, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.projects[id]
+	if !ok {
+		return store.Project{}, fmt.Errorf("project %q: %w", id, store.ErrNotFound)
+	}
+	return p, nil
+}
+
+func (m *memStore) Projects(context.Context) ([]store.Project, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var ps []store.Project
+	for _, p := range m.projects {
+		ps = append(ps, p)
+	}
+	slices.SortFunc(ps, func(a, b store.Project) int {
+		if m.is("projectsByCreatedAt") {
+			return a.CreatedAt.Compare(b.CreatedAt)
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return ps, nil
+}
+
+func (m *memStore) CreateKey(_ context.Context, k store.APIKey) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.keys[k.ID]; ok {
+		return fmt.Errorf("key %q: %w", k.ID, store.ErrConflict)
+	}
+	for _, o := range m.keys {
+		if bytes.Equal(o.Hash, k.Hash) && !m.is("duplicateHash") {
+			return fmt.Errorf("key hash: %w", store.ErrConflict)
+		}
+	}
+	k.Hash = bytes.Clone(k.Hash)
+	k.Projects = slices.Clone(k.Projects)
+	k.Scopes = slices.Clone(k.Scopes)
+	if !m.is("unsortedKeyLists") {
+		slices.Sort(k.Projects)
+		slices.Sort(k.Scopes)
+	}
+	k.CreatedAt, k.ExpiresAt, k.RevokedAt = m.norm(k.CreatedAt), m.norm(k.ExpiresAt), m.norm(k.RevokedAt)
+	m.keys[k.ID] = k
+	return nil
+}
+
+func (m *memStore) KeyByHash(_ context.Context, hash []byte) (store.APIKey, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, k := range m.keys {
+		if m.is("hidesRevokedKeys") && !k.RevokedAt.IsZero() {
+			continue
+		}
+		if bytes.Equal(k.Hash, hash) || (m.is("hashPrefixMatch") && len(hash) > 0 && bytes.HasPrefix(k.Hash, hash)) {
+			return k, nil
+		}
+	}
+	return store.APIKey{}, fmt.Errorf("key: %w", store.ErrNotFound)
+}
+
+func (m *memStore) Keys(context.Context) ([]store.APIKey, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var ks []store.APIKey
+	for _, k := range m.keys {
+		ks = append(ks, k)
+	}
+	slices.SortFunc(ks, func(a, b store.APIKey) int {
+		if m.is("keysByID") {
+			return cmp.Compare(a.ID, b.ID)
+		}
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	return ks, nil
+}
+
+func (m *memStore) RevokeKey(_ context.Context, id string, at time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k, ok := m.keys[id]
+	if !ok {
+		if m.is("revokeMissingIsNil") {
+			return nil
+		}
+		return fmt.Errorf("key %q: %w", id, store.ErrNotFound)
+	}
+	if k.RevokedAt.IsZero() || m.is("revokeOverwrites") {
+		k.RevokedAt = m.norm(at)
+	}
+	m.keys[id] = k
+	return nil
+}
+
+// checkIdem looks the idempotency key up: a replay returns the job, a
+// mismatch an error, a fresh key neither.
+func (m *memStore) checkIdem(projectID string, idem *store.Idempotency) (*store.Job, error) {
+	if idem == nil {
+		return nil, nil
+	}
+	k := [2]string{projectID, idem.Key}
+	if m.is("globalIdemKeys") {
+		k[0] = ""
+	}
+	e, ok := m.idem[k]
+	if !ok {
+		return nil, nil
+	}
+	if !bytes.Equal(e.hash, idem.RequestHash) && !m.is("ignoreHash") {
+		return nil, fmt.Errorf("key %q: %w", idem.Key, store.ErrIdempotencyMismatch)
+	}
+	return m.jobs[e.jobID], nil
+}
+
+func (m *memStore) recordIdem(projectID, jobID string, idem *store.Idempotency) {
+	if idem == nil {
+		return
+	}
+	k := [2]string{projectID, idem.Key}
+	if m.is("globalIdemKeys") {
+		k[0] = ""
+	}
+	m.idem[k] = idemEntry{hash: bytes.Clone(idem.RequestHash), jobID: jobID}
+}
+
+func (m *memStore) CreateJob(_ context.Context, nj store.NewJob) (store.Job, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.is("recordKeyOnFailure") {
+		if _, ok := m.idem[[2]string{nj.ProjectID, keyOf(nj.Idempotency)}]; !ok {
+			m.recordIdem(nj.ProjectID, nj.ID, nj.Idempotency)
+		}
+	}
+	if j, err := m.checkIdem(nj.ProjectID, nj.Idempotency); err != nil || j != nil {
+		if j != nil && m.is("replayNotFlagged") {
+			return cloneJob(j), false, nil
+		}
+		if j != nil {
+			return cloneJob(j), true, nil
+		}
+		return store.Job{}, false, err
+	}
+	if _, ok := m.projects[nj.ProjectID]; !ok {
+		return store.Job{}, false, fmt.Errorf("project %q: %w", nj.ProjectID, store.ErrNotFound)
+	}
+	if old, ok := m.jobs[nj.ID]; ok && (old.ProjectID == nj.ProjectID || !m.is("jobIDsPerProject")) {
+		return store.Job{}, false, fmt.Errorf("job %q: %w", nj.ID, store.ErrConflict)
+	}
+	at := m.norm(nj.CreatedAt)
+	j := &store.Job{
+		ID:         nj.ID,
+		ProjectID:  nj.ProjectID,
+		Status:     docsapi.JobStatusActive,
+		Repository: nj.Repository,
+		Ref:        nj.Ref,
+		Model:      nj.Model,
+		Branch:     nj.Branch,
+		Prompts:    []store.Prompt{{Text: nj.Prompt, At: at}},
+		CreatedAt:  at,
+		UpdatedAt:  at,
+	}
+	if m.is("dropsBranch") {
+		j.Branch = ""
+	}
+	m.jobs[nj.ID] = j
+	m.recordIdem(nj.ProjectID, nj.ID, nj.Idempotency)
+	return cloneJob(j), false, nil
+}
+
+func keyOf(idem *store.Idempotency) string {
+	if idem == nil {
+		return ""
+	}
+	return idem.Key
+}
+
+func (m *memStore) job(projectID, jobID string) (*store.Job, error) {
+	j, ok := m.jobs[jobID]
+	if !ok || (j.ProjectID != projectID && !m.is("jobsAcrossProjects")) {
+		return nil, fmt.Errorf("job %q: %w", jobID, store.ErrNotFound)
+	}
+	return j, nil
+}
+
+func (m *memStore) Job(_ context.Context, projectID, jobID string) (store.Job, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	j, err := m.job(projectID, jobID)
+	if err != nil {
+		return store.Job{}, err
+	}
+	return cloneJob(j), nil
+}
+
+func (m *memStore) AddPrompt(_ context.Context, p store.NewPrompt) (store.Job, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if j, err := m.checkIdem(p.ProjectID, p.Idempotency); err != nil || j != nil {
+		if j != nil {
+			if m.is("promptReplayAppends") {
+				j.Prompts = append(j.Prompts, store.Prompt{Text: p.Prompt, At: m.norm(p.At)})
+			}
+			return cloneJob(j), true, nil
+		}
+		return store.Job{}, false, err
+	}
+	j, err := m.job(p.ProjectID, p.JobID)
+	if err != nil {
+		return store.Job{}, false, err
+	}
+	if j.Status == docsapi.JobStatusArchived && !m.is("promptToArchived") {
+		return store.Job{}, false, fmt.Errorf("job %q: %w", p.JobID, store.ErrArchived)
+	}
+	at := m.norm(p.At)
+	if m.is("promptsPrepended") {
+		j.Prompts = append([]store.Prompt{{Text: p.Prompt, At: at}}, j.Prompts...)
+	} else {
+		j.Prompts = append(j.Prompts, store.Prompt{Text: p.Prompt, At: at})
+	}
+	if !m.is("promptKeepsStatus") {
+		j.Status = docsapi.JobStatusActive
+	}
+	if !m.is("promptKeepsReason") {
+		j.FailureReason = ""
+	}
+	if m.is("promptClearsPRLink") {
+		j.PRLink = ""
+	}
+	if m.is("promptDropsLease") {
+		j.LeaseOwner, j.LeaseExpiresAt = "", time.Time{}
+	}
+	j.UpdatedAt = at
+	m.recordIdem(p.ProjectID, p.JobID, p.Idempotency)
+	return cloneJob(j), false, nil
+}
+
+func (m *memStore) ArchiveJob(_ context.Context, projectID, jobID string, at time.Time) (store.Job, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	j, err := m.job(projectID, jobID)
+	if err != nil {
+		return store.Job{}, err
+	}
+	if j.Status == docsapi.JobStatusArchived && !m.is("rearchive") {
+		return cloneJob(j), nil
+	}
+	j.Status = docsapi.JobStatusArchived
+	j.ArchivedAt = m.norm(at)
+	j.UpdatedAt = j.ArchivedAt
+	if !m.is("archiveKeepsLease") {
+		j.LeaseOwner, j.LeaseExpiresAt = "", time.Time{}
+	}
+	return cloneJob(j), nil
+}
+
+func (m *memStore) ClaimJob(_ context.Context, c store.Claim) (store.Job, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.norm(c.Now)
+	var ready []*store.Job
+	for _, j := range m.jobs {
+		if j.Status != docsapi.JobStatusActive && !(m.is("claimsFailed") && j.Status == docsapi.JobStatusFailed) {
+			continue
+		}
+		expired := j.LeaseExpiresAt.Before(now)
+		if m.is("expiryInclusive") {
+			expired = !j.LeaseExpiresAt.After(now)
+		}
+		if m.is("claimIgnoresLease") {
+			expired = true
+		}
+		if j.LeaseOwner == "" || expired {
+			ready = append(ready, j)
+		}
+	}
+	slices.SortFunc(ready, func(a, b *store.Job) int {
+		if m.is("claimByID") {
+			return cmp.Compare(a.ID, b.ID)
+		}
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	for _, j := range ready {
+		if j.Attempts >= c.MaxAttempts && !m.is("ignoreMaxAttempts") {
+			j.Status = docsapi.JobStatusFailed
+			j.FailureReason = fmt.Sprintf("gave up after %d attempts", j.Attempts)
+			if !m.is("failedKeepsLease") {
+				j.LeaseOwner, j.LeaseExpiresAt = "", time.Time{}
+			}
+			if m.is("maxAttemptsStops") {
+				return store.Job{}, fmt.Errorf("claim: %w", store.ErrNoJob)
+			}
+			continue
+		}
+		j.Attempts++
+		j.LeaseOwner = c.Owner
+		j.LeaseExpiresAt = m.norm(c.Now.Add(c.LeaseFor))
+		return cloneJob(j), nil
+	}
+	return store.Job{}, fmt.Errorf("claim: %w", store.ErrNoJob)
+}
+
+// holder returns the job if owner holds its lease.
+func (m *memStore) holder(jobID, owner string) (*store.Job, error) {
+	j, ok := m.jobs[jobID]
+	if !ok || j.LeaseOwner == "" || (j.LeaseOwner != owner && !m.is("anyOwner")) {
+		return nil, fmt.Errorf("job %q: %w", jobID, store.ErrLeaseLost)
+	}
+	return j, nil
+}
+
+func (m *memStore) ExtendLease(_ context.Context, jobID, owner string, now, until time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	j, err := m.holder(jobID, owner)
+	if err != nil {
+		return err
+	}
+	if now.After(j.LeaseExpiresAt) && !m.is("extendIgnoresExpiry") {
+		return fmt.Errorf("job %q: %w", jobID, store.ErrLeaseLost)
+	}
+	if !m.is("extendIgnored") {
+		j.LeaseExpiresAt = m.norm(until)
+	}
+	return nil
+}
+
+func (m *memStore) FinishJob(_ context.Context, f store.Finish) (store.Job, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	j, err := m.holder(f.JobID, f.Owner)
+	if err != nil {
+		return store.Job{}, err
+	}
+	switch f.Outcome {
+	case store.Completed:
+		if f.PRLink != "" || m.is("finishClearsPRLink") {
+			j.PRLink = f.PRLink
+		}
+		j.Handled = f.Handled
+		if f.Handled < len(j.Prompts) && !m.is("finishIgnoresNewPrompts") {
+			j.Status = docsapi.JobStatusActive
+		} else {
+			j.Status = docsapi.JobStatusCompleted
+		}
+	case store.Failed:
+		j.Status = docsapi.JobStatusFailed
+		if !m.is("dropsFailureReason") {
+			j.FailureReason = f.FailureReason
+		}
+	}
+	j.UpdatedAt = m.norm(f.At)
+	if !m.is("finishKeepsLease") {
+		j.LeaseOwner, j.LeaseExpiresAt = "", time.Time{}
+	}
+	return cloneJob(j), nil
+}
+
+func (m *memStore) ReleaseJob(_ context.Context, jobID, owner string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	j, err := m.holder(jobID, owner)
+	if err != nil {
+		return err
+	}
+	if !m.is("releaseKeepsAttempt") {
+		j.Attempts--
+	}
+	j.LeaseOwner, j.LeaseExpiresAt = "", time.Time{}
+	return nil
+}
+
+func (m *memStore) AddViews(_ context.Context, counts []store.ViewCount) error {
+	if m.is("racyViews") {
+		// Reads and writes under separate locks: concurrent adds are lost.
+		for _, c := range counts {
+			k := viewKey{c.ProjectID, c.Path, c.Hour.Unix()}
+			m.mu.Lock()
+			v := m.views[k]
+			m.mu.Unlock()
+			v.Human += c.Human
+			v.AI += c.AI
+			runtime.Gosched() // widen the race window
+			m.mu.Lock()
+			m.views[k] = v
+			m.mu.Unlock()
+		}
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.is("nonAtomicViews") {
+		for _, c := range counts {
+			if err := m.validView(c); err != nil {
+				return err
+			}
+		}
+	}
+	for _, c := range counts {
+		if err := m.validView(c); err != nil {
+			return err
+		}
+		k := viewKey{c.ProjectID, c.Path, c.Hour.Unix()}
+		v := m.views[k]
+		if m.is("viewsOverwrite") {
+			v = store.ViewCount{}
+		}
+		v.Human += c.Human
+		v.AI += c.AI
+		v.Bot += c.Bot
+		m.views[k] = v
+	}
+	return nil
+}
+
+func (m *memStore) validView(c store.ViewCount) error {
+	if c.Human < 0 || c.AI < 0 || (c.Bot < 0 && !m.is("negativeBot")) {
+		return errors.New("negative count")
+	}
+	if !c.Hour.Truncate(time.Hour).Equal(c.Hour) && !m.is("anyHour") {
+		return errors.New("hour is not a whole hour")
+	}
+	return nil
+}
+
+func (m *memStore) QueryViews(_ context.Context, q store.ViewsQuery) (store.ViewsResult, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if (q.Limit < 1 || q.Offset < 0) && !m.is("noQueryValidation") {
+		return store.ViewsResult{}, errors.New("bad paging")
+	}
+	var res store.ViewsResult
+	per := map[string]store.Counts{}
+	for k, v := range m.views {
+		if k.project != q.ProjectID && !m.is("leakProjects") {
+			continue
+		}
+		h := time.Unix(k.hour, 0)
+		if !q.From.IsZero() && h.Before(q.From) {
+			continue
+		}
+		if !q.To.IsZero() && !h.Before(q.To) && !m.is("toInclusive") {
+			continue
+		}
+		if m.is("toInclusive") && !q.To.IsZero() && h.After(q.To) {
+			continue
+		}
+		c := per[k.path]
+		c.Human += v.Human
+		c.AI += v.AI
+		if m.is("countsBots") {
+			c.Human += v.Bot
+		}
+		per[k.path] = c
+		res.Totals.Human += v.Human
+		res.Totals.AI += v.AI
+		if m.is("countsBots") {
+			res.Totals.Human += v.Bot
+		}
+	}
+	rows := []store.PathCounts{}
+	for p, c := range per {
+		if c.Human+c.AI > 0 || m.is("listsEmptyRows") {
+			rows = append(rows, store.PathCounts{Path: p, Counts: c})
+		}
+	}
+	slices.SortFunc(rows, func(a, b store.PathCounts) int {
+		if m.is("orderByHuman") {
+			return cmp.Or(cmp.Compare(b.Human, a.Human), cmp.Compare(a.Path, b.Path))
+		}
+		return cmp.Or(cmp.Compare(b.Human+b.AI, a.Human+a.AI), cmp.Compare(a.Path, b.Path))
+	})
+	start := min(q.Offset, len(rows))
+	end := min(start+q.Limit, len(rows))
+	res.Rows = rows[start:end]
+	res.HasMore = end < len(rows)
+	if m.is("hasMoreOffByOne") {
+		res.HasMore = end <= len(rows) && start < len(rows)
+	}
+	if m.is("nilRows") && len(res.Rows) == 0 {
+		res.Rows = nil
+	}
+	return res, nil
+}
+
+func (m *memStore) Ping(context.Context) error {
+	if m.is("pingFails") {
+		return errors.New("no answer")
+	}
+	return nil
+}
+
+func (m *memStore) Close() error { return nil }
