@@ -1,0 +1,154 @@
+package server
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// apiKind says which family an endpoint belongs to, which decides its rate
+// limit bucket.
+type apiKind int
+
+const (
+	agentAPI apiKind = iota
+	analyticsAPI
+)
+
+// caller is an authenticated request: the key that signed it and the
+// project it addresses.
+type caller struct {
+	key     store.APIKey
+	project store.Project
+}
+
+// api wraps an endpoint of the contract: authentication, the key's project
+// and scope, the project's existence and the rate limit, in that order, so
+// that no answer tells a caller about a project its key may not see.
+func (s *Server) api(kind apiKind, scope store.Scope, h func(http.ResponseWriter, *http.Request, caller)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key, status, msg := s.authenticate(r)
+		if status != 0 {
+			if status == http.StatusUnauthorized {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="docsapi"`)
+			}
+			writeError(w, status, msg)
+			return
+		}
+		projectID := r.PathValue("projectId")
+		// The same 403 whether or not the project exists: a key must not be
+		// able to probe for other teams' project IDs.
+		if !slices.Contains(key.Projects, projectID) {
+			writeError(w, http.StatusForbidden, "this API key is not allowed to use project "+quote(projectID))
+			return
+		}
+		if !hasScope(key.Scopes, scope) {
+			writeError(w, http.StatusForbidden, "this API key lacks the "+string(scope)+" scope")
+			return
+		}
+		project, err := s.cfg.Store.Project(r.Context(), projectID)
+		if errors.Is(err, store.ErrNotFound) {
+			writeError(w, http.StatusNotFound, "project "+quote(projectID)+" not found")
+			return
+		}
+		if err != nil {
+			s.internalError(w, r, "loading project", err)
+			return
+		}
+		if wait, limited := s.limiter.take(kind, key.ID, s.cfg.Now()); limited {
+			w.Header().Set("Retry-After", retryAfterSeconds(wait))
+			writeError(w, http.StatusTooManyRequests, "rate limit exceeded for this API key")
+			return
+		}
+		h(w, r, caller{key: key, project: project})
+	})
+}
+
+// authenticate checks the bearer key. It returns a status and message when
+// the request must be refused.
+func (s *Server) authenticate(r *http.Request) (store.APIKey, int, string) {
+	header := r.Header.Get("Authorization")
+	scheme, secret, ok := strings.Cut(header, " ")
+	switch {
+	case header == "":
+		return store.APIKey{}, http.StatusUnauthorized, "missing API key: send the header Authorization: Bearer <key>"
+	case !ok || !strings.EqualFold(scheme, "Bearer"):
+		return store.APIKey{}, http.StatusUnauthorized, "the Authorization header must be: Bearer <key>"
+	}
+	secret = strings.TrimSpace(secret)
+	for _, other := range [...]string{"mint_dsc_", "mint_us_"} {
+		if strings.HasPrefix(secret, other) {
+			return store.APIKey{}, http.StatusUnauthorized, "a " + other + " key is not an admin API key"
+		}
+	}
+	if !strings.HasPrefix(secret, s.cfg.KeyPrefix) {
+		return store.APIKey{}, http.StatusUnauthorized, "invalid API key"
+	}
+	hash := hashKey(secret)
+	key, err := s.cfg.Store.KeyByHash(r.Context(), hash)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.APIKey{}, http.StatusUnauthorized, "invalid API key"
+	}
+	if err != nil {
+		s.cfg.Logger.ErrorContext(r.Context(), "server: loading API key", slog.Any("error", err))
+		return store.APIKey{}, http.StatusInternalServerError, "internal error (request id " + requestIDFrom(r.Context()) + ")"
+	}
+	// The lookup is by hash, so its timing reveals nothing about the key;
+	// the constant-time comparison guards against a store that matches
+	// loosely (say, by prefix).
+	if subtle.ConstantTimeCompare(key.Hash, hash) != 1 {
+		return store.APIKey{}, http.StatusUnauthorized, "invalid API key"
+	}
+	now := s.cfg.Now()
+	switch {
+	case !key.RevokedAt.IsZero():
+		return store.APIKey{}, http.StatusUnauthorized, "this API key was revoked"
+	case !key.ExpiresAt.IsZero() && !now.Before(key.ExpiresAt):
+		return store.APIKey{}, http.StatusUnauthorized, "this API key has expired"
+	}
+	return key, 0, ""
+}
+
+// hasScope applies the hosted service's rule: write implies read.
+func hasScope(scopes []store.Scope, need store.Scope) bool {
+	return slices.Contains(scopes, need) || (need == store.ScopeRead && slices.Contains(scopes, store.ScopeWrite))
+}
+
+// hashKey is what the store keeps of a key. Keys carry over 200 bits of
+// entropy, so a fast hash is enough: no dictionary can reach them, and a slow
+// password hash would only tax every request.
+func hashKey(secret string) []byte {
+	sum := sha256.Sum256([]byte(secret))
+	return sum[:]
+}
+
+func validKeyPrefix(p string) bool {
+	body, ok := strings.CutSuffix(p, "_")
+	if !ok || len(body) == 0 || len(body) > 16 {
+		return false
+	}
+	for _, c := range body {
+		if !isAlnum(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c rune) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func quote(s string) string {
+	const max = 100
+	if len(s) > max {
+		s = s[:max] + "…"
+	}
+	return `"` + strings.ToValidUTF8(s, "?") + `"`
+}

@@ -1,0 +1,95 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+// badRequest is an input problem, answered 400 (or Status) with Message.
+type badRequest struct {
+	Status  int
+	Message string
+}
+
+func (e *badRequest) Error() string { return e.Message }
+
+func invalidInput(format string, args ...any) *badRequest {
+	return &badRequest{Status: http.StatusBadRequest, Message: fmt.Sprintf(format, args...)}
+}
+
+// promptBody is the body of create and message: {"prompt": "..."} and
+// nothing else.
+type promptBody struct {
+	Prompt *string `json:"prompt"`
+}
+
+// readPrompt reads and checks a {"prompt"} body: the body bound, JSON with
+// no unknown fields, wrong types or trailing data, a prompt that is present,
+// not blank, valid UTF-8 and within maxLength characters. Errors name the
+// field and say what is wrong.
+func readPrompt(w http.ResponseWriter, r *http.Request, maxBytes int64, maxLength int) (string, *badRequest) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBytes))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return "", &badRequest{Status: http.StatusRequestEntityTooLarge, Message: fmt.Sprintf("request body is larger than %d bytes", maxBytes)}
+	}
+	if err != nil {
+		return "", invalidInput("cannot read the request body: %v", err)
+	}
+	return parsePrompt(body, maxLength)
+}
+
+func parsePrompt(body []byte, maxLength int) (string, *badRequest) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return "", invalidInput(`request body is empty; send {"prompt": "..."}`)
+	}
+	if !utf8.Valid(body) {
+		return "", invalidInput("request body is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	var b promptBody
+	if err := dec.Decode(&b); err != nil {
+		return "", describeJSONError(err)
+	}
+	if dec.More() {
+		return "", invalidInput("request body has data after the JSON object")
+	}
+	switch {
+	case b.Prompt == nil:
+		return "", invalidInput(`field "prompt" is required`)
+	case strings.TrimSpace(*b.Prompt) == "":
+		return "", invalidInput(`field "prompt" must not be empty`)
+	}
+	if n := utf8.RuneCountInString(*b.Prompt); n > maxLength {
+		return "", invalidInput(`field "prompt" is %d characters long; the limit is %d`, n, maxLength)
+	}
+	return *b.Prompt, nil
+}
+
+// describeJSONError turns encoding/json's errors, which name Go types, into
+// messages about the request's JSON.
+func describeJSONError(err error) *badRequest {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr) && typeErr.Field != "":
+		return invalidInput("field %q must be a string, not a JSON %s", typeErr.Field, typeErr.Value)
+	case errors.As(err, &typeErr):
+		return invalidInput("request body must be a JSON object, not a JSON %s", typeErr.Value)
+	case errors.As(err, &syntaxErr):
+		return invalidInput("request body is not valid JSON (at byte %d): %v", syntaxErr.Offset, err)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return invalidInput("request body is not valid JSON: it ends too early")
+	}
+	if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return invalidInput("unknown field %s; the only field is \"prompt\"", field)
+	}
+	return invalidInput("request body is not valid JSON: %v", err)
+}

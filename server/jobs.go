@@ -1,0 +1,175 @@
+package server
+
+import (
+	"crypto/sha256"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// createJob: POST /v2/agent/{projectId}/job.
+func (s *Server) createJob(w http.ResponseWriter, r *http.Request, c caller) {
+	prompt, bad := readPrompt(w, r, s.cfg.MaxBodyBytes, s.cfg.MaxPromptLength)
+	if bad == nil {
+		bad = checkIdempotencyKey(r)
+	}
+	if bad != nil {
+		writeError(w, bad.Status, bad.Message)
+		return
+	}
+	id := "job_" + randomBase62(20)
+	job, _, err := s.cfg.Store.CreateJob(r.Context(), store.NewJob{
+		ID:          id,
+		ProjectID:   c.project.ID,
+		Prompt:      prompt,
+		Repository:  c.project.Repository,
+		Ref:         c.project.Ref,
+		Model:       c.project.Model,
+		Branch:      "docs-agent/" + id,
+		CreatedAt:   s.now(),
+		Idempotency: idempotency(r, "create", c.project.ID, "", prompt),
+	})
+	if s.jobWriteFailed(w, r, err) {
+		return
+	}
+	// A replay answers 201 again, as the first request was answered: to a
+	// client retrying after a lost response, the two must look the same.
+	writeJSON(w, http.StatusCreated, publicJob(job))
+}
+
+// getJob: GET /v2/agent/{projectId}/job/{id}.
+func (s *Server) getJob(w http.ResponseWriter, r *http.Request, c caller) {
+	job, err := s.cfg.Store.Job(r.Context(), c.project.ID, r.PathValue("id"))
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "job "+quote(r.PathValue("id"))+" not found")
+		return
+	}
+	if err != nil {
+		s.internalError(w, r, "loading job", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, publicJob(job))
+}
+
+// sendMessage: POST /v2/agent/{projectId}/job/{id}/message.
+func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, c caller) {
+	prompt, bad := readPrompt(w, r, s.cfg.MaxBodyBytes, s.cfg.MaxPromptLength)
+	if bad == nil {
+		bad = checkIdempotencyKey(r)
+	}
+	if bad != nil {
+		writeError(w, bad.Status, bad.Message)
+		return
+	}
+	jobID := r.PathValue("id")
+	job, _, err := s.cfg.Store.AddPrompt(r.Context(), store.NewPrompt{
+		ProjectID:   c.project.ID,
+		JobID:       jobID,
+		Prompt:      prompt,
+		At:          s.now(),
+		Idempotency: idempotency(r, "message", c.project.ID, jobID, prompt),
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "job "+quote(jobID)+" not found")
+		return
+	}
+	if errors.Is(err, store.ErrArchived) {
+		writeError(w, http.StatusBadRequest, "job "+quote(jobID)+" is archived and takes no more messages")
+		return
+	}
+	if s.jobWriteFailed(w, r, err) {
+		return
+	}
+	writeJSON(w, http.StatusOK, publicJob(job))
+}
+
+// jobWriteFailed answers the errors create and message share, and reports
+// whether it did.
+func (s *Server) jobWriteFailed(w http.ResponseWriter, r *http.Request, err error) bool {
+	switch {
+	case err == nil:
+		return false
+	case errors.Is(err, store.ErrIdempotencyMismatch):
+		writeError(w, http.StatusConflict, "this Idempotency-Key was already used with a different request; use a new key for a new request")
+	default:
+		s.internalError(w, r, "storing job", err)
+	}
+	return true
+}
+
+// checkIdempotencyKey validates the optional Idempotency-Key header.
+func checkIdempotencyKey(r *http.Request) *badRequest {
+	values := r.Header.Values("Idempotency-Key")
+	switch {
+	case len(values) == 0:
+		return nil
+	case len(values) > 1:
+		return invalidInput("send one Idempotency-Key header, not %d", len(values))
+	case len(values[0]) == 0 || len(values[0]) > 255:
+		return invalidInput("Idempotency-Key must be 1 to 255 characters")
+	}
+	for _, c := range values[0] {
+		if c < 0x21 || c > 0x7e {
+			return invalidInput("Idempotency-Key must be printable ASCII without spaces")
+		}
+	}
+	return nil
+}
+
+// idempotency ties a write to its Idempotency-Key, if it has one. The hash
+// covers what makes two requests the same request: the operation, its
+// target and the prompt. Fields are separated by NUL, which a prompt (valid
+// JSON text) and the IDs cannot contain unescaped, so no two requests share
+// a hash by concatenation.
+func idempotency(r *http.Request, op, projectID, jobID, prompt string) *store.Idempotency {
+	key := r.Header.Get("Idempotency-Key")
+	if key == "" {
+		return nil
+	}
+	h := sha256.New()
+	for _, part := range []string{op, projectID, jobID, prompt} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return &store.Idempotency{Key: key, RequestHash: h.Sum(nil)}
+}
+
+// publicJob is the job as the API shows it. The failure reason, attempts and
+// lease stay with the operator.
+func publicJob(j store.Job) docsapi.Job {
+	return docsapi.Job{
+		ID:         j.ID,
+		Status:     j.Status,
+		Source:     docsapi.JobSource{Repository: publicRepository(j.Repository), Ref: j.Ref},
+		Model:      j.Model,
+		PRLink:     j.PRLink,
+		CreatedAt:  j.CreatedAt,
+		ArchivedAt: j.ArchivedAt,
+	}
+}
+
+// publicRepository drops credentials from a repository URL. Projects are
+// checked for them on creation; this guards the stores written before.
+func publicRepository(repo string) string {
+	u, err := url.Parse(repo)
+	if err != nil || u.User == nil {
+		return repo
+	}
+	u.User = nil
+	return u.String()
+}
+
+func (s *Server) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Microsecond) }
+
+// internalError logs err with the request id and answers 500 without
+// details: they may hold paths, SQL or secrets.
+func (s *Server) internalError(w http.ResponseWriter, r *http.Request, doing string, err error) {
+	id := requestIDFrom(r.Context())
+	s.cfg.Logger.ErrorContext(r.Context(), "server: "+doing, slog.String("request_id", id), slog.Any("error", err))
+	writeError(w, http.StatusInternalServerError, "internal error (request id "+id+")")
+}

@@ -1,0 +1,211 @@
+// Package server implements the documentation platform's API as an
+// http.Handler that a host application mounts where it likes, so the SDK in
+// the root package (and any client written for the hosted service) can talk
+// to a self-hosted deployment unchanged.
+//
+// A Server owns no listener and no global state: the host decides the
+// address, TLS and the prefix (with http.StripPrefix). Storage is any
+// store.Store; server/sqlite is the embedded default.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/docsapi/docsapi-go/api"
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// Defaults of Config.
+const (
+	DefaultKeyPrefix       = "mint_"
+	DefaultMaxPromptLength = 32000   // characters
+	DefaultMaxBodyBytes    = 1 << 20 // bytes
+)
+
+// Config configures a Server. Store is required; the zero value of every
+// other field picks its default.
+type Config struct {
+	// Store keeps projects, keys, jobs and page views.
+	Store store.Store
+	// Logger receives one line per request and every internal error.
+	// The default discards them.
+	Logger *slog.Logger
+	// KeyPrefix starts every key the server generates. "mint_" by default,
+	// the hosted service's admin key prefix, so tools that check the prefix
+	// accept self-hosted keys too.
+	KeyPrefix string
+	// MaxPromptLength bounds a prompt, in characters.
+	MaxPromptLength int
+	// MaxBodyBytes bounds a request body; a larger one answers 413.
+	MaxBodyBytes int64
+	// RateLimits bounds requests per API key. Off by default.
+	RateLimits RateLimits
+	// Now tells the time; tests inject a clock. Default time.Now.
+	Now func() time.Time
+}
+
+// Server serves the API. Create it with New; it is safe for concurrent use.
+type Server struct {
+	cfg     Config
+	mux     *http.ServeMux
+	limiter *keyLimiter
+}
+
+// New checks cfg and returns a Server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("server: Config.Store is nil")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.KeyPrefix == "" {
+		cfg.KeyPrefix = DefaultKeyPrefix
+	}
+	if !validKeyPrefix(cfg.KeyPrefix) {
+		return nil, fmt.Errorf("server: Config.KeyPrefix %q must be 1 to 16 letters or digits followed by an underscore", cfg.KeyPrefix)
+	}
+	switch {
+	case cfg.MaxPromptLength < 0:
+		return nil, fmt.Errorf("server: Config.MaxPromptLength must not be negative, got %d", cfg.MaxPromptLength)
+	case cfg.MaxPromptLength == 0:
+		cfg.MaxPromptLength = DefaultMaxPromptLength
+	}
+	switch {
+	case cfg.MaxBodyBytes < 0:
+		return nil, fmt.Errorf("server: Config.MaxBodyBytes must not be negative, got %d", cfg.MaxBodyBytes)
+	case cfg.MaxBodyBytes == 0:
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if err := cfg.RateLimits.validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Server{cfg: cfg, limiter: newKeyLimiter(cfg.RateLimits)}
+	s.mux = s.routes()
+	return s, nil
+}
+
+func (s *Server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle("POST /v2/agent/{projectId}/job", s.api(agentAPI, store.ScopeWrite, s.createJob))
+	mux.Handle("GET /v2/agent/{projectId}/job/{id}", s.api(agentAPI, store.ScopeRead, s.getJob))
+	mux.Handle("POST /v2/agent/{projectId}/job/{id}/message", s.api(agentAPI, store.ScopeWrite, s.sendMessage))
+	mux.Handle("GET /v1/analytics/{projectId}/views", s.api(analyticsAPI, store.ScopeRead, s.views))
+	mux.HandleFunc("GET /healthz", s.health)
+	mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
+	return mux
+}
+
+// ServeHTTP serves one request: it sets the request id, recovers from
+// panics, logs the outcome and routes, answering unknown paths and methods
+// with JSON like every other error.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := s.cfg.Now()
+	id := requestID(r)
+	w.Header().Set("X-Request-Id", id)
+	rec := &statusRecorder{ResponseWriter: w}
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			s.cfg.Logger.ErrorContext(r.Context(), "server: panic while serving",
+				slog.String("request_id", id), slog.Any("panic", p))
+			if !rec.wroteHeader {
+				writeError(rec, http.StatusInternalServerError, "internal error (request id "+id+")")
+			}
+		}
+		s.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "server: request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status()), slog.Duration("duration", s.cfg.Now().Sub(start)),
+			slog.String("request_id", id))
+	}()
+
+	if _, pattern := s.mux.Handler(r); pattern == "" {
+		s.notRouted(rec, r)
+		return
+	}
+	s.mux.ServeHTTP(rec, r)
+}
+
+// notRouted answers a request no route matched: 405 with Allow when the path
+// exists for other methods, 404 otherwise. net/http would answer in plain
+// text; the contract's clients expect JSON errors everywhere.
+func (s *Server) notRouted(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" {
+			allowed = append(allowed, m)
+		}
+	}
+	if len(allowed) == 0 {
+		writeError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path)
+		return
+	}
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed here; use "+strings.Join(allowed, " or "))
+}
+
+// health answers whether the storage answers. It needs no key, so load
+// balancers can call it.
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.cfg.Store.Ping(ctx); err != nil {
+		s.cfg.Logger.ErrorContext(ctx, "server: health check failed", slog.Any("error", err))
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "storage does not answer"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// serveOpenAPI serves the contract this server implements, so clients can
+// generate code from the server they talk to.
+func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/yaml")
+	w.Write(api.OpenAPI())
+}
+
+// statusRecorder remembers the status a handler wrote, for the log line and
+// for the panic handler, which must not write a second header.
+type statusRecorder struct {
+	http.ResponseWriter
+	code        int
+	wroteHeader bool
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if !r.wroteHeader {
+		r.code, r.wroteHeader = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if !r.wroteHeader {
+		r.WriteHeader(http.StatusOK)
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *statusRecorder) status() int {
+	if !r.wroteHeader {
+		return http.StatusOK
+	}
+	return r.code
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -1,0 +1,138 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// Bounds of the views query, as the contract states them.
+const (
+	defaultViewsLimit = 50
+	maxViewsLimit     = 250
+)
+
+// views: GET /v1/analytics/{projectId}/views.
+func (s *Server) views(w http.ResponseWriter, r *http.Request, c caller) {
+	q, details := parseViewsQuery(r.URL.RawQuery)
+	if len(details) > 0 {
+		writeJSON(w, http.StatusBadRequest, analyticsErrorBody{Error: "invalid query parameters", Details: details})
+		return
+	}
+	q.ProjectID = c.project.ID
+	res, err := s.cfg.Store.QueryViews(r.Context(), q)
+	if err != nil {
+		s.internalError(w, r, "querying views", err)
+		return
+	}
+	page := docsapi.ViewsPage{
+		Totals:  docsapi.ViewCounts{Human: res.Totals.Human, AI: res.Totals.AI, Total: res.Totals.Human + res.Totals.AI},
+		Views:   make([]docsapi.PageView, len(res.Rows)),
+		HasMore: res.HasMore,
+	}
+	for i, row := range res.Rows {
+		page.Views[i] = docsapi.PageView{Path: row.Path, Human: row.Human, AI: row.AI, Total: row.Human + row.AI}
+	}
+	writeJSON(w, http.StatusOK, page)
+}
+
+// parseViewsQuery reads dateFrom, dateTo, limit and offset, and lists every
+// problem it finds rather than stopping at the first.
+//
+// Counts are kept per hour, so the range is widened to whole hours: an hour
+// is counted when any part of it lies in [dateFrom, dateTo). A date means
+// midnight UTC. An omitted dateFrom or dateTo leaves that side open, so
+// omitting both exports everything recorded. Other parameters are ignored,
+// as the hosted service ignores parameters it does not know.
+func parseViewsQuery(raw string) (store.ViewsQuery, []docsapi.ErrorDetail) {
+	q := store.ViewsQuery{Limit: defaultViewsLimit}
+	var details []docsapi.ErrorDetail
+	fail := func(format string, args ...any) {
+		details = append(details, docsapi.ErrorDetail{Message: fmt.Sprintf(format, args...)})
+	}
+	values, err := url.ParseQuery(raw)
+	if err != nil {
+		fail("the query string is malformed: %v", err)
+		return q, details
+	}
+	one := func(name string) (string, bool) {
+		v := values[name]
+		if len(v) > 1 {
+			fail("%s is given %d times; give it once", name, len(v))
+			return "", false
+		}
+		if len(v) == 0 {
+			return "", false
+		}
+		return v[0], true
+	}
+	var from, to time.Time
+	if v, ok := one("dateFrom"); ok {
+		if from, err = parseDate(v); err != nil {
+			fail("dateFrom %s", err)
+		}
+	}
+	if v, ok := one("dateTo"); ok {
+		if to, err = parseDate(v); err != nil {
+			fail("dateTo %s", err)
+		}
+	}
+	if v, ok := one("limit"); ok {
+		if n, err := strconv.Atoi(v); err != nil || n < 1 || n > maxViewsLimit {
+			fail("limit must be an integer from 1 to %d, got %s", maxViewsLimit, strconv.Quote(v))
+		} else {
+			q.Limit = n
+		}
+	}
+	if v, ok := one("offset"); ok {
+		if n, err := strconv.Atoi(v); err != nil || n < 0 {
+			fail("offset must be an integer of 0 or more, got %s", strconv.Quote(v))
+		} else {
+			q.Offset = n
+		}
+	}
+	if !from.IsZero() && !to.IsZero() && from.After(to) {
+		fail("dateFrom (%s) is after dateTo (%s)", from.Format(time.RFC3339), to.Format(time.RFC3339))
+	}
+	if len(details) > 0 {
+		return q, details
+	}
+	q.From, q.To = hourRange(from, to)
+	return q, nil
+}
+
+// hourRange widens [from, to) to the whole hours it touches. An empty range
+// (to not after from) stays empty.
+func hourRange(from, to time.Time) (time.Time, time.Time) {
+	if !from.IsZero() && !to.IsZero() && !to.After(from) {
+		h := from.Truncate(time.Hour)
+		return h, h
+	}
+	if !from.IsZero() {
+		from = from.Truncate(time.Hour)
+	}
+	if !to.IsZero() {
+		if t := to.Truncate(time.Hour); !t.Equal(to) {
+			to = t.Add(time.Hour)
+		}
+	}
+	return from, to
+}
+
+// parseDate reads YYYY-MM-DD (midnight UTC) or an RFC 3339 timestamp, and
+// returns UTC.
+func parseDate(v string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, v); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("must be a date (YYYY-MM-DD) or an RFC 3339 timestamp, got %s", strconv.Quote(v))
+	}
+	return t.UTC(), nil
+}
