@@ -7,14 +7,18 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"testing"
+
+	"github.com/docsapi/docsapi-go/server/internal/openapitest"
 )
 
 // FuzzServerAnswersBadInputWithout5xx sends arbitrary bodies and query
 // strings through the whole handler, on a real SQLite store, and requires an
-// answer below 500 with a JSON error body for every refusal: bad input is
-// the client's problem, never a server error.
+// answer below 500, described by the OpenAPI document, with a JSON error
+// body for every refusal: bad input is the client's problem, never a server
+// error.
 func FuzzServerAnswersBadInputWithout5xx(f *testing.F) {
 	e := newEnv(f)
+	v := openapitest.New(f)
 	for _, seed := range []struct {
 		body, query, idempotencyKey string
 	}{
@@ -42,6 +46,7 @@ func FuzzServerAnswersBadInputWithout5xx(f *testing.F) {
 			}
 			rec := httptest.NewRecorder()
 			e.srv.ServeHTTP(rec, req)
+			v.CheckRecorder(t, req, rec)
 			if rec.Code >= 500 {
 				t.Fatalf("%s %s with body %q: %d %s", req.Method, req.URL, body, rec.Code, rec.Body)
 			}
