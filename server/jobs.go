@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/sha256"
 	"errors"
 	"log/slog"
@@ -37,6 +38,7 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request, c caller) {
 	if s.jobWriteFailed(w, r, err) {
 		return
 	}
+	s.jobQueued()
 	// A replay answers 201 again, as the first request was answered: to a
 	// client retrying after a lost response, the two must look the same.
 	writeJSON(w, http.StatusCreated, publicJob(job))
@@ -85,7 +87,50 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, c caller) {
 	if s.jobWriteFailed(w, r, err) {
 		return
 	}
+	s.jobQueued()
 	writeJSON(w, http.StatusOK, publicJob(job))
+}
+
+// archiveJob: POST /v2/agent/{projectId}/job/{id}/archive, a self-hosted
+// addition. Archiving an archived job answers it again.
+func (s *Server) archiveJob(w http.ResponseWriter, r *http.Request, c caller) {
+	jobID := r.PathValue("id")
+	job, err := s.ArchiveJob(r.Context(), c.project.ID, jobID)
+	if errors.Is(err, store.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "job "+quote(jobID)+" not found")
+		return
+	}
+	if err != nil {
+		s.internalError(w, r, "archiving job", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, publicJob(job))
+}
+
+// ArchiveJob archives a job: it takes no more follow-ups, and a run in
+// progress is cancelled (at once in this process, at its next heartbeat
+// elsewhere). The error matches store.ErrNotFound if there is no such job.
+func (s *Server) ArchiveJob(ctx context.Context, projectID, jobID string) (store.Job, error) {
+	job, err := s.cfg.Store.ArchiveJob(ctx, projectID, jobID, s.now())
+	if err != nil {
+		return store.Job{}, err
+	}
+	if s.cfg.Jobs != nil {
+		s.cfg.Jobs.JobArchived(jobID)
+	}
+	return job, nil
+}
+
+// Job returns a job with everything the store keeps, the failure reason
+// included, for operators.
+func (s *Server) Job(ctx context.Context, projectID, jobID string) (store.Job, error) {
+	return s.cfg.Store.Job(ctx, projectID, jobID)
+}
+
+func (s *Server) jobQueued() {
+	if s.cfg.Jobs != nil {
+		s.cfg.Jobs.JobQueued()
+	}
 }
 
 // jobWriteFailed answers the errors create and message share, and reports

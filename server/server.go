@@ -48,6 +48,18 @@ type Config struct {
 	RateLimits RateLimits
 	// Now tells the time; tests inject a clock. Default time.Now.
 	Now func() time.Time
+	// Jobs, if set, hears of queued and archived jobs, so that a job
+	// engine in this process starts them at once and stops archived runs
+	// (an *engine.Engine does). Without it, engines find jobs by polling.
+	Jobs JobEvents
+}
+
+// JobEvents is told about job changes made through the API.
+type JobEvents interface {
+	// JobQueued says a job was created or given a follow-up.
+	JobQueued()
+	// JobArchived says a job was archived.
+	JobArchived(jobID string)
 }
 
 // Server serves the API. Create it with New; it is safe for concurrent use.
@@ -99,6 +111,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("POST /v2/agent/{projectId}/job", s.api(agentAPI, store.ScopeWrite, s.createJob))
 	mux.Handle("GET /v2/agent/{projectId}/job/{id}", s.api(agentAPI, store.ScopeRead, s.getJob))
 	mux.Handle("POST /v2/agent/{projectId}/job/{id}/message", s.api(agentAPI, store.ScopeWrite, s.sendMessage))
+	mux.Handle("POST /v2/agent/{projectId}/job/{id}/archive", s.api(agentAPI, store.ScopeWrite, s.archiveJob))
 	mux.Handle("GET /v1/analytics/{projectId}/views", s.api(analyticsAPI, store.ScopeRead, s.views))
 	mux.HandleFunc("GET /healthz", s.health)
 	mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)

@@ -1,0 +1,103 @@
+// Package engine runs agent jobs: workers claim jobs from the store's lease
+// queue, run them (workspace, agent, push, pull request) and record exactly
+// one outcome per job, whatever crashes, restarts or duplicate requests
+// happen on the way.
+//
+// Several engines, in one process or many, may share one store: leases keep
+// any job from running in two places at once, and an engine that dies
+// leaves a lease that expires, after which another engine takes the job
+// over. No separate recovery process is needed.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// Defaults of Config.
+const (
+	DefaultConcurrency  = 2
+	DefaultLeaseFor     = 2 * time.Minute
+	DefaultJobTimeout   = 30 * time.Minute
+	DefaultMaxAttempts  = 3
+	DefaultPollInterval = 5 * time.Second
+	DefaultRetryDelay   = 30 * time.Second
+)
+
+// Config configures an Engine. Store, Owner and Parts are required.
+type Config struct {
+	// Store holds the job queue.
+	Store store.Store
+	// Owner names this engine in leases. It must be unique among the
+	// engines sharing the store, for example host name and process id.
+	Owner string
+	// Parts chooses what a job runs with, from its project.
+	Parts func(ctx context.Context, project store.Project) (Parts, error)
+	// Concurrency is the number of jobs run at once.
+	Concurrency int
+	// LeaseFor is how long a claim holds a job without a heartbeat. A
+	// crashed engine's jobs wait this long before another engine takes
+	// them. Heartbeats come every third of it.
+	LeaseFor time.Duration
+	// JobTimeout bounds one run.
+	JobTimeout time.Duration
+	// MaxAttempts bounds how often a job is tried before it fails.
+	MaxAttempts int
+	// PollInterval is how often idle workers look for jobs that another
+	// process queued; jobs queued through this process wake them at once
+	// (see JobQueued).
+	PollInterval time.Duration
+	// RetryDelay is how long a job waits after a failed attempt that may
+	// succeed later (a network error, say) before it is tried again.
+	RetryDelay time.Duration
+	// Logger receives claim, heartbeat loss, retry, failure and completion
+	// events. The default discards them.
+	Logger *slog.Logger
+	// Now tells the time; tests inject a clock. Default time.Now.
+	Now func() time.Time
+}
+
+func (c *Config) setDefaults() error {
+	switch {
+	case c.Store == nil:
+		return errors.New("engine: Config.Store is nil")
+	case c.Owner == "":
+		return errors.New("engine: Config.Owner is empty")
+	case c.Parts == nil:
+		return errors.New("engine: Config.Parts is nil")
+	}
+	for name, v := range map[string]int64{
+		"Concurrency": int64(c.Concurrency), "LeaseFor": int64(c.LeaseFor), "JobTimeout": int64(c.JobTimeout),
+		"MaxAttempts": int64(c.MaxAttempts), "PollInterval": int64(c.PollInterval), "RetryDelay": int64(c.RetryDelay),
+	} {
+		if v < 0 {
+			return fmt.Errorf("engine: Config.%s must not be negative", name)
+		}
+	}
+	c.Concurrency = or(c.Concurrency, DefaultConcurrency)
+	c.LeaseFor = or(c.LeaseFor, DefaultLeaseFor)
+	c.JobTimeout = or(c.JobTimeout, DefaultJobTimeout)
+	c.MaxAttempts = or(c.MaxAttempts, DefaultMaxAttempts)
+	c.PollInterval = or(c.PollInterval, DefaultPollInterval)
+	c.RetryDelay = or(c.RetryDelay, DefaultRetryDelay)
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return nil
+}
+
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,189 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// run runs one claimed job and records how it ended. Every store write here
+// uses its own context: a cancelled run must still record its outcome.
+func (e *Engine) run(job store.Job) {
+	log := e.cfg.Logger.With(slog.String("job_id", job.ID), slog.String("project_id", job.ProjectID), slog.String("owner", e.cfg.Owner))
+	log.Info("engine: job claimed", slog.Int("attempt", job.Attempts), slog.Int("prompts", len(job.Prompts)))
+
+	ctx, cancel := context.WithCancelCause(e.runs)
+	defer cancel(nil)
+	defer e.track(job.ID, cancel)()
+	hbCtx, stopHeartbeat := context.WithCancel(ctx)
+	hbDone := make(chan struct{})
+	go func() {
+		defer close(hbDone)
+		e.heartbeat(hbCtx, job, cancel)
+	}()
+	runCtx, cancelTimeout := context.WithTimeoutCause(ctx, e.cfg.JobTimeout, errTimeout)
+	prLink, err := e.execute(runCtx, job)
+	cause := context.Cause(runCtx)
+	cancelTimeout()
+	stopHeartbeat()
+	<-hbDone
+
+	switch {
+	case errors.Is(cause, errLeaseLost):
+		// Archived, or taken over: whoever holds the job now decides.
+		log.Warn("engine: run abandoned: the lease is gone")
+		return
+	case errors.Is(cause, errShutdown):
+		e.release(job, log)
+		return
+	case errors.Is(cause, errTimeout):
+		err = Permanent(fmt.Errorf("the run took longer than %s", e.cfg.JobTimeout))
+	}
+	if err == nil {
+		e.finish(job, store.Finish{Outcome: store.Completed, PRLink: prLink, Handled: len(job.Prompts)}, log)
+		return
+	}
+	if IsPermanent(err) || job.Attempts >= e.cfg.MaxAttempts {
+		reason := err.Error()
+		if !IsPermanent(err) {
+			reason = fmt.Sprintf("gave up after %d attempts: %s", job.Attempts, reason)
+		}
+		e.finish(job, store.Finish{Outcome: store.Failed, FailureReason: reason}, log)
+		return
+	}
+	e.retryLater(job, err, log)
+}
+
+// execute does the work of a run and returns the pull request's URL, if any.
+func (e *Engine) execute(ctx context.Context, job store.Job) (string, error) {
+	project, err := e.cfg.Store.Project(ctx, job.ProjectID)
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return "", Permanent(fmt.Errorf("project %q no longer exists", job.ProjectID))
+		}
+		return "", fmt.Errorf("loading project: %w", err)
+	}
+	parts, err := e.cfg.Parts(ctx, project)
+	if err != nil {
+		return "", Permanent(fmt.Errorf("configuring the project's runner: %w", err))
+	}
+	ws, err := parts.Repositories.Open(ctx, RepoSpec{Repository: job.Repository, Ref: job.Ref, Branch: job.Branch})
+	if err != nil {
+		return "", fmt.Errorf("preparing the workspace: %w", err)
+	}
+	defer func() {
+		if cerr := ws.Close(); cerr != nil {
+			e.cfg.Logger.Warn("engine: removing a workspace", slog.String("job_id", job.ID), slog.Any("error", cerr))
+		}
+	}()
+	prompts := make([]string, len(job.Prompts))
+	for i, p := range job.Prompts {
+		prompts[i] = p.Text
+	}
+	task := Task{JobID: job.ID, ProjectID: job.ProjectID, Dir: ws.Dir(), Prompts: prompts, Model: job.Model}
+	if err := parts.Agent.Run(ctx, task); err != nil {
+		return "", fmt.Errorf("the agent failed: %w", err)
+	}
+	changed, err := ws.Publish(ctx, commitMessage(job))
+	if err != nil {
+		return "", fmt.Errorf("publishing the changes: %w", err)
+	}
+	if !changed {
+		// Nothing to propose, now or before: completed without a pull
+		// request, as the hosted service does when no file changed. A
+		// follow-up that changed nothing keeps the earlier PRLink.
+		return "", nil
+	}
+	url, err := parts.PullRequests.Ensure(ctx, PullRequestSpec{
+		Repository: job.Repository,
+		Base:       job.Ref,
+		Branch:     job.Branch,
+		Title:      "Docs: " + firstLine(prompts[0], 60),
+		Body:       pullRequestBody(job.ID, prompts),
+	})
+	if err != nil {
+		return "", fmt.Errorf("opening the pull request: %w", err)
+	}
+	return url, nil
+}
+
+func (e *Engine) finish(job store.Job, f store.Finish, log *slog.Logger) {
+	f.JobID, f.Owner, f.At = job.ID, e.cfg.Owner, e.cfg.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	stored, err := e.cfg.Store.FinishJob(ctx, f)
+	switch {
+	case errors.Is(err, store.ErrLeaseLost):
+		log.Warn("engine: outcome dropped: the lease is gone")
+	case err != nil:
+		// The lease will expire and another run will redo the job; every
+		// step is idempotent, so that costs time, not correctness.
+		log.Error("engine: recording the outcome", slog.Any("error", err))
+	case f.Outcome == store.Failed:
+		log.Warn("engine: job failed", slog.String("reason", f.FailureReason))
+	case stored.Status == docsapi.JobStatusActive:
+		log.Info("engine: run done; a follow-up arrived meanwhile, so the job runs again", slog.String("pr_link", stored.PRLink))
+		e.JobQueued()
+	default:
+		log.Info("engine: job completed", slog.String("pr_link", stored.PRLink))
+	}
+}
+
+// retryLater keeps the lease until RetryDelay from now and lets it lapse:
+// any engine may then claim the job again, and the attempt counts.
+func (e *Engine) retryLater(job store.Job, runErr error, log *slog.Logger) {
+	now := e.cfg.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	err := e.cfg.Store.ExtendLease(ctx, job.ID, e.cfg.Owner, now, now.Add(e.cfg.RetryDelay))
+	if err != nil && !errors.Is(err, store.ErrLeaseLost) {
+		log.Error("engine: scheduling a retry", slog.Any("error", err))
+	}
+	log.Warn("engine: attempt failed; the job will be retried",
+		slog.Int("attempt", job.Attempts), slog.Duration("delay", e.cfg.RetryDelay), slog.Any("error", runErr))
+}
+
+// release gives the job back at shutdown, without counting the attempt.
+func (e *Engine) release(job store.Job, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	if err := e.cfg.Store.ReleaseJob(ctx, job.ID, e.cfg.Owner); err != nil && !errors.Is(err, store.ErrLeaseLost) {
+		log.Error("engine: releasing the job at shutdown; it will be taken over when the lease expires", slog.Any("error", err))
+		return
+	}
+	log.Info("engine: job released at shutdown")
+}
+
+func commitMessage(job store.Job) string {
+	newest := job.Prompts[len(job.Prompts)-1].Text
+	return firstLine(newest, 72) + "\n\n" + newest + "\n\nAgent job: " + job.ID + "\n"
+}
+
+func pullRequestBody(jobID string, prompts []string) string {
+	var b strings.Builder
+	b.WriteString("Changes made by a documentation agent.\n\n")
+	for i, p := range prompts {
+		if i == 0 {
+			b.WriteString("**Prompt**\n\n")
+		} else {
+			fmt.Fprintf(&b, "**Follow-up %d**\n\n", i)
+		}
+		b.WriteString("> " + strings.ReplaceAll(strings.TrimSpace(p), "\n", "\n> ") + "\n\n")
+	}
+	b.WriteString("Agent job: `" + jobID + "`\n")
+	return b.String()
+}
+
+// firstLine returns the first line of s, cut to at most n characters.
+func firstLine(s string, n int) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	if r := []rune(line); len(r) > n {
+		return strings.TrimSpace(string(r[:n-1])) + "…"
+	}
+	return line
+}
