@@ -79,6 +79,11 @@ func (c *Config) setDefaults() error {
 			return fmt.Errorf("engine: Config.%s must not be negative", name)
 		}
 	}
+	if c.LeaseFor != 0 && c.LeaseFor < time.Millisecond {
+		// Heartbeats come every third of the lease, and the store keeps
+		// microseconds: anything shorter could never be held.
+		return fmt.Errorf("engine: Config.LeaseFor must be at least 1ms, got %s", c.LeaseFor)
+	}
 	c.Concurrency = or(c.Concurrency, DefaultConcurrency)
 	c.LeaseFor = or(c.LeaseFor, DefaultLeaseFor)
 	c.JobTimeout = or(c.JobTimeout, DefaultJobTimeout)

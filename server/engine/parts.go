@@ -83,6 +83,19 @@ type Parts struct {
 	PullRequests PullRequests
 }
 
+// missing names the field of a part that is nil, or returns "".
+func (p Parts) missing() string {
+	switch {
+	case p.Repositories == nil:
+		return "Repositories"
+	case p.Agent == nil:
+		return "Agent"
+	case p.PullRequests == nil:
+		return "PullRequests"
+	}
+	return ""
+}
+
 // Permanent marks err as an error a retry cannot mend (bad credentials, a
 // protected branch, an agent that refused), so the job fails at once with it
 // as the reason instead of being tried again.

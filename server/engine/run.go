@@ -72,6 +72,9 @@ func (e *Engine) execute(ctx context.Context, job store.Job) (string, error) {
 	if err != nil {
 		return "", Permanent(fmt.Errorf("configuring the project's runner: %w", err))
 	}
+	if missing := parts.missing(); missing != "" {
+		return "", Permanent(fmt.Errorf("Config.Parts gave project %q no %s", job.ProjectID, missing))
+	}
 	ws, err := parts.Repositories.Open(ctx, RepoSpec{Repository: job.Repository, Ref: job.Ref, Branch: job.Branch})
 	if err != nil {
 		return "", fmt.Errorf("preparing the workspace: %w", err)
@@ -182,6 +185,7 @@ func pullRequestBody(jobID string, prompts []string) string {
 // firstLine returns the first line of s, cut to at most n characters.
 func firstLine(s string, n int) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	line = strings.TrimSpace(line) // a CRLF prompt leaves "\r" before the cut
 	if r := []rune(line); len(r) > n {
 		return strings.TrimSpace(string(r[:n-1])) + "…"
 	}

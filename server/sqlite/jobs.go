@@ -453,15 +453,18 @@ func (s *Store) FinishJob(ctx context.Context, f store.Finish) (store.Job, error
 			if f.Handled > len(j.Prompts) {
 				return invalid(op, "job %q: Handled %d exceeds its %d prompts", f.JobID, f.Handled, len(j.Prompts))
 			}
-			status := docsapi.JobStatusCompleted
+			status, attempts := docsapi.JobStatusCompleted, j.Attempts
 			if f.Handled < len(j.Prompts) {
-				status = docsapi.JobStatusActive // prompts arrived during the run
+				// Prompts arrived during the run: it runs again, and since
+				// this run succeeded, the next starts with fresh attempts.
+				status, attempts = docsapi.JobStatusActive, 0
 			}
 			_, err = tx.ExecContext(ctx,
-				`UPDATE jobs SET status = ?, handled = ?, pr_link = CASE WHEN ? = '' THEN pr_link ELSE ? END,
+				`UPDATE jobs SET status = ?, handled = ?, attempts = ?,
+				        pr_link = CASE WHEN ? = '' THEN pr_link ELSE ? END,
 				        updated_at = ?, lease_owner = NULL, lease_expires_at = NULL
 				 WHERE id = ?`,
-				string(status), f.Handled, f.PRLink, f.PRLink, at, f.JobID)
+				string(status), f.Handled, attempts, f.PRLink, f.PRLink, at, f.JobID)
 		case store.Failed:
 			_, err = tx.ExecContext(ctx,
 				`UPDATE jobs SET status = 'failed', failure_reason = ?,

@@ -125,10 +125,12 @@ type Store interface {
 	ExtendLease(ctx context.Context, jobID, owner string, now, until time.Time) error
 	// FinishJob records the outcome of a run by the lease holder and drops
 	// the lease. A lease that expired but that no other owner has claimed is
-	// still the holder's: its outcome is kept rather than thrown away. Completed sets PRLink (if not empty) and Handled; if
-	// prompts arrived during the run (Handled < len(Prompts)) the job stays
-	// active for another run, otherwise it becomes completed. Failed sets
-	// the job failed with FailureReason. The job is returned as stored.
+	// still the holder's: its outcome is kept rather than thrown away.
+	// Completed sets PRLink (if not empty) and Handled; if prompts arrived
+	// during the run (Handled < len(Prompts)) the job stays active for
+	// another run, with Attempts back to 0 since this run succeeded;
+	// otherwise it becomes completed. Failed sets the job failed with
+	// FailureReason. The job is returned as stored.
 	// ErrLeaseLost if owner does not hold the lease.
 	FinishJob(ctx context.Context, f Finish) (Job, error)
 	// ReleaseJob drops owner's lease without an outcome and gives back the

@@ -242,10 +242,12 @@ func testLeases(t *testing.T, open opener) {
 			mustAddPrompt(t, s, "p1", "j1", "one more thing", At(2*time.Minute))
 			got := mustFinish(t, s, store.Finish{JobID: "j1", Owner: "w1", At: At(3 * time.Minute),
 				Outcome: store.Completed, PRLink: "https://git.example.com/pr/1", Handled: 1})
+			// Attempts go back to 0: the run succeeded, and a job whose
+			// follow-ups keep arriving mid-run must never run out of them.
 			if got.Status != docsapi.JobStatusActive || got.Handled != 1 || got.PRLink != "https://git.example.com/pr/1" ||
-				got.LeaseOwner != "" || !got.LeaseExpiresAt.IsZero() {
-				t.Errorf("FinishJob with a prompt unhandled: status %q, Handled %d, PRLink %q, lease %q until %v; "+
-					"want active, 1, the link, no lease", got.Status, got.Handled, got.PRLink, got.LeaseOwner, got.LeaseExpiresAt)
+				got.LeaseOwner != "" || !got.LeaseExpiresAt.IsZero() || got.Attempts != 0 {
+				t.Errorf("FinishJob with a prompt unhandled: status %q, Handled %d, PRLink %q, lease %q until %v, Attempts %d; "+
+					"want active, 1, the link, no lease, 0", got.Status, got.Handled, got.PRLink, got.LeaseOwner, got.LeaseExpiresAt, got.Attempts)
 			}
 			diffJob(t, "Job", got, mustJob(t, s, "p1", "j1"))
 			// Claimable at once, with no lease left to expire.

@@ -443,6 +443,9 @@ func (m *memStore) FinishJob(_ context.Context, f store.Finish) (store.Job, erro
 		j.Handled = f.Handled
 		if f.Handled < len(j.Prompts) && !m.is("finishIgnoresNewPrompts") {
 			j.Status = docsapi.JobStatusActive
+			if !m.is("finishKeepsAttempts") {
+				j.Attempts = 0
+			}
 		} else {
 			j.Status = docsapi.JobStatusCompleted
 		}

@@ -82,6 +82,7 @@ func TestMutantsFail(t *testing.T) {
 		"extendIgnoresExpiry":       {"Leases/ExtendLeaseAfterExpiryIsLost"},
 		"finishClearsPRLink":        {"Leases/FinishCompletedWithUnhandledPromptKeepsJobActive"},
 		"finishIgnoresNewPrompts":   {"Leases/FinishCompletedWithUnhandledPromptKeepsJobActive"},
+		"finishKeepsAttempts":       {"Leases/FinishCompletedWithUnhandledPromptKeepsJobActive"},
 		"dropsFailureReason":        {"Leases/FinishFailedSetsReasonAndDropsLease"},
 		"finishKeepsLease":          {"Leases/FinishCompletedSetsPRLinkAndDropsLease"},
 		"releaseKeepsAttempt":       {"Leases/ReleaseMakesJobClaimableAndGivesAttemptBack"},
