@@ -1,0 +1,267 @@
+// Package gitrepo gives the job engine its workspaces: a private clone of a
+// project's repository on the job's branch, which the agent edits and
+// Publish commits and pushes. It drives the git command-line tool, so it
+// speaks the transports git does (https, http, ssh, git and local paths)
+// and adds no dependency to the module.
+//
+// Git runs with an environment built from nothing: the server's own
+// environment (which holds its secrets) never reaches git, and neither do
+// the server user's ~/.gitconfig, the system gitconfig or their credential
+// helpers. Credentials for http(s) remotes come from Config.Credentials,
+// for Open and again for each push, and travel to git only in its
+// environment; they are never written to disk, to the remote URL, to a
+// command line, to a log line or to an error.
+package gitrepo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/docsapi/docsapi-go/server/engine"
+)
+
+// Defaults of Config.
+const (
+	DefaultAuthorName  = "Docs Agent"
+	DefaultAuthorEmail = "docs-agent@localhost"
+	DefaultTimeout     = 10 * time.Minute
+)
+
+// Config configures Repositories. Every field is optional.
+//
+// There is deliberately no shallow-clone option: clones are full
+// single-branch clones. Publish needs the history shared by the job's
+// branch and its base (their merge base) to tell whether the branch still
+// proposes anything, and pushing from a shallow clone fails against servers
+// that refuse shallow updates. A single-branch clone already skips every
+// other branch and tag, which is most of the saving.
+type Config struct {
+	// Git is the git binary, a path or a name looked up in PATH. Default
+	// "git". New fails if it cannot run it, or if it is older than 2.32
+	// (the first to honour GIT_CONFIG_GLOBAL, which keeps the server
+	// user's own git configuration out).
+	Git string
+	// Dir is the folder under which workspaces are made, each in its own
+	// private (0700) folder. Default os.TempDir().
+	Dir string
+	// AuthorName and AuthorEmail sign the commits, as author and
+	// committer. Defaults DefaultAuthorName and DefaultAuthorEmail.
+	AuthorName  string
+	AuthorEmail string
+	// Credentials, if set, is asked for the username and password (for
+	// example "x-access-token" and a token) of an http or https
+	// repository, once for Open and again before each push, so that a
+	// token that expired while the agent worked is fetched afresh. Both
+	// empty means none. They are sent as a Basic Authorization header to that
+	// repository's URL only. Other transports (ssh, local paths, file://)
+	// never receive them.
+	Credentials func(ctx context.Context, repository string) (username, password string, err error)
+	// Timeout bounds every git command. Default DefaultTimeout.
+	Timeout time.Duration
+	// Env adds variables, each "KEY=value", to git's otherwise minimal
+	// environment: what a deployment needs to reach its remotes, such as
+	// HTTPS_PROXY, NO_PROXY, GIT_SSL_CAINFO, GIT_SSH_COMMAND or PATH. HOME
+	// and the GIT_CONFIG variables are refused; the others this package
+	// sets for isolation (GIT_TERMINAL_PROMPT, LC_ALL, ...) win over Env.
+	Env []string
+	// Logger receives one debug line per git command (step, command,
+	// duration, outcome) and one info line per Open and Publish; never an
+	// environment, a credential or file contents. Default: discard.
+	Logger *slog.Logger
+}
+
+// Repositories opens workspaces; it implements engine.Repositories. It is
+// immutable after New and safe for concurrent use.
+type Repositories struct {
+	cfg  Config
+	git  string // resolved path of the git binary
+	path string // PATH for git, captured once at New
+}
+
+var _ engine.Repositories = (*Repositories)(nil)
+
+// minGit is the oldest git that honours every variable the environment
+// relies on (GIT_CONFIG_COUNT arrived in 2.31, GIT_CONFIG_GLOBAL in 2.32).
+var minGit = [2]int{2, 32}
+
+// New checks cfg, fills in its defaults and makes sure git runs.
+func New(cfg Config) (*Repositories, error) {
+	if cfg.Git == "" {
+		cfg.Git = "git"
+	}
+	if cfg.Dir == "" {
+		cfg.Dir = os.TempDir()
+	}
+	if cfg.AuthorName == "" {
+		cfg.AuthorName = DefaultAuthorName
+	}
+	if cfg.AuthorEmail == "" {
+		cfg.AuthorEmail = DefaultAuthorEmail
+	}
+	if cfg.Timeout < 0 {
+		return nil, errors.New("gitrepo: Config.Timeout must not be negative")
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	for _, s := range []string{cfg.AuthorName, cfg.AuthorEmail} {
+		if strings.ContainsAny(s, "<>\n\x00") {
+			return nil, fmt.Errorf("gitrepo: Config author %q has characters git cannot put in a commit", s)
+		}
+	}
+	for i, kv := range cfg.Env {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			// Not quoted: the entry may hold a value meant to stay private.
+			return nil, fmt.Errorf("gitrepo: Config.Env[%d] is not KEY=value", i)
+		}
+		if k == "HOME" || strings.HasPrefix(strings.ToUpper(k), "GIT_CONFIG") {
+			return nil, fmt.Errorf("gitrepo: Config.Env may not set %s: it would undo the isolation from the host's git configuration", k)
+		}
+	}
+	cfg.Env = append([]string(nil), cfg.Env...)
+	if fi, err := os.Stat(cfg.Dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("gitrepo: Config.Dir %q is not a folder", cfg.Dir)
+	}
+
+	bin, err := exec.LookPath(cfg.Git)
+	if err != nil {
+		return nil, fmt.Errorf("gitrepo: cannot find git (Config.Git %q): %w", cfg.Git, err)
+	}
+	r := &Repositories{cfg: cfg, git: bin, path: os.Getenv("PATH")}
+	home, err := os.MkdirTemp(cfg.Dir, "docsapi-gitcheck-")
+	if err != nil {
+		return nil, fmt.Errorf("gitrepo: %w", err)
+	}
+	defer os.RemoveAll(home)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := r.run(ctx, cmdSpec{step: "version", dir: home, home: home}, "version")
+	if err != nil {
+		return nil, fmt.Errorf("gitrepo: cannot run git (Config.Git %q): %w", cfg.Git, err)
+	}
+	if v, ok := parseVersion(out); !ok || v[0] < minGit[0] || v[0] == minGit[0] && v[1] < minGit[1] {
+		return nil, fmt.Errorf("gitrepo: %s is %q; version %d.%d or newer is needed", bin, strings.TrimSpace(out), minGit[0], minGit[1])
+	}
+	return r, nil
+}
+
+var versionRE = regexp.MustCompile(`git version (\d+)\.(\d+)`)
+
+func parseVersion(s string) ([2]int, bool) {
+	m := versionRE.FindStringSubmatch(s)
+	if m == nil {
+		return [2]int{}, false
+	}
+	major, _ := strconv.Atoi(m[1])
+	minor, _ := strconv.Atoi(m[2])
+	return [2]int{major, minor}, true
+}
+
+// Open clones spec.Repository into a new private folder and checks out
+// spec.Branch: the remote branch if it exists, so that a retry or a
+// follow-up continues from what an earlier run pushed, otherwise a new
+// branch from spec.Ref ("" for the remote's default branch). A branch or
+// tag name is accepted as spec.Ref. The folder is removed if Open fails.
+//
+// Missing repositories and refs, and refused credentials, are returned as
+// engine.Permanent errors; network failures are not.
+func (r *Repositories) Open(ctx context.Context, spec engine.RepoSpec) (_ engine.Workspace, err error) {
+	if err := validateRepository(spec.Repository); err != nil {
+		return nil, engine.Permanent(err)
+	}
+	root, err := os.MkdirTemp(r.cfg.Dir, "docsapi-git-")
+	if err != nil {
+		return nil, fmt.Errorf("gitrepo: making the workspace folder: %w", err)
+	}
+	w := &Workspace{
+		repos: r,
+		url:   spec.Repository,
+		shown: redactURL(spec.Repository),
+		root:  root,
+		home:  filepath.Join(root, "home"),
+		dir:   filepath.Join(root, "tree"),
+	}
+	defer func() {
+		if err != nil {
+			if cerr := w.Close(); cerr != nil {
+				r.cfg.Logger.Warn("gitrepo: removing a failed workspace", slog.Any("error", cerr))
+			}
+		}
+	}()
+	if err := os.Mkdir(w.home, 0o700); err != nil {
+		return nil, fmt.Errorf("gitrepo: making the workspace folder: %w", err)
+	}
+	if err := w.checkRefNames(ctx, spec); err != nil {
+		return nil, err
+	}
+	if err := w.clone(ctx, spec); err != nil {
+		return nil, err
+	}
+	// Publish puts this copy back before it runs git again: see Publish.
+	w.config, err = os.ReadFile(filepath.Join(w.dir, ".git", "config"))
+	if err != nil {
+		return nil, fmt.Errorf("gitrepo: reading the clone's configuration: %w", err)
+	}
+	r.cfg.Logger.Info("gitrepo: workspace opened", slog.String("repository", w.shown),
+		slog.String("ref", spec.Ref), slog.String("branch", w.branch), slog.Bool("continued", w.remoteTip != ""))
+	return w, nil
+}
+
+// validateRepository refuses what git could mistake for an option, what
+// would carry a secret into .git/config, and what is not a repository at all.
+func validateRepository(repo string) error {
+	switch {
+	case strings.TrimSpace(repo) == "":
+		return errors.New("gitrepo: the repository is empty")
+	case strings.HasPrefix(repo, "-"):
+		return fmt.Errorf("gitrepo: the repository %q starts with '-'", repo)
+	case strings.ContainsAny(repo, "\x00\n\r"):
+		return errors.New("gitrepo: the repository has control characters")
+	}
+	if u, err := url.Parse(repo); err == nil && isHTTP(u) && u.User != nil {
+		// Kept in the URL, a token would land in .git/config and in
+		// git's messages; Config.Credentials is the way to give one.
+		return fmt.Errorf("gitrepo: the repository %s has credentials in its URL; give them through Config.Credentials", redactURL(repo))
+	}
+	return nil
+}
+
+// isHTTPURL reports whether repo is an http or https URL, the only kind
+// that receives credentials.
+func isHTTPURL(repo string) bool {
+	u, err := url.Parse(repo)
+	return err == nil && isHTTP(u)
+}
+
+func isHTTP(u *url.URL) bool {
+	return (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// redactURL is repo fit for logs and errors: without a password.
+func redactURL(repo string) string {
+	if u, err := url.Parse(repo); err == nil && u.User != nil {
+		if _, has := u.User.Password(); has {
+			return u.Redacted()
+		}
+		if isHTTP(u) {
+			// A lone https user name is often a token.
+			u.User = url.User("xxxxx")
+			return u.String()
+		}
+	}
+	return repo
+}

@@ -1,0 +1,278 @@
+package gitrepo
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/docsapi/docsapi-go/server/engine"
+)
+
+// Files of the test remote's main branch.
+var mainFiles = map[string]string{
+	"README.md":       "# Project\n",
+	"docs/guide.md":   "# Guide\n\nStep one.\n",
+	"docs/api/ref.md": "# Reference\n",
+	"old.txt":         "obsolete\n",
+}
+
+// testEnv is a hermetic environment for the tests' own git commands, so
+// that the machine's ~/.gitconfig (say, init.defaultBranch) changes nothing.
+func testEnv(t *testing.T) []string {
+	t.Helper()
+	return []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + t.TempDir(),
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=" + os.DevNull,
+		"LC_ALL=C",
+		"GIT_AUTHOR_NAME=Tester", "GIT_AUTHOR_EMAIL=tester@example.com",
+		"GIT_COMMITTER_NAME=Tester", "GIT_COMMITTER_EMAIL=tester@example.com",
+	}
+}
+
+// gitT runs git in dir and returns its trimmed output, failing the test
+// on error.
+func gitT(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := gitE(t, dir, args...)
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// gitE runs git in dir and returns its trimmed combined output and error.
+func gitE(t *testing.T, dir string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = testEnv(t)
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// newRemote makes a bare repository in parent/name (parent "" for a new
+// temporary folder) whose main branch holds mainFiles, with a branch
+// "other" and a tag "v1" besides, and returns its path.
+func newRemote(t *testing.T, parent, name string) string {
+	t.Helper()
+	if parent == "" {
+		parent = t.TempDir()
+	}
+	bare := filepath.Join(parent, name)
+	gitT(t, parent, "init", "--quiet", "--bare", "--initial-branch=main", bare)
+	scratch := t.TempDir()
+	gitT(t, scratch, "clone", "--quiet", bare, "w")
+	work := filepath.Join(scratch, "w")
+	for path, content := range mainFiles {
+		writeFile(t, filepath.Join(work, path), content)
+	}
+	gitT(t, work, "add", "--all")
+	gitT(t, work, "commit", "--quiet", "-m", "initial")
+	gitT(t, work, "tag", "v1")
+	gitT(t, work, "checkout", "--quiet", "-b", "other")
+	writeFile(t, filepath.Join(work, "other.md"), "other branch\n")
+	gitT(t, work, "add", "--all")
+	gitT(t, work, "commit", "--quiet", "-m", "other")
+	gitT(t, work, "push", "--quiet", "origin", "main", "other", "v1")
+	return bare
+}
+
+// advance pushes one more commit to branch in the remote, as someone else
+// would.
+func advance(t *testing.T, remote, branch, file, content string) {
+	t.Helper()
+	scratch := t.TempDir()
+	gitT(t, scratch, "clone", "--quiet", "--branch", branch, remote, "w")
+	work := filepath.Join(scratch, "w")
+	writeFile(t, filepath.Join(work, file), content)
+	gitT(t, work, "add", "--all")
+	gitT(t, work, "commit", "--quiet", "-m", "advance "+file)
+	gitT(t, work, "push", "--quiet", "origin", branch)
+}
+
+// newRepos makes Repositories whose workspaces go in a fresh folder,
+// returned too so that tests can see that nothing is left behind.
+func newRepos(t *testing.T, cfg Config) (*Repositories, string) {
+	t.Helper()
+	if cfg.Dir == "" {
+		cfg.Dir = t.TempDir()
+	}
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, cfg.Dir
+}
+
+func open(t *testing.T, r *Repositories, spec engine.RepoSpec) *Workspace {
+	t.Helper()
+	ws, err := r.Open(context.Background(), spec)
+	if err != nil {
+		t.Fatalf("Open(%+v): %v", spec, err)
+	}
+	t.Cleanup(func() { _ = ws.Close() })
+	return ws.(*Workspace)
+}
+
+func publish(t *testing.T, ws engine.Workspace, want bool) {
+	t.Helper()
+	got, err := ws.Publish(context.Background(), "Update the docs\n\nDetails.\n")
+	if err != nil {
+		t.Fatalf("Publish: %v", err)
+	}
+	if got != want {
+		t.Fatalf("Publish reported changed = %v, want %v", got, want)
+	}
+}
+
+// assertEmptyDir fails unless dir exists and holds nothing: a workspace
+// that failed to open, or was closed, left nothing behind.
+func assertEmptyDir(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 0 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("%s still holds %v", dir, names)
+	}
+}
+
+// logBuffer is a debug-level JSON logger whose output the test reads.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+func (l *logBuffer) logger() *slog.Logger {
+	return slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// gitHTTPServer serves the bare repositories under root over smart HTTP
+// through the real `git http-backend`, and lets only requests with Basic
+// credentials user:pass through. Wrong credentials get a 403 whose body
+// echoes them back, which git shows to the user: the test that errors are
+// scrubbed relies on it. It returns the server and the number of requests
+// it authorised.
+func gitHTTPServer(t *testing.T, root, user, pass string) (*httptest.Server, func() int) {
+	t.Helper()
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend := &cgi.Handler{
+		Path: gitPath,
+		Args: []string{"http-backend"},
+		Root: "/git",
+		Env: []string{
+			"GIT_PROJECT_ROOT=" + root,
+			"GIT_HTTP_EXPORT_ALL=1",
+			"GIT_CONFIG_NOSYSTEM=1",
+			"HOME=" + t.TempDir(),
+			// Pushing over http needs an authenticated user or this.
+			"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=http.receivepack", "GIT_CONFIG_VALUE_0=true",
+		},
+		Stderr: io.Discard,
+	}
+	want := "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+	var mu sync.Mutex
+	authorised := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := r.Header.Get("Authorization")
+		switch got {
+		case "":
+			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+			http.Error(w, "authentication required", http.StatusUnauthorized)
+		case want:
+			mu.Lock()
+			authorised++
+			mu.Unlock()
+			backend.ServeHTTP(w, r)
+		default:
+			u, p, _ := r.BasicAuth()
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(http.StatusForbidden)
+			io.WriteString(w, "denied: Authorization: "+got+" (user "+u+", password "+p+")\n")
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return authorised
+	}
+}
+
+// walkFor fails the test if any file under root contains secret.
+func walkFor(t *testing.T, root, secret string) {
+	t.Helper()
+	files := 0
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("%s contains the secret", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 10 {
+		t.Fatalf("walked only %d files: is %s the workspace?", files, root)
+	}
+}
