@@ -1,0 +1,444 @@
+// Package command runs a command-line coding agent (any program that edits
+// files in its working folder when given an instruction) as the agent of a
+// job.
+//
+// The program runs in the job's workspace with a minimal environment: the
+// server's own environment holds secrets (database passwords, host tokens,
+// the keys of other projects) that an agent driven by a prompt must never
+// see. Only PATH, LANG, a private HOME and TMPDIR that are removed after the
+// run, a few DOCSAPI_* variables describing the job, and the variables the
+// configuration lists are passed.
+//
+// # The prompt
+//
+// The program receives one text, built from the job's prompts: a job with one
+// prompt passes it unchanged; a job with follow-ups passes the earlier
+// prompts as context and the newest last:
+//
+//	Earlier instructions of this job, oldest first. They were given before
+//	and their changes, if any, are already in the files; they are context
+//	only:
+//
+//	[Instruction 1]
+//	<first prompt>
+//
+//	[Instruction 2]
+//	<second prompt>
+//
+//	Carry out this new instruction now:
+//
+//	<newest prompt>
+//
+// Each prompt is trimmed of surrounding white space. The text reaches the
+// program on its standard input (PromptStdin, the default), or as an
+// argument (PromptArg).
+//
+// # Placeholders
+//
+// These placeholders are replaced in each argument, in one pass (a prompt
+// containing "{dir}" stays as written), and never through a shell:
+//
+//	{prompt}   the prompt text above
+//	{model}    Task.Model, or Config.Model when the task has none
+//	{job}      the job id
+//	{project}  the project id
+//	{dir}      the workspace folder (also the working folder)
+//
+// For example, to run Claude Code non-interactively:
+//
+//	command.Config{
+//		Command: "claude",
+//		Args:    []string{"-p", "--model", "{model}", "--permission-mode", "acceptEdits"},
+//		PassEnv: []string{"ANTHROPIC_API_KEY"},
+//	}
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/docsapi/docsapi-go/server/agent/internal/prompt"
+	"github.com/docsapi/docsapi-go/server/engine"
+)
+
+// Defaults of Config.
+const (
+	DefaultTimeout        = 20 * time.Minute
+	DefaultMaxOutputBytes = 64 << 10
+	DefaultLang           = "C.UTF-8"
+)
+
+// errorTailBytes is how much of the captured output an error quotes: enough
+// for the last messages of a failing agent, small enough for a failure
+// reason.
+const errorTailBytes = 2 << 10
+
+// drainTimeout bounds the wait for the output pipe after the program ended.
+// The whole process group is killed by then, so the pipe closes at once
+// unless a descendant left the group on purpose.
+const drainTimeout = 2 * time.Second
+
+// PromptVia says how the program receives the prompt.
+type PromptVia string
+
+// The ways of passing the prompt.
+const (
+	// PromptStdin writes the prompt to the program's standard input. It
+	// has no size limit, unlike an argument (128 KiB on Linux).
+	PromptStdin PromptVia = "stdin"
+	// PromptArg passes the prompt as an argument: where an argument holds
+	// {prompt}, or else as the last argument. Standard input is empty.
+	PromptArg PromptVia = "arg"
+)
+
+// Config configures an Agent. Command is required.
+type Config struct {
+	// Command is the program: a path, or a name looked up in the server's
+	// PATH when New is called.
+	Command string
+	// Args are the program's arguments, with placeholders (see the package
+	// documentation).
+	Args []string
+	// PromptVia says how the prompt is passed; default PromptStdin.
+	PromptVia PromptVia
+	// Model fills {model} when the task names no model. The engine passes
+	// the job's model, which is the project's configured model, in the
+	// task, so that the job reports the model actually used.
+	Model string
+	// Timeout bounds one run; default DefaultTimeout. A run that takes
+	// longer is killed and fails the job for good: running it again would
+	// most likely take as long.
+	Timeout time.Duration
+	// MaxOutputBytes bounds the standard output and error kept from one run
+	// (they are captured together): the first and last halves are kept,
+	// the middle counted and dropped. Default DefaultMaxOutputBytes.
+	MaxOutputBytes int
+	// PassEnv names variables of the server's environment that the program
+	// receives, such as its API key. Unset ones are skipped.
+	PassEnv []string
+	// Env sets variables for the program; it wins over PassEnv.
+	Env map[string]string
+	// Logger receives one event per run (metadata at Info, the captured
+	// output at Debug). The default discards them.
+	Logger *slog.Logger
+}
+
+// Agent runs a command-line agent. It is safe for concurrent use: each Run
+// starts its own process.
+type Agent struct {
+	cfg     Config
+	path    string // the resolved program
+	env     []string
+	secrets *strings.Replacer // hides passed values in output and errors
+	log     *slog.Logger
+}
+
+var _ engine.Agent = (*Agent)(nil)
+
+// reserved variables are set by the agent for every run; letting the
+// configuration replace them would defeat the private home folder.
+var reserved = map[string]bool{"HOME": true, "TMPDIR": true, "PATH": true,
+	"DOCSAPI_JOB_ID": true, "DOCSAPI_PROJECT_ID": true, "DOCSAPI_MODEL": true}
+
+var placeholderRE = regexp.MustCompile(`\{[a-z_]+\}`)
+
+var placeholders = map[string]bool{"{prompt}": true, "{model}": true, "{job}": true, "{project}": true, "{dir}": true}
+
+// New checks cfg, looks the program up and returns an Agent.
+func New(cfg Config) (*Agent, error) {
+	if cfg.Command == "" {
+		return nil, errors.New("command agent: Command is empty")
+	}
+	switch cfg.PromptVia {
+	case "":
+		cfg.PromptVia = PromptStdin
+	case PromptStdin, PromptArg:
+	default:
+		return nil, fmt.Errorf("command agent: PromptVia %q is neither %q nor %q", cfg.PromptVia, PromptStdin, PromptArg)
+	}
+	if cfg.Timeout < 0 || cfg.MaxOutputBytes < 0 {
+		return nil, errors.New("command agent: Timeout and MaxOutputBytes must not be negative")
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxOutputBytes == 0 {
+		cfg.MaxOutputBytes = DefaultMaxOutputBytes
+	}
+	// A misspelt placeholder would reach the program literally and fail
+	// every job in a confusing way; catch it while configuring.
+	for _, arg := range cfg.Args {
+		for _, p := range placeholderRE.FindAllString(arg, -1) {
+			if !placeholders[p] {
+				return nil, fmt.Errorf("command agent: unknown placeholder %s in argument %q", p, arg)
+			}
+		}
+	}
+	path, err := exec.LookPath(cfg.Command)
+	if err != nil {
+		return nil, fmt.Errorf("command agent: %w", err)
+	}
+	vars := map[string]string{}
+	for _, name := range cfg.PassEnv {
+		if err := checkName(name); err != nil {
+			return nil, err
+		}
+		if v, ok := os.LookupEnv(name); ok {
+			vars[name] = v
+		}
+	}
+	for name, v := range cfg.Env {
+		if err := checkName(name); err != nil {
+			return nil, err
+		}
+		vars[name] = v
+	}
+	if _, ok := vars["LANG"]; !ok {
+		vars["LANG"] = DefaultLang
+		if v := os.Getenv("LANG"); v != "" {
+			vars["LANG"] = v
+		}
+	}
+	var env, hide []string
+	for name, v := range vars {
+		env = append(env, name+"="+v)
+		// Short values (a flag, a region) would blank out ordinary words;
+		// keys and tokens are long.
+		if len(v) >= 8 {
+			hide = append(hide, v, "[redacted]")
+		}
+	}
+	sort.Strings(env)
+	env = append(env, "PATH="+os.Getenv("PATH"))
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Agent{cfg: cfg, path: path, env: env, secrets: strings.NewReplacer(hide...), log: log}, nil
+}
+
+func checkName(name string) error {
+	switch {
+	case name == "" || strings.ContainsAny(name, "=\x00"):
+		return fmt.Errorf("command agent: invalid environment variable name %q", name)
+	case reserved[name]:
+		return fmt.Errorf("command agent: %s is set by the agent and cannot be configured", name)
+	}
+	return nil
+}
+
+// errTimedOut is the cause of a run's context when Config.Timeout passed.
+var errTimedOut = errors.New("the agent command timed out")
+
+// ExitError reports a program that ended with a non-zero status.
+type ExitError struct {
+	// Code is the exit status, or -1 if a signal ended the program.
+	Code int
+	// Output is the captured output (see Config.MaxOutputBytes), with the
+	// values of passed variables redacted.
+	Output string
+	// Dropped counts the output bytes that were not kept.
+	Dropped int64
+}
+
+func (e *ExitError) Error() string {
+	what := fmt.Sprintf("exited with status %d", e.Code)
+	if e.Code < 0 {
+		what = "was killed by a signal"
+	}
+	return "the agent command " + what + tailOf(e.Output)
+}
+
+// tailOf quotes the end of the output for an error message.
+func tailOf(output string) string {
+	output = strings.TrimSpace(output)
+	if output == "" {
+		return "; it printed nothing"
+	}
+	if len(output) > errorTailBytes {
+		output = "…" + strings.ToValidUTF8(output[len(output)-errorTailBytes:], "")
+	}
+	return "; the end of its output:\n" + output
+}
+
+// Run runs the program once in task.Dir and waits for it to end.
+//
+// A non-zero exit is an *ExitError, which the engine retries (an agent may
+// fail on a passing network problem). A program that cannot be started, a
+// missing model and a timeout are engine.Permanent. When ctx ends first,
+// the program is killed and the error wraps the context's cause.
+func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
+	if len(task.Prompts) == 0 {
+		return engine.Permanent(errors.New("command agent: the task has no prompt"))
+	}
+	model := task.Model
+	if model == "" {
+		model = a.cfg.Model
+	}
+	text := prompt.Format(task.Prompts)
+	args, err := a.args(text, model, task)
+	if err != nil {
+		return engine.Permanent(err)
+	}
+
+	home, err := os.MkdirTemp("", "docsapi-agent-home-")
+	if err != nil {
+		return fmt.Errorf("command agent: creating the home folder: %w", err)
+	}
+	defer func() {
+		if rerr := removeAll(home); rerr != nil {
+			a.log.Warn("command agent: removing the home folder", slog.String("job_id", task.JobID), slog.Any("error", rerr))
+		}
+	}()
+	tmp := filepath.Join(home, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return fmt.Errorf("command agent: creating the temporary folder: %w", err)
+	}
+
+	runCtx, cancel := context.WithTimeoutCause(ctx, a.cfg.Timeout, errTimedOut)
+	defer cancel()
+	cmd := exec.CommandContext(runCtx, a.path, args...)
+	cmd.Dir = task.Dir
+	cmd.Env = append(a.env[:len(a.env):len(a.env)],
+		"HOME="+home, "TMPDIR="+tmp,
+		"DOCSAPI_JOB_ID="+task.JobID, "DOCSAPI_PROJECT_ID="+task.ProjectID, "DOCSAPI_MODEL="+model)
+	setProcessGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd.Process) }
+
+	if a.cfg.PromptVia == PromptStdin {
+		// A file rather than a pipe: a program that never reads its input
+		// cannot block a writer, and no goroutine outlives the run.
+		in, err := promptFile(home, text)
+		if err != nil {
+			return fmt.Errorf("command agent: %w", err)
+		}
+		defer in.Close()
+		cmd.Stdin = in
+	}
+
+	// The write end of a pipe rather than an io.Writer: with a file, Wait
+	// returns when the program ends instead of when every descendant has
+	// closed its copy of the output, which lets us kill leftovers first.
+	out := newCapture(a.cfg.MaxOutputBytes)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("command agent: %w", err)
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return engine.Permanent(fmt.Errorf("command agent: starting %s: %w", a.cfg.Command, err))
+		}
+		return fmt.Errorf("command agent: starting %s: %w", a.cfg.Command, err)
+	}
+	pw.Close()
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(out, pr)
+	}()
+
+	waitErr := cmd.Wait()
+	// Whatever the program left running in the background (a language
+	// server, a watcher) dies with it: the workspace is about to go.
+	_ = killGroup(cmd.Process)
+	select {
+	case <-copied:
+	case <-time.After(drainTimeout):
+	}
+	pr.Close()
+	<-copied
+	elapsed := time.Since(start)
+
+	output := a.secrets.Replace(out.String())
+	code := -1
+	if cmd.ProcessState != nil {
+		code = cmd.ProcessState.ExitCode()
+	}
+	a.log.Info("command agent: finished", slog.String("job_id", task.JobID), slog.Int("exit_code", code),
+		slog.Duration("duration", elapsed), slog.Int64("output_bytes", out.total), slog.Int64("dropped_bytes", out.dropped()))
+	a.log.Debug("command agent: output", slog.String("job_id", task.JobID), slog.String("output", output))
+
+	// A nil waitErr means the program finished on its own, even if the
+	// deadline passed as it did: os/exec reports an error for any run it
+	// had to cancel.
+	switch cause := context.Cause(runCtx); {
+	case waitErr == nil:
+		return nil
+	case errors.Is(cause, errTimedOut):
+		return engine.Permanent(fmt.Errorf("command agent: timed out after %s and was killed%s", a.cfg.Timeout, tailOf(output)))
+	case ctx.Err() != nil:
+		return fmt.Errorf("command agent: stopped: %w", context.Cause(ctx))
+	}
+	var ee *exec.ExitError
+	if errors.As(waitErr, &ee) {
+		return &ExitError{Code: code, Output: output, Dropped: out.dropped()}
+	}
+	return fmt.Errorf("command agent: %w", waitErr)
+}
+
+// args expands the placeholders of the configured arguments.
+func (a *Agent) args(text, model string, task engine.Task) ([]string, error) {
+	r := strings.NewReplacer("{prompt}", text, "{model}", model, "{job}", task.JobID,
+		"{project}", task.ProjectID, "{dir}", task.Dir)
+	args := make([]string, 0, len(a.cfg.Args)+1)
+	hasPrompt := false
+	for _, arg := range a.cfg.Args {
+		if strings.Contains(arg, "{model}") && model == "" {
+			return nil, errors.New("command agent: an argument uses {model} but neither the task nor the configuration names a model")
+		}
+		hasPrompt = hasPrompt || strings.Contains(arg, "{prompt}")
+		args = append(args, r.Replace(arg))
+	}
+	if a.cfg.PromptVia == PromptArg && !hasPrompt {
+		args = append(args, text)
+	}
+	return args, nil
+}
+
+// promptFile returns an open file holding text, positioned at its start.
+func promptFile(dir, text string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, "prompt-")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := io.WriteString(f, text); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// removeAll removes a folder the program may have left read-only parts in
+// (Go's module cache, for one), by making them writable when a first
+// attempt fails.
+func removeAll(dir string) error {
+	if os.RemoveAll(dir) == nil {
+		return nil
+	}
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(dir)
+}
