@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 )
@@ -73,6 +74,27 @@ func parsePrompt(body []byte, maxLength int) (string, *badRequest) {
 	return *b.Prompt, nil
 }
 
+// jsonKind names the JSON value a Go type is decoded from.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "another type"
+}
+
 // describeJSONError turns encoding/json's errors, which name Go types, into
 // messages about the request's JSON.
 func describeJSONError(err error) *badRequest {
@@ -80,7 +102,7 @@ func describeJSONError(err error) *badRequest {
 	var syntaxErr *json.SyntaxError
 	switch {
 	case errors.As(err, &typeErr) && typeErr.Field != "":
-		return invalidInput("field %q must be a string, not a JSON %s", typeErr.Field, typeErr.Value)
+		return invalidInput("field %q must be %s, not a JSON %s", typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
 	case errors.As(err, &typeErr):
 		return invalidInput("request body must be a JSON object, not a JSON %s", typeErr.Value)
 	case errors.As(err, &syntaxErr):

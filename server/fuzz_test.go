@@ -29,6 +29,8 @@ func FuzzServerAnswersBadInputWithout5xx(f *testing.F) {
 		{"{\"prompt\":\"\xff\"}", "dateFrom=%zz", " "},
 		{`[1,2]`, "offset=99999999999999999999", "k\x00"},
 		{`{"prompt":"a","prompt":"b","x":1}`, "limit=1&limit=2", ""},
+		{`{"views":[{"path":"/a","count":3,"at":"2026-08-14T08:00:00Z","userAgent":"curl/8"}]}`, "", ""},
+		{`{"views":[{"path":"/a","count":-1},{"path":""},{"path":"/b","at":"9999-01-01T00:00:00Z"}]}`, "", ""},
 	} {
 		f.Add(seed.body, seed.query, seed.idempotencyKey)
 	}
@@ -37,6 +39,7 @@ func FuzzServerAnswersBadInputWithout5xx(f *testing.F) {
 			httptest.NewRequest("POST", "/v2/agent/alpha/job", bytes.NewBufferString(body)),
 			httptest.NewRequest("POST", "/v2/agent/alpha/job/job_x/message", bytes.NewBufferString(body)),
 			httptest.NewRequest("GET", "/v1/analytics/alpha/views?"+url.PathEscape(query), nil),
+			httptest.NewRequest("POST", "/v1/analytics/alpha/views", bytes.NewBufferString(body)),
 		}
 		requests[2].URL.RawQuery = query
 		for _, req := range requests {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/api"
+	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -48,6 +49,10 @@ type Config struct {
 	RateLimits RateLimits
 	// Now tells the time; tests inject a clock. Default time.Now.
 	Now func() time.Time
+	// PageViews, if set, receives the views sent to the ingestion endpoint,
+	// to be flushed with those its middleware counts. Without it, ingested
+	// views are written to the Store at once.
+	PageViews *pageviews.Recorder
 	// Jobs, if set, hears of queued and archived jobs, so that a job
 	// engine in this process starts them at once and stops archived runs
 	// (an *engine.Engine does). Without it, engines find jobs by polling.
@@ -113,6 +118,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("POST /v2/agent/{projectId}/job/{id}/message", s.api(agentAPI, store.ScopeWrite, s.sendMessage))
 	mux.Handle("POST /v2/agent/{projectId}/job/{id}/archive", s.api(agentAPI, store.ScopeWrite, s.archiveJob))
 	mux.Handle("GET /v1/analytics/{projectId}/views", s.api(analyticsAPI, store.ScopeRead, s.views))
+	mux.Handle("POST /v1/analytics/{projectId}/views", s.api(analyticsAPI, store.ScopeWrite, s.recordViews))
 	mux.HandleFunc("GET /healthz", s.health)
 	mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
 	return mux

@@ -71,6 +71,7 @@ type Recorder struct {
 	stats struct {
 		recorded, flushed, overflowed, flushErrors atomic.Int64
 	}
+	reportedOverflow int64 // overflowed views already logged; guarded by flushMu
 
 	startOnce sync.Once
 	started   atomic.Bool
@@ -171,6 +172,11 @@ func (r *Recorder) Record(project, path string, class traffic.Class, at time.Tim
 			s = &r.shards[shardOf(project, k.path)]
 			s.mu.Lock()
 			c = s.counts[k]
+			if c == nil {
+				// The overflow counter counts as a key once made, so that
+				// Flush, which frees every key it takes, stays balanced.
+				r.keys.Add(1)
+			}
 		}
 		if c == nil {
 			c = new(counts)
@@ -213,13 +219,13 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		s := &r.shards[i]
 		s.mu.Lock()
 		taken := s.counts
-		if len(taken) > 0 {
-			s.counts = make(map[key]*counts, len(taken))
-		}
-		s.mu.Unlock()
 		if len(taken) == 0 {
+			// Still the live map: not to be read once unlocked.
+			s.mu.Unlock()
 			continue
 		}
+		s.counts = make(map[key]*counts, len(taken))
+		s.mu.Unlock()
 		r.keys.Add(-int64(len(taken)))
 		for k, c := range taken {
 			if p := r.pending[k]; p != nil {
@@ -230,6 +236,11 @@ func (r *Recorder) Flush(ctx context.Context) error {
 				r.pending[k] = c
 			}
 		}
+	}
+	if over := r.stats.overflowed.Load(); over > r.reportedOverflow {
+		r.cfg.Logger.WarnContext(ctx, "pageviews: more distinct pages than MaxKeys; views of the rest were counted under the overflow path",
+			slog.Int64("views", over-r.reportedOverflow), slog.Int("max_keys", r.cfg.MaxKeys), slog.String("overflow_path", r.cfg.OverflowPath))
+		r.reportedOverflow = over
 	}
 	var firstErr error
 	batch := make([]store.ViewCount, 0, min(len(r.pending), r.cfg.BatchSize))
@@ -316,6 +327,10 @@ func (r *Recorder) Close(ctx context.Context) error {
 		}
 	}
 }
+
+// Classifier returns the classifier the Recorder's middleware uses, so that
+// views reported by other means are classified alike.
+func (r *Recorder) Classifier() *traffic.Classifier { return r.cfg.Classifier }
 
 // Stats returns the Recorder's counters.
 func (r *Recorder) Stats() Stats {

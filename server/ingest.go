@@ -1,0 +1,195 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/pageviews"
+	"github.com/docsapi/docsapi-go/server/store"
+	"github.com/docsapi/docsapi-go/server/traffic"
+)
+
+// Bounds of one ingestion request.
+const (
+	maxIngestViews  = 1000
+	maxIngestCount  = 1_000_000
+	maxIngestPath   = 2048
+	maxIngestHeader = 1024
+	// maxIngestFuture tolerates clocks that run a little ahead; views
+	// further in the future are a client bug, not traffic.
+	maxIngestFuture = time.Hour
+)
+
+// ingestView is one entry of an ingestion body. The server classifies it
+// from userAgent, path and accept, exactly as the middleware classifies a
+// request, so that both sources count alike.
+type ingestView struct {
+	Path      *string `json:"path"`
+	UserAgent string  `json:"userAgent"`
+	Accept    string  `json:"accept"`
+	At        string  `json:"at"`
+	Count     *int64  `json:"count"`
+}
+
+// recordViews: POST /v1/analytics/{projectId}/views, a self-hosted addition
+// for sites not served by a Go handler (a static host, a CDN's logs).
+func (s *Server) recordViews(w http.ResponseWriter, r *http.Request, c caller) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", s.cfg.MaxBodyBytes))
+		return
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "cannot read the request body")
+		return
+	}
+	counts, details := parseIngest(body, s.cfg.Now(), s.classifier())
+	if len(details) > 0 {
+		writeJSON(w, http.StatusBadRequest, analyticsErrorBody{Error: "invalid page views", Details: details})
+		return
+	}
+	var total int64
+	for i := range counts {
+		counts[i].ProjectID = c.project.ID
+		total += counts[i].Human + counts[i].AI + counts[i].Bot
+	}
+	if err := s.storeViews(r.Context(), counts); err != nil {
+		s.internalError(w, r, "recording page views", err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]int64{"accepted": total})
+}
+
+func (s *Server) classifier() *traffic.Classifier {
+	if s.cfg.PageViews != nil {
+		return s.cfg.PageViews.Classifier()
+	}
+	return traffic.Default()
+}
+
+// storeViews hands counts to the recorder (flushed with the middleware's
+// counts) or, without one, adds them to the store at once, all or none.
+func (s *Server) storeViews(ctx context.Context, counts []store.ViewCount) error {
+	if rec := s.cfg.PageViews; rec != nil {
+		for _, vc := range counts {
+			rec.Record(vc.ProjectID, vc.Path, traffic.Human, vc.Hour, vc.Human)
+			rec.Record(vc.ProjectID, vc.Path, traffic.AI, vc.Hour, vc.AI)
+			rec.Record(vc.ProjectID, vc.Path, traffic.OtherBot, vc.Hour, vc.Bot)
+		}
+		return nil
+	}
+	return s.cfg.Store.AddViews(ctx, counts)
+}
+
+// parseIngest reads {"views": [...]} and returns one count per view,
+// merged by path and hour, or every problem found.
+func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.ViewCount, []docsapi.ErrorDetail) {
+	var details []docsapi.ErrorDetail
+	fail := func(format string, args ...any) {
+		if len(details) < 20 { // enough to fix a batch without flooding
+			details = append(details, docsapi.ErrorDetail{Message: fmt.Sprintf(format, args...)})
+		}
+	}
+	if !utf8.Valid(body) {
+		fail("the request body is not valid UTF-8")
+		return nil, details
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	var in struct {
+		Views *[]ingestView `json:"views"`
+	}
+	if err := dec.Decode(&in); err != nil {
+		fail("%s", describeJSONError(err).Message)
+		return nil, details
+	}
+	switch {
+	case dec.More():
+		fail("the request body has data after the JSON object")
+	case in.Views == nil:
+		fail(`field "views" is required: an array of {"path", "userAgent", "accept", "at", "count"}`)
+	case len(*in.Views) == 0:
+		fail(`field "views" is empty`)
+	case len(*in.Views) > maxIngestViews:
+		fail(`field "views" has %d entries; send at most %d per request`, len(*in.Views), maxIngestViews)
+	}
+	if len(details) > 0 {
+		return nil, details
+	}
+	merged := map[[2]string]*store.ViewCount{}
+	var order []*store.ViewCount
+	for i, v := range *in.Views {
+		at, n, ok := now, int64(1), true
+		where := fmt.Sprintf("views[%d]", i)
+		switch {
+		case v.Path == nil || *v.Path == "":
+			fail("%s.path is required", where)
+			ok = false
+		case len(*v.Path) > maxIngestPath || !strings.HasPrefix(*v.Path, "/") || strings.ContainsFunc(*v.Path, unicode.IsControl):
+			fail("%s.path must start with / and have at most %d bytes and no control characters", where, maxIngestPath)
+			ok = false
+		}
+		if len(v.UserAgent) > maxIngestHeader || len(v.Accept) > maxIngestHeader {
+			fail("%s: userAgent and accept may have at most %d bytes", where, maxIngestHeader)
+			ok = false
+		}
+		if v.At != "" {
+			t, err := time.Parse(time.RFC3339Nano, v.At)
+			switch {
+			case err != nil:
+				fail("%s.at must be an RFC 3339 timestamp, got %q", where, v.At)
+				ok = false
+			case t.After(now.Add(maxIngestFuture)):
+				fail("%s.at (%s) is in the future", where, v.At)
+				ok = false
+			default:
+				at = t
+			}
+		}
+		if v.Count != nil {
+			if n = *v.Count; n < 1 || n > maxIngestCount {
+				fail("%s.count must be from 1 to %d, got %d", where, maxIngestCount, n)
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		path := pageviews.NormalizePath(*v.Path)
+		hour := at.UTC().Truncate(time.Hour)
+		mk := [2]string{path, hour.Format(time.RFC3339)}
+		vc := merged[mk]
+		if vc == nil {
+			vc = &store.ViewCount{Path: path, Hour: hour}
+			merged[mk] = vc
+			order = append(order, vc)
+		}
+		switch cl.Classify(v.UserAgent, *v.Path, v.Accept) {
+		case traffic.Human:
+			vc.Human += n
+		case traffic.AI:
+			vc.AI += n
+		default:
+			vc.Bot += n
+		}
+	}
+	if len(details) > 0 {
+		return nil, details
+	}
+	out := make([]store.ViewCount, len(order))
+	for i, vc := range order {
+		out[i] = *vc
+	}
+	return out, nil
+}
