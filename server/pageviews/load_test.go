@@ -3,6 +3,7 @@ package pageviews_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +17,7 @@ import (
 	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/sqlite"
 	"github.com/docsapi/docsapi-go/server/store"
+	"github.com/docsapi/docsapi-go/server/traffic"
 )
 
 // TestLoadEveryViewIsExported sends 200,000 page views from concurrent HTTP
@@ -148,5 +150,80 @@ func TestLoadEveryViewIsExported(t *testing.T) {
 		if w := want[got.Path]; w == nil || *w != got {
 			t.Errorf("path %s: exported %+v, want %+v", got.Path, got, w)
 		}
+	}
+}
+
+// flakyStore is the real SQLite store whose AddViews fails while down is
+// set: storage that is unreachable for a while.
+type flakyStore struct {
+	*sqlite.Store
+	down  bool
+	tries int
+}
+
+func (f *flakyStore) AddViews(ctx context.Context, counts []store.ViewCount) error {
+	f.tries++
+	if f.down {
+		return errors.New("database is unreachable")
+	}
+	return f.Store.AddViews(ctx, counts)
+}
+
+// TestFlushFailureEndsExactOnSQLite: while the storage fails, flushes fail
+// and views keep arriving; once it recovers, the stored counts are exact,
+// with no view lost and none counted twice.
+func TestFlushFailureEndsExactOnSQLite(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "views.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	flaky := &flakyStore{Store: st}
+	at := time.Date(2026, 8, 14, 9, 0, 0, 0, time.UTC)
+	rec, err := pageviews.New(pageviews.Config{Sink: flaky, BatchSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := func(round int) {
+		for i := range 5 {
+			rec.Record("docs", fmt.Sprintf("/p%d", i), traffic.Human, at, int64(round+1))
+			rec.Record("docs", fmt.Sprintf("/p%d", i), traffic.AI, at, 1)
+		}
+	}
+	record(0)
+	if err := rec.Flush(ctx); err != nil { // storage up: stored
+		t.Fatal(err)
+	}
+	flaky.down = true
+	for round := 1; round <= 3; round++ {
+		record(round)
+		if err := rec.Flush(ctx); err == nil {
+			t.Fatalf("round %d: a flush into failing storage reported success", round)
+		}
+	}
+	flaky.down = false
+	record(4)
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatalf("flush after recovery: %v", err)
+	}
+	if err := rec.Flush(ctx); err != nil { // nothing left: nothing written twice
+		t.Fatal(err)
+	}
+	res, err := st.QueryViews(ctx, store.ViewsQuery{ProjectID: "docs", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per path: human 1+2+3+4+5 = 15, AI 5.
+	if res.Totals.Human != 75 || res.Totals.AI != 25 || len(res.Rows) != 5 {
+		t.Fatalf("stored %+v with %d rows, want 75 human and 25 AI views on 5 paths", res.Totals, len(res.Rows))
+	}
+	for _, row := range res.Rows {
+		if row.Human != 15 || row.AI != 5 {
+			t.Errorf("%s: %+v, want 15 human and 5 AI", row.Path, row.Counts)
+		}
+	}
+	if s := rec.Stats(); s.Pending != 0 || s.FlushErrors < 3 || flaky.tries < 6 {
+		t.Errorf("stats %+v after %d AddViews calls", s, flaky.tries)
 	}
 }
