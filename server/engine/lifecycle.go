@@ -3,8 +3,11 @@ package engine
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/docsapi/docsapi-go/server/store"
 )
 
 // Engine runs jobs. Create it with New, start it with Start (or Run), and
@@ -59,7 +62,31 @@ func (e *Engine) Start() {
 			e.workers.Add(1)
 			go e.worker()
 		}
+		if n, ok := e.cfg.Store.(store.JobNotifier); ok {
+			e.workers.Add(1)
+			go e.listen(n)
+		}
 	})
+}
+
+// listen turns the store's job notifications into wake-ups until Shutdown
+// begins. If notifications cannot be had, polling still finds every job.
+func (e *Engine) listen(n store.JobNotifier) {
+	defer e.workers.Done()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-e.stop
+		cancel()
+	}()
+	ch, err := n.JobNotifications(ctx)
+	if err != nil {
+		e.cfg.Logger.Warn("engine: job notifications unavailable; relying on polling", slog.Any("error", err))
+		return
+	}
+	for range ch {
+		e.JobQueued()
+	}
 }
 
 // Shutdown stops claiming new jobs and waits for running ones to finish.

@@ -310,3 +310,15 @@ type ViewsResult struct {
 	Rows    []PathCounts
 	HasMore bool
 }
+
+// JobNotifier is implemented by stores that can tell engines in other
+// processes that a job became ready (PostgreSQL's LISTEN/NOTIFY). An engine
+// whose store has it starts such jobs at once instead of at its next poll.
+type JobNotifier interface {
+	// JobNotifications returns a channel that receives a value soon after
+	// any process sharing the store creates a job or adds a prompt, until
+	// ctx ends (then the channel is closed). Notifications may be merged,
+	// and some may be lost while a connection is re-established, so engines
+	// keep polling as well.
+	JobNotifications(ctx context.Context) (<-chan struct{}, error)
+}
