@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Starts a throwaway PostgreSQL cluster for the tests and prints the line
+#   export DOCSAPI_TEST_POSTGRES_URL=postgres://...
+# for the caller to eval. It installs PostgreSQL first when the machine has
+# none. The cluster lives in a temporary folder; stop it with
+#   pg_ctl -D "$DOCSAPI_TEST_POSTGRES_DIR/data" stop
+set -euo pipefail
+
+pgbin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
+if [ -z "$(pgbin)" ]; then
+  echo "installing PostgreSQL" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql) >&2
+fi
+bin=$(pgbin)
+[ -n "$bin" ] || { echo "no PostgreSQL server found or installed" >&2; exit 1; }
+
+port=${DOCSAPI_TEST_POSTGRES_PORT:-54329}
+dir=$(mktemp -d)
+chmod 755 "$dir"
+as_owner() { "$@"; }
+if [ "$(id -u)" = 0 ]; then
+  # initdb refuses to run as root: the cluster belongs to the postgres user.
+  chown postgres "$dir"
+  as_owner() { su postgres -s /bin/sh -c "$(printf '%q ' "$@")"; }
+fi
+as_owner "$bin/initdb" -D "$dir/data" -A trust -U postgres --no-sync >"$dir/initdb.log" 2>&1 ||
+  { cat "$dir/initdb.log" >&2; exit 1; }
+# fsync off: a test cluster needs speed, not durability across power loss.
+as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
+  -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >&2 ||
+  { cat "$dir/server.log" >&2; exit 1; }
+echo "export DOCSAPI_TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+echo "export DOCSAPI_TEST_POSTGRES_DIR=$dir"
