@@ -3,7 +3,8 @@
 #   export DOCSAPI_TEST_POSTGRES_URL=postgres://...
 # for the caller to eval. It installs PostgreSQL first when the machine has
 # none. The cluster lives in a temporary folder; stop it with
-#   pg_ctl -D "$DOCSAPI_TEST_POSTGRES_DIR/data" stop
+#   "$DOCSAPI_TEST_POSTGRES_BIN/pg_ctl" -D "$DOCSAPI_TEST_POSTGRES_DIR/data" stop
+# (as the postgres user when you are root).
 set -euo pipefail
 
 pgbin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
@@ -15,6 +16,8 @@ bin=$(pgbin)
 [ -n "$bin" ] || { echo "no PostgreSQL server found or installed" >&2; exit 1; }
 
 port=${DOCSAPI_TEST_POSTGRES_PORT:-54329}
+# Skip ports something already listens on (another cluster, say).
+while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 dir=$(mktemp -d)
 chmod 755 "$dir"
 as_owner() { "$@"; }
@@ -31,3 +34,4 @@ as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
   { cat "$dir/server.log" >&2; exit 1; }
 echo "export DOCSAPI_TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 echo "export DOCSAPI_TEST_POSTGRES_DIR=$dir"
+echo "export DOCSAPI_TEST_POSTGRES_BIN=$bin"
