@@ -15,12 +15,8 @@ import (
 
 // createJob: POST /v2/agent/{projectId}/job.
 func (s *Server) createJob(w http.ResponseWriter, r *http.Request, c caller) {
-	prompt, bad := readPrompt(w, r, s.cfg.MaxBodyBytes, s.cfg.MaxPromptLength)
-	if bad == nil {
-		bad = checkIdempotencyKey(r)
-	}
-	if bad != nil {
-		writeError(w, bad.Status, bad.Message)
+	prompt, ok := s.readWrite(w, r)
+	if !ok {
 		return
 	}
 	id := "job_" + randomBase62(20)
@@ -60,12 +56,8 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request, c caller) {
 
 // sendMessage: POST /v2/agent/{projectId}/job/{id}/message.
 func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, c caller) {
-	prompt, bad := readPrompt(w, r, s.cfg.MaxBodyBytes, s.cfg.MaxPromptLength)
-	if bad == nil {
-		bad = checkIdempotencyKey(r)
-	}
-	if bad != nil {
-		writeError(w, bad.Status, bad.Message)
+	prompt, ok := s.readWrite(w, r)
+	if !ok {
 		return
 	}
 	jobID := r.PathValue("id")
@@ -131,6 +123,20 @@ func (s *Server) jobQueued() {
 	if s.cfg.Jobs != nil {
 		s.cfg.Jobs.JobQueued()
 	}
+}
+
+// readWrite reads the prompt of a create or message request and checks its
+// Idempotency-Key; on a problem it answers and returns false.
+func (s *Server) readWrite(w http.ResponseWriter, r *http.Request) (string, bool) {
+	prompt, bad := readPrompt(w, r, s.cfg.MaxBodyBytes, s.cfg.MaxPromptLength)
+	if bad == nil {
+		bad = checkIdempotencyKey(r)
+	}
+	if bad != nil {
+		writeError(w, bad.Status, bad.Message)
+		return "", false
+	}
+	return prompt, true
 }
 
 // jobWriteFailed answers the errors create and message share, and reports
