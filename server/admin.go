@@ -28,7 +28,8 @@ func (s *Server) CreateProject(ctx context.Context, p store.Project) (store.Proj
 	p.CreatedAt = s.cfg.Now().UTC().Truncate(time.Microsecond)
 	if err := s.cfg.Store.CreateProject(ctx, p); err != nil {
 		if errors.Is(err, store.ErrConflict) {
-			return store.Project{}, fmt.Errorf("server: project %q already exists", p.ID)
+			// Wrapped, so a first-start routine can tell "already there".
+			return store.Project{}, fmt.Errorf("server: project %q already exists: %w", p.ID, store.ErrConflict)
 		}
 		return store.Project{}, fmt.Errorf("server: creating project %q: %w", p.ID, err)
 	}

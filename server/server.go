@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 
@@ -102,6 +103,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	if err := cfg.RateLimits.validate(); err != nil {
 		return nil, err
+	}
+	if v := reflect.ValueOf(cfg.Jobs); cfg.Jobs != nil && v.Kind() == reflect.Pointer && v.IsNil() {
+		// A nil *engine.Engine in the interface is not nil, and would
+		// panic on the first job; refuse it here, where it is plain.
+		return nil, errors.New("server: Config.Jobs holds a nil pointer")
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

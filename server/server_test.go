@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"os"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/engine"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -359,6 +361,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		"negative prompt": {Store: e.store, MaxPromptLength: -1},
 		"negative body":   {Store: e.store, MaxBodyBytes: -1},
 		"half a limit":    {Store: e.store, RateLimits: server.RateLimits{Analytics: server.Limit{Requests: 5}}},
+		"nil engine":      {Store: e.store, Jobs: (*engine.Engine)(nil)},
 	} {
 		if _, err := server.New(cfg); err == nil {
 			t.Errorf("%s: New accepted it", name)
@@ -369,8 +372,11 @@ func TestNewRefusesBadConfig(t *testing.T) {
 func TestAdminRefusesBadProjectsAndKeys(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
+	if _, err := e.srv.CreateProject(ctx, store.Project{ID: "alpha"}); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("creating an existing project: %v, want one matching store.ErrConflict", err)
+	}
 	for _, p := range []store.Project{
-		{ID: ""}, {ID: "../x"}, {ID: "alpha"},
+		{ID: ""}, {ID: "../x"},
 		{ID: "creds", Repository: "https://user:token@git.example.com/docs.git"},
 	} {
 		if _, err := e.srv.CreateProject(ctx, p); err == nil {

@@ -1,0 +1,143 @@
+package postgres
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// migrationLock is the key of the advisory lock that serializes migrations.
+// Any fixed number works as long as every replica uses the same one; this
+// one spells "docsapi" in ASCII, so it is recognizable in pg_locks.
+const migrationLock int64 = 0x646f6373617069
+
+// migration is one schema step; version is the number its file name starts
+// with, recorded in schema_migrations once it is applied.
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// loadMigrations reads the embedded migrations in version order. Versions
+// must run 1, 2, 3, ... without gaps or duplicates: a gap would leave a
+// database at a version no file describes.
+func loadMigrations(fsys fs.FS) ([]migration, error) {
+	names, err := fs.Glob(fsys, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, name := range names { // Glob returns names sorted
+		base := path.Base(name)
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v < 1 {
+			return nil, fmt.Errorf("postgres: migration %s: name must be NNNN_description.sql", base)
+		}
+		if v != len(ms)+1 {
+			return nil, fmt.Errorf("postgres: migration %s: version %d, want %d", base, v, len(ms)+1)
+		}
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: base, sql: string(b)})
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("postgres: no migrations")
+	}
+	return ms, nil
+}
+
+// tooNew is the error for a database written by a newer version of the code.
+func tooNew(have, know int) error {
+	return fmt.Errorf("postgres: database schema version %d is newer than the newest this program knows (%d): refusing to open it (upgrade the program)", have, know)
+}
+
+// migrate brings the database up to the last of ms, all in one transaction:
+// PostgreSQL's DDL is transactional, so a failure leaves the database as it
+// was, and a database that is too new is left untouched by rolling back.
+//
+// The transaction first takes a transaction-level advisory lock. Replicas
+// that start together all queue on it: the first migrates and commits, which
+// releases the lock; each of the others then reads the version the first
+// recorded and finds nothing to do. Without the lock, two replicas would both
+// see an empty database and both try to create the tables. The lock is held
+// until commit or rollback, so a replica that dies mid-migration releases it
+// with its connection. (A future migration that cannot run in a transaction,
+// such as CREATE INDEX CONCURRENTLY, would need a session-level lock and a
+// step of its own.)
+func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration, log *slog.Logger) error {
+	know := ms[len(ms)-1].version
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres: open: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+		return fmt.Errorf("postgres: migrate: take the migration lock: %w", err)
+	}
+	have, err := schemaVersion(ctx, tx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case have > know:
+		return tooNew(have, know)
+	case have == know:
+		return nil // the rollback releases the lock; nothing was changed
+	}
+	for _, m := range ms[have:] {
+		// No arguments: pgx sends the file with the simple protocol, which
+		// runs every statement in it.
+		if _, err := tx.Exec(ctx, m.sql); err != nil {
+			return fmt.Errorf("postgres: migration %s: %w", m.name, err)
+		}
+		if _, err := tx.Exec(ctx,
+			`INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
+			return fmt.Errorf("postgres: migration %s: record version: %w", m.name, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("postgres: migrate: commit: %w", err)
+	}
+	log.Info("postgres: schema migrated", slog.Int("from_version", have), slog.Int("to_version", know))
+	return nil
+}
+
+// schemaVersion returns the database's schema version, 0 for a database the
+// store never touched, in which case it creates schema_migrations (inside the
+// migration's transaction, so that a failed first migration leaves no trace).
+func schemaVersion(ctx context.Context, tx pgx.Tx) (int, error) {
+	var exists bool
+	if err := tx.QueryRow(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&exists); err != nil {
+		return 0, fmt.Errorf("postgres: migrate: read schema version: %w", err)
+	}
+	if !exists {
+		if _, err := tx.Exec(ctx, `CREATE TABLE schema_migrations (
+			version    integer     NOT NULL PRIMARY KEY,
+			name       text        NOT NULL,
+			applied_at timestamptz NOT NULL DEFAULT now()
+		)`); err != nil {
+			return 0, fmt.Errorf("postgres: migrate: create schema_migrations: %w", err)
+		}
+		return 0, nil
+	}
+	var have int
+	if err := tx.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
+		return 0, fmt.Errorf("postgres: migrate: read schema version: %w", err)
+	}
+	return have, nil
+}

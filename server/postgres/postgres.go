@@ -1,0 +1,278 @@
+// Package postgres is the scale-out storage backend of the server: a
+// store.Store in a PostgreSQL database, through pgx, that several server
+// replicas share. It passes the same conformance suite as server/sqlite and
+// keeps the same records the same way; it adds store.JobNotifier, so an
+// engine in one replica starts a job created through another at once.
+//
+// How concurrency is handled, and why:
+//
+//   - Every statement runs at READ COMMITTED, PostgreSQL's default, and every
+//     read-then-write sequence is made safe by a row lock or a unique index
+//     rather than by a stricter isolation level: a write locks the job row
+//     it changes (SELECT ... FOR UPDATE) before reading what it depends on,
+//     and idempotency keys are inserted first, with ON CONFLICT DO NOTHING,
+//     so a concurrent retry waits for the first request and then sees its
+//     key. Nothing ever fails with a serialization error that would have to
+//     be retried.
+//   - ClaimJob takes the oldest ready job with FOR UPDATE SKIP LOCKED: a
+//     claim never waits for another replica's claim, and two claims can
+//     never lease the same job, since each takes a row only once it holds
+//     its lock and has re-checked that the job is still ready.
+//   - AddViews upserts the whole batch in one statement, its rows sorted by
+//     key, so that concurrent flushes lock rows in the same order and never
+//     deadlock.
+//   - Reads that need several rows to agree (a job and its prompts, a key
+//     and its sets, the views totals and their page) are single statements,
+//     which see one snapshot.
+//
+// The schema is created and upgraded by versioned migrations embedded in the
+// binary (migrations/NNNN_name.sql), applied on Open in one transaction that
+// first takes an advisory lock, so replicas that start together migrate once
+// while the others wait. The version is kept in the table
+// schema_migrations. A database whose version is newer than this code knows
+// is refused without being changed.
+//
+// The tables are created in the first schema of the connection's
+// search_path; to keep them in a schema of their own, add
+// search_path=docsapi to the URL's query (pgx passes it to the server).
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+var (
+	_ store.Store       = (*Store)(nil)
+	_ store.JobNotifier = (*Store)(nil)
+)
+
+// ErrClosed is returned by every method of a Store after Close.
+var ErrClosed = errors.New("postgres: store is closed")
+
+// ErrInvalid is wrapped by the errors for arguments the store refuses to
+// store (an empty ID, a negative count, a time that is not a whole hour, ...).
+// Nothing is stored when it is returned.
+var ErrInvalid = errors.New("invalid argument")
+
+// Store is a store.Store in a PostgreSQL database. It is safe for concurrent
+// use, and any number of Stores, in one process or many, may share one
+// database.
+type Store struct {
+	pool   *pgxpool.Pool
+	listen *pgx.ConnConfig // for the dedicated connections of JobNotifications
+	log    *slog.Logger
+
+	// mu orders Close against JobNotifications, so that no listener is
+	// registered once Close has started waiting for them.
+	mu        sync.Mutex
+	closed    atomic.Bool
+	life      context.Context // cancelled by Close: ends every listener
+	stop      context.CancelFunc
+	listeners sync.WaitGroup
+}
+
+// Option configures Open.
+type Option func(*config) error
+
+type config struct {
+	maxConns int32
+	logger   *slog.Logger
+}
+
+// WithMaxConns sets the maximum number of connections of the Store's pool.
+// The default is pgxpool's (the greater of 4 and the number of CPUs), or the
+// URL's pool_max_conns. It must be at least 1. Each JobNotifications call
+// holds one more connection, outside the pool.
+func WithMaxConns(n int) Option {
+	return func(c *config) error {
+		if n < 1 || n > 1<<20 {
+			return fmt.Errorf("postgres: max connections %d: must be between 1 and %d", n, 1<<20)
+		}
+		c.maxConns = int32(n)
+		return nil
+	}
+}
+
+// WithLogger sets where the Store reports what it does on its own: applied
+// migrations, and lost and re-established notification connections. The
+// default discards them.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error {
+		if l == nil {
+			return errors.New("postgres: nil logger (omit the option to discard logs)")
+		}
+		c.logger = l
+		return nil
+	}
+}
+
+// Open connects to the database at url (a postgres:// URL or a key=value
+// connection string, as pgx accepts), brings its schema up to date, and
+// returns a Store that must be closed with Close.
+func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
+	var cfg config
+	for _, o := range opts {
+		if o == nil {
+			return nil, errors.New("postgres: nil option")
+		}
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if url == "" {
+		return nil, errors.New("postgres: empty database URL")
+	}
+	// pgx's parse errors show the connection string with the password
+	// redacted, so the error can be logged.
+	pc, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if cfg.maxConns > 0 {
+		pc.MaxConns = cfg.maxConns
+		pc.MinConns = min(pc.MinConns, pc.MaxConns)
+	}
+	if cfg.logger == nil {
+		cfg.logger = slog.New(slog.DiscardHandler)
+	}
+	// Copied before the pool uses the config: a listener dials like the
+	// pool's connections, with the same host, credentials and TLS.
+	listen := pc.ConnConfig.Copy()
+
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: open: %w", err)
+	}
+	if err := migrate(ctx, pool, ms, cfg.logger); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	life, stop := context.WithCancel(context.Background())
+	return &Store{pool: pool, listen: listen, log: cfg.logger, life: life, stop: stop}, nil
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	if err := s.pool.Ping(ctx); err != nil {
+		return s.dbErr("ping", err)
+	}
+	return nil
+}
+
+// Close ends every JobNotifications listener (closing their channels) and
+// closes the pool, waiting for the calls in flight. Calls after the first
+// do nothing and return nil.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	already := s.closed.Swap(true)
+	s.mu.Unlock()
+	if already {
+		return nil
+	}
+	s.stop()
+	s.listeners.Wait()
+	s.pool.Close()
+	return nil
+}
+
+// querier is what the pool and a transaction share.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// db returns the pool for a single-statement call, or ErrClosed.
+func (s *Store) db() (querier, error) {
+	if s.closed.Load() {
+		return nil, ErrClosed
+	}
+	return s.pool, nil
+}
+
+// tx runs fn in a READ COMMITTED transaction and commits it if fn returns
+// nil; op names the operation in errors. fn's error is returned as it is, so
+// fn wraps its own.
+func (s *Store) tx(ctx context.Context, op string, fn func(tx pgx.Tx) error) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return s.dbErr(op, err)
+	}
+	if err := fn(tx); err != nil {
+		// A rollback that fails (ctx ended, say) makes pgx close the
+		// connection, which ends the transaction as surely.
+		_ = tx.Rollback(ctx)
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return s.dbErr(op+": commit", err)
+	}
+	return nil
+}
+
+// dbErr wraps an unexpected database error with the operation. A Close that
+// raced with the call shows as ErrClosed, not as pgxpool's "closed pool".
+func (s *Store) dbErr(op string, err error) error {
+	if s.closed.Load() {
+		return fmt.Errorf("postgres: %s: %w", op, ErrClosed)
+	}
+	return fmt.Errorf("postgres: %s: %w", op, err)
+}
+
+// invalid returns a validation error for op.
+func invalid(op, format string, args ...any) error {
+	return fmt.Errorf("postgres: %s: %w: %s", op, ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// uniqueViolation reports whether err is a unique violation of constraint.
+func uniqueViolation(err error, constraint string) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505" && pe.ConstraintName == constraint
+}
+
+// foreignKeyViolation reports whether err is a foreign key violation.
+func foreignKeyViolation(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23503"
+}
+
+// ts is how a time is stored: timestamptz truncated to the microsecond (as
+// SQLite's backend truncates; PostgreSQL itself would round), NULL for the
+// zero time.
+func ts(t time.Time) pgtype.Timestamptz {
+	if t.IsZero() {
+		return pgtype.Timestamptz{}
+	}
+	return pgtype.Timestamptz{Time: time.UnixMicro(t.UnixMicro()).UTC(), Valid: true}
+}
+
+// fromTS is the inverse of ts, in UTC: pgx returns times in the local zone.
+func fromTS(t pgtype.Timestamptz) time.Time {
+	if !t.Valid {
+		return time.Time{}
+	}
+	return t.Time.UTC()
+}
