@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -70,6 +71,14 @@ func parsePrompt(body []byte, maxLength int) (string, *badRequest) {
 	}
 	if n := utf8.RuneCountInString(*b.Prompt); n > maxLength {
 		return "", invalidInput(`field "prompt" is %d characters long; the limit is %d`, n, maxLength)
+	}
+	// Tabs and line breaks belong in prompts; other control characters do
+	// not, and NUL cannot even be stored by PostgreSQL.
+	if i := strings.IndexFunc(*b.Prompt, func(r rune) bool {
+		return unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r'
+	}); i >= 0 {
+		r, _ := utf8.DecodeRuneInString((*b.Prompt)[i:])
+		return "", invalidInput(`field "prompt" contains the control character U+%04X`, r)
 	}
 	return *b.Prompt, nil
 }

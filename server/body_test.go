@@ -8,6 +8,9 @@ import (
 )
 
 func TestParsePromptAcceptsAPrompt(t *testing.T) {
+	if got, bad := parsePrompt([]byte(`{"prompt":"line one\n\tline two\r\n"}`), 100); bad != nil || got != "line one\n\tline two\r\n" {
+		t.Errorf("tabs and line breaks: %q, %v", got, bad)
+	}
 	for _, body := range []string{
 		`{"prompt":"Document the --verbose flag"}`,
 		" \n{\"prompt\": \"Document the --verbose flag\"}\n",
@@ -39,6 +42,8 @@ func TestParsePromptRefusesBadBodiesNamingTheProblem(t *testing.T) {
 		{`{prompt:"a"}`, "request body is not valid JSON"},
 		{"{\"prompt\":\"\xff\"}", "not valid UTF-8"},
 		{`{"prompt":"` + strings.Repeat("é", 11) + `"}`, `field "prompt" is 11 characters long; the limit is 10`},
+		{`{"prompt":"a\u0000b"}`, `contains the control character U+0000`},
+		{`{"prompt":"a\u001bb"}`, `contains the control character U+001B`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {
@@ -78,7 +83,7 @@ func FuzzPromptBody(f *testing.F) {
 			}
 			return
 		}
-		if strings.TrimSpace(prompt) == "" || utf8.RuneCountInString(prompt) > 50 || !utf8.ValidString(prompt) {
+		if strings.TrimSpace(prompt) == "" || utf8.RuneCountInString(prompt) > 50 || !utf8.ValidString(prompt) || strings.ContainsRune(prompt, 0) {
 			t.Fatalf("parsePrompt(%q) accepted %q", body, prompt)
 		}
 	})

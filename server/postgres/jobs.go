@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -153,6 +154,8 @@ func (s *Store) CreateJob(ctx context.Context, j store.NewJob) (store.Job, bool,
 		return store.Job{}, false, invalid(op, "job %q: empty project ID", j.ID)
 	case j.Prompt == "":
 		return store.Job{}, false, invalid(op, "job %q: empty prompt", j.ID)
+	case !storable(j.Prompt):
+		return store.Job{}, false, invalid(op, "job %q: the prompt is not valid UTF-8 or contains NUL, which PostgreSQL cannot store", j.ID)
 	}
 	if err := validIdempotency(op, j.Idempotency); err != nil {
 		return store.Job{}, false, err
@@ -258,6 +261,8 @@ func (s *Store) AddPrompt(ctx context.Context, p store.NewPrompt) (store.Job, bo
 		return store.Job{}, false, invalid(op, "empty job ID")
 	case p.Prompt == "":
 		return store.Job{}, false, invalid(op, "job %q: empty prompt", p.JobID)
+	case !storable(p.Prompt):
+		return store.Job{}, false, invalid(op, "job %q: the prompt is not valid UTF-8 or contains NUL, which PostgreSQL cannot store", p.JobID)
 	}
 	if err := validIdempotency(op, p.Idempotency); err != nil {
 		return store.Job{}, false, err
@@ -374,6 +379,7 @@ const claimStep = `WITH next AS (
 		WHERE status = 'active' AND (lease_owner IS NULL OR lease_expires_at < $1)
 		ORDER BY created_at NULLS FIRST, id
 		LIMIT 1
+		FOR UPDATE SKIP LOCKED
 	)
 	UPDATE jobs j SET
 		status           = CASE WHEN j.attempts >= $4 THEN 'failed' ELSE j.status END,
@@ -408,13 +414,16 @@ func (s *Store) ClaimJob(ctx context.Context, c store.Claim) (store.Job, error) 
 	}
 	now := ts(c.Now)
 	until := ts(c.Now.Add(c.LeaseFor))
+	// attempts is an integer column: no job can reach more than this, so a
+	// larger limit (math.MaxInt for "no limit") means the same.
+	maxAttempts := min(c.MaxAttempts, math.MaxInt32)
 	var job store.Job
 	claimed := false
 	err := s.tx(ctx, op, func(tx pgx.Tx) error {
 		for {
 			var id string
 			var leased bool
-			err := tx.QueryRow(ctx, claimStep, now, c.Owner, until, c.MaxAttempts).Scan(&id, &leased)
+			err := tx.QueryRow(ctx, claimStep, now, c.Owner, until, maxAttempts).Scan(&id, &leased)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return nil
 			}
@@ -523,7 +532,7 @@ func (s *Store) FinishJob(ctx context.Context, f store.Finish) (store.Job, error
 				`UPDATE jobs SET status = 'failed', failure_reason = $2,
 				        updated_at = $3, lease_owner = NULL, lease_expires_at = NULL
 				 WHERE id = $1`,
-				f.JobID, f.FailureReason, at)
+				f.JobID, makeStorable(f.FailureReason), at)
 		}
 		if err != nil {
 			return s.dbErr(op, err)

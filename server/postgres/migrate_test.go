@@ -118,6 +118,7 @@ func TestConcurrentOpensMigrateOnce(t *testing.T) {
 // A database migrated by a newer program is refused, with an error naming
 // both versions, and left exactly as it was.
 func TestOpenRefusesNewerSchema(t *testing.T) {
+	adminURL(t)
 	t.Run("Migrated", func(t *testing.T) {
 		db := newDatabase(t)
 		s := open(t, db)

@@ -42,9 +42,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -257,6 +259,27 @@ func uniqueViolation(err error, constraint string) bool {
 func foreignKeyViolation(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && pe.Code == "23503"
+}
+
+// storable reports whether PostgreSQL can keep s in a text column: valid
+// UTF-8 without NUL characters (a UTF8 database refuses both). Go strings,
+// and SQLite's TEXT, hold any bytes.
+func storable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// makeStorable returns s with every byte sequence PostgreSQL's text cannot
+// hold (invalid UTF-8, NUL) replaced by U+FFFD. It is for text that must be
+// stored whatever it holds, where an error would do harm: a failure reason
+// quoting a tool's output, which would otherwise make FinishJob fail, so
+// that the job is run again and again; a page path from a request line,
+// which would otherwise fail every flush of the batch it is in, forever,
+// since a failed flush keeps its counts for the next.
+func makeStorable(s string) string {
+	if storable(s) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
 }
 
 // ts is how a time is stored: timestamptz truncated to the microsecond (as

@@ -44,7 +44,9 @@ const addViews = `INSERT INTO page_views AS v (project_id, path, hour, human, ai
 
 // AddViews adds each count to the stored counts of its (ProjectID, Path,
 // Hour), in one statement. The batch is validated first: one bad count
-// refuses the whole batch and nothing is stored. A sum beyond int64 fails
+// refuses the whole batch and nothing is stored. Project IDs and paths that
+// PostgreSQL's text cannot hold (invalid UTF-8, NUL) are stored with U+FFFD
+// in place of the bad bytes, where SQLite would keep them as they are. A sum beyond int64 fails
 // the statement ("bigint out of range"), so the batch, instead of storing a
 // wrong count.
 //
@@ -77,6 +79,10 @@ func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
 		if c.Human == 0 && c.AI == 0 && c.Bot == 0 {
 			continue // adds nothing; a row of zeros is noise
 		}
+		// A path from a request line may hold any bytes ("/%ff" decodes
+		// to an invalid one); it is counted under a storable spelling
+		// rather than failing the batch (see makeStorable).
+		c.ProjectID, c.Path = makeStorable(c.ProjectID), makeStorable(c.Path)
 		k := viewKey{c.ProjectID, c.Path, c.Hour.Unix()}
 		m := merged[k]
 		if m == nil {

@@ -1,0 +1,476 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+)
+
+// fileConfig is the JSON configuration file of serve (and, for the storage
+// settings, of the project and key commands). Every field is optional except
+// what the projects need. It never holds a secret: tokens and API keys are
+// named by the environment variable or the file that holds them.
+//
+// The field names are the JSON names users write; decodeConfig refuses
+// unknown ones, naming them with their path.
+type fileConfig struct {
+	Listen        string           `json:"listen,omitempty"`
+	Data          string           `json:"data,omitempty"`
+	Database      string           `json:"database,omitempty"`
+	TLS           tlsConfig        `json:"tls,omitzero"`
+	Log           logConfig        `json:"log,omitzero"`
+	ShutdownGrace duration         `json:"shutdownGrace,omitzero"`
+	PageViews     pageViewsConfig  `json:"pageViews,omitzero"`
+	RateLimits    rateLimitsConfig `json:"rateLimits,omitzero"`
+	Engine        engineConfig     `json:"engine,omitzero"`
+	Git           gitConfig        `json:"git,omitzero"`
+	Projects      []projectConfig  `json:"projects"`
+}
+
+type tlsConfig struct {
+	Cert string `json:"cert,omitempty"` // PEM certificate chain
+	Key  string `json:"key,omitempty"`  // PEM private key
+}
+
+type logConfig struct {
+	Format string `json:"format,omitempty"` // text or json
+	Level  string `json:"level,omitempty"`  // debug, info, warn or error
+}
+
+type pageViewsConfig struct {
+	FlushInterval duration `json:"flushInterval,omitzero"`
+	MaxKeys       int      `json:"maxKeys,omitempty"`
+}
+
+type rateLimitsConfig struct {
+	Agent     rateLimit `json:"agent,omitzero"`
+	Analytics rateLimit `json:"analytics,omitzero"`
+}
+
+type rateLimit struct {
+	Requests int      `json:"requests,omitempty"`
+	Per      duration `json:"per,omitzero"`
+}
+
+type engineConfig struct {
+	Concurrency  int      `json:"concurrency,omitempty"`
+	JobTimeout   duration `json:"jobTimeout,omitzero"`
+	MaxAttempts  int      `json:"maxAttempts,omitempty"`
+	LeaseFor     duration `json:"leaseFor,omitzero"`
+	PollInterval duration `json:"pollInterval,omitzero"`
+	RetryDelay   duration `json:"retryDelay,omitzero"`
+}
+
+type gitConfig struct {
+	Binary      string   `json:"binary,omitempty"` // the git program; default "git" from PATH
+	AuthorName  string   `json:"authorName,omitempty"`
+	AuthorEmail string   `json:"authorEmail,omitempty"`
+	WorkDir     string   `json:"workDir,omitempty"` // where workspaces are made
+	Timeout     duration `json:"timeout,omitzero"`
+	Env         []string `json:"env,omitempty"` // KEY=value for git, such as HTTPS_PROXY
+}
+
+type projectConfig struct {
+	ID         string      `json:"id"`
+	Name       string      `json:"name,omitempty"`
+	Repository string      `json:"repository"`
+	Ref        string      `json:"ref,omitempty"`
+	Model      string      `json:"model,omitempty"`
+	Host       hostConfig  `json:"host"`
+	Agent      agentConfig `json:"agent"`
+}
+
+type hostConfig struct {
+	Kind            string   `json:"kind"` // github, gitlab or push-only
+	BaseURL         string   `json:"baseURL,omitempty"`
+	Draft           bool     `json:"draft,omitempty"`
+	TokenEnv        string   `json:"tokenEnv,omitempty"`
+	TokenFile       string   `json:"tokenFile,omitempty"`
+	Username        string   `json:"username,omitempty"` // push-only over HTTPS
+	RepositoryHosts []string `json:"repositoryHosts,omitempty"`
+}
+
+type agentConfig struct {
+	Kind string `json:"kind"` // command or llm
+
+	// kind command
+	Command        string            `json:"command,omitempty"`
+	Args           []string          `json:"args,omitempty"`
+	PromptVia      string            `json:"promptVia,omitempty"`
+	Timeout        duration          `json:"timeout,omitzero"`
+	MaxOutputBytes int               `json:"maxOutputBytes,omitempty"`
+	PassEnv        []string          `json:"passEnv,omitempty"`
+	Env            map[string]string `json:"env,omitempty"`
+
+	// kind llm
+	Provider         string    `json:"provider,omitempty"`
+	BaseURL          string    `json:"baseURL,omitempty"`
+	Model            string    `json:"model,omitempty"`
+	APIKeyEnv        string    `json:"apiKeyEnv,omitempty"`
+	APIKeyFile       string    `json:"apiKeyFile,omitempty"`
+	AnthropicVersion string    `json:"anthropicVersion,omitempty"`
+	Instructions     string    `json:"instructions,omitempty"`
+	Limits           llmLimits `json:"limits,omitzero"`
+}
+
+type llmLimits struct {
+	MaxTurns        int      `json:"maxTurns,omitempty"`
+	MaxTokens       int      `json:"maxTokens,omitempty"`
+	MaxFileBytes    int64    `json:"maxFileBytes,omitempty"`
+	MaxChangedBytes int64    `json:"maxChangedBytes,omitempty"`
+	RequestTimeout  duration `json:"requestTimeout,omitzero"`
+	MaxRetries      int      `json:"maxRetries,omitempty"`
+}
+
+// duration is a time.Duration written as a Go duration string ("30s",
+// "20m"), which reads better in a file than nanoseconds.
+type duration time.Duration
+
+func (d duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(shortDuration(time.Duration(d)))
+}
+
+// shortDuration drops the zero units Duration.String writes ("30m0s" is
+// "30m"), as a person would write the value in the file.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+func (d *duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return errors.New(`want a duration in quotes, such as "30s" or "20m"`)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf(`%q is not a duration such as "30s" or "20m"`, s)
+	}
+	if v < 0 {
+		return fmt.Errorf("%q is negative", s)
+	}
+	*d = duration(v)
+	return nil
+}
+
+// loadConfigFile reads and checks a configuration file. Relative paths in it
+// are resolved against the file's folder, so the file means the same thing
+// whatever folder the server is started from.
+func loadConfigFile(path string) (*fileConfig, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the configuration file: %w", err)
+	}
+	cfg, err := decodeConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("configuration file %s: %w", path, err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg.resolvePaths(filepath.Dir(abs))
+	return cfg, nil
+}
+
+// decodeConfig parses a configuration strictly: a syntax error gives its line
+// and column, an unknown field its path, and a secret written into the file
+// is refused without being repeated.
+func decodeConfig(data []byte) (*fileConfig, error) {
+	var generic any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&generic); err != nil {
+		return nil, jsonSyntaxError(data, err)
+	}
+	if dec.More() {
+		return nil, errors.New("data after the JSON object: the file must hold one object")
+	}
+	if _, ok := generic.(map[string]any); !ok {
+		return nil, errors.New("the file must hold a JSON object")
+	}
+	// Field names are checked first, on the generic form, so that the
+	// message names the whole path ("projects[0].host: unknown field
+	// \"tokn\""), which encoding/json's own message does not.
+	if err := checkFields(generic, reflect.TypeFor[fileConfig](), ""); err != nil {
+		return nil, err
+	}
+	var cfg fileConfig
+	dec = json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// Only the kind of the value, never the value: it may be a secret
+			// in the wrong place.
+			kind, _, _ := strings.Cut(te.Value, " ")
+			return nil, fmt.Errorf("%s: want %s, got a JSON %s", te.Field, jsonKind(te.Type), kind)
+		}
+		return nil, err
+	}
+	// Checked whether or not the file's database is the one used: a
+	// secret in the file is a mistake either way.
+	if cfg.Database != "" {
+		if err := checkDatabaseURL(cfg.Database, "database", true); err != nil {
+			return nil, err
+		}
+	}
+	return &cfg, nil
+}
+
+// jsonSyntaxError adds the line and column to a syntax error.
+func jsonSyntaxError(data []byte, err error) error {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		if errors.Is(err, io.EOF) {
+			return errors.New("the file is empty; it must hold a JSON object")
+		}
+		return err
+	}
+	// Offset counts the bytes read, the offending one included.
+	line, col := 1, 1
+	for _, c := range data[:min(max(int(se.Offset)-1, 0), len(data))] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Errorf("line %d, column %d: %s", line, col, se.Error())
+}
+
+// describeJSON names the kind of a decoded JSON value, never the value: it
+// may be a secret in the wrong place.
+func describeJSON(v any) string {
+	switch v.(type) {
+	case bool:
+		return "true or false"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case []any:
+		return "an array"
+	}
+	return "an object"
+}
+
+func jsonKind(t reflect.Type) string {
+	if t == reflect.TypeFor[duration]() {
+		return `a duration such as "30s"`
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64:
+		return "a whole number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return t.String()
+}
+
+// secretFields maps a field name people may write by mistake to the field
+// that names where the secret lives.
+var secretFields = map[string]string{
+	"token": "token", "password": "token", "secret": "token", "accessToken": "token",
+	"apiKey": "apiKey", "key": "apiKey",
+}
+
+// checkFields walks a decoded JSON value alongside the Go type it will be
+// decoded into and reports the first field the type does not have. Names
+// must match exactly: encoding/json would accept "Listen" for "listen", but
+// a configuration that means something else than it says is worse than an
+// error.
+func checkFields(v any, t reflect.Type, path string) error {
+	if v == nil {
+		return nil // null leaves the field unset
+	}
+	wrongType := func() error {
+		return fmt.Errorf("%s: want %s, got %s", path, jsonKind(t), describeJSON(v))
+	}
+	if t == reflect.TypeFor[duration]() {
+		var d duration
+		b, _ := json.Marshal(v)
+		if err := d.UnmarshalJSON(b); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		if _, ok := v.(bool); !ok {
+			return wrongType()
+		}
+	case reflect.String:
+		if _, ok := v.(string); !ok {
+			return wrongType()
+		}
+	case reflect.Int, reflect.Int64:
+		if n, ok := v.(json.Number); !ok {
+			return wrongType()
+		} else if _, err := n.Int64(); err != nil {
+			return fmt.Errorf("%s: want a whole number", path)
+		}
+	case reflect.Map:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return wrongType()
+		}
+		for _, k := range sortedKeys(obj) {
+			if err := checkFields(obj[k], t.Elem(), fmt.Sprintf("%s[%q]", path, k)); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return wrongType()
+		}
+		fields := map[string]reflect.StructField{}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			fields[name] = f
+		}
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		where := path
+		if where == "" {
+			where = "top level"
+		}
+		for _, k := range keys {
+			f, ok := fields[k]
+			if !ok {
+				if target, isSecret := secretFields[k]; isSecret {
+					if _, has := fields[target+"Env"]; has {
+						// The value is not repeated: it is a secret.
+						return fmt.Errorf("%s: field %q would put a secret in the file, which is refused: name the environment variable that holds it with %q, or a file with %q",
+							where, k, target+"Env", target+"File")
+					}
+				}
+				return fmt.Errorf("%s: unknown field %q%s", where, k, suggest(k, fields))
+			}
+			if err := checkFields(obj[k], f.Type, join(path, k)); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice:
+		arr, ok := v.([]any)
+		if !ok {
+			return wrongType()
+		}
+		for i, item := range arr {
+			if err := checkFields(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func join(path, field string) string {
+	if path == "" {
+		return field
+	}
+	return path + "." + field
+}
+
+// suggest names the known field that differs from k only in case, or lists
+// the known fields.
+func suggest(k string, fields map[string]reflect.StructField) string {
+	names := make([]string, 0, len(fields))
+	for n := range fields {
+		if strings.EqualFold(n, k) {
+			return fmt.Sprintf(" (did you mean %q?)", n)
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return " (known fields: " + strings.Join(names, ", ") + ")"
+}
+
+// resolvePaths makes the file's relative paths absolute against dir.
+func (c *fileConfig) resolvePaths(dir string) {
+	abs := func(p *string) {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	}
+	abs(&c.Data)
+	abs(&c.TLS.Cert)
+	abs(&c.TLS.Key)
+	abs(&c.Git.WorkDir)
+	if strings.ContainsRune(c.Git.Binary, filepath.Separator) {
+		abs(&c.Git.Binary)
+	}
+	for i := range c.Projects {
+		p := &c.Projects[i]
+		abs(&p.Host.TokenFile)
+		abs(&p.Agent.APIKeyFile)
+		// A bare program name is looked up in PATH; a path is the file's.
+		if strings.ContainsRune(p.Agent.Command, filepath.Separator) {
+			abs(&p.Agent.Command)
+		}
+		// A local repository path is relative to the file too; URLs and
+		// scp-like "host:path" stay as written.
+		if r := p.Repository; r != "" && !strings.Contains(r, "://") && !strings.Contains(r, ":") {
+			abs(&p.Repository)
+		}
+	}
+}
+
+// checkDatabaseURL accepts PostgreSQL URLs only. from names where the URL
+// came from, for the message; inFile refuses a password, which would be a
+// secret in the configuration file.
+func checkDatabaseURL(raw, from string, inFile bool) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// The URL may hold a password: never repeat it.
+		return fmt.Errorf("%s: the database URL cannot be parsed", from)
+	}
+	if u.Scheme != "postgres" && u.Scheme != "postgresql" {
+		return fmt.Errorf("%s: the database URL must start with postgres:// (for SQLite, use --data DIR instead)", from)
+	}
+	if inFile {
+		if _, has := u.User.Password(); has || u.Query().Has("password") {
+			return fmt.Errorf("%s: the database URL holds a password, a secret the configuration file must not hold: set DOCSAPI_DATABASE_URL instead, or give the password through PGPASSWORD or a .pgpass file", from)
+		}
+	}
+	return nil
+}
+
+// redactURL hides a database URL's password, in the user part or the query.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "[unparsable URL, hidden]"
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
+}

@@ -1,0 +1,278 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/docsapi/docsapi-go/server"
+	commandagent "github.com/docsapi/docsapi-go/server/agent/command"
+	"github.com/docsapi/docsapi-go/server/agent/llm"
+	"github.com/docsapi/docsapi-go/server/githost/github"
+	"github.com/docsapi/docsapi-go/server/githost/gitlab"
+	"github.com/docsapi/docsapi-go/server/runner"
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// maxSecretFileBytes bounds a token or key file: a secret is short, and a
+// path pointing at the wrong, large file should fail rather than be sent.
+const maxSecretFileBytes = 64 << 10
+
+// resolvedProjects is the configuration's projects, secrets read: what the
+// runner needs, and what the store should hold.
+type resolvedProjects struct {
+	runner   map[string]runner.Project
+	store    []store.Project
+	warnings []string
+}
+
+// resolveProjects checks the projects of the configuration and reads the
+// secrets they name from the environment or from files. Errors name the
+// project and the field, never a secret's value.
+func resolveProjects(cfg *fileConfig, getenv func(string) string) (resolvedProjects, error) {
+	out := resolvedProjects{runner: map[string]runner.Project{}}
+	for i, p := range cfg.Projects {
+		where := fmt.Sprintf("projects[%d]", i)
+		if p.ID != "" {
+			where += fmt.Sprintf(" (%q)", p.ID)
+		}
+		if p.ID == "" {
+			return out, fmt.Errorf("%s: id is required", where)
+		}
+		if _, dup := out.runner[p.ID]; dup {
+			return out, fmt.Errorf("%s: the id is used by an earlier project too", where)
+		}
+		if p.Repository == "" {
+			return out, fmt.Errorf("%s: repository is required (a clone URL or a local path)", where)
+		}
+		if u, err := url.Parse(p.Repository); err == nil && u.User != nil {
+			return out, fmt.Errorf("%s: repository must not contain credentials: jobs show it to API clients; give the token with host.tokenEnv or host.tokenFile", where)
+		}
+		host, warn, err := resolveHost(where+".host", p.Host, getenv)
+		if err != nil {
+			return out, err
+		}
+		if warn != "" {
+			out.warnings = append(out.warnings, warn)
+		}
+		model := p.Model
+		agent, warn, err := resolveAgent(where+".agent", p.Agent, &model, getenv)
+		if err != nil {
+			return out, err
+		}
+		if warn != "" {
+			out.warnings = append(out.warnings, warn)
+		}
+		out.runner[p.ID] = runner.Project{Host: host, Agent: agent}
+		out.store = append(out.store, store.Project{ID: p.ID, Name: p.Name, Repository: p.Repository, Ref: p.Ref, Model: model})
+	}
+	return out, nil
+}
+
+func resolveHost(where string, h hostConfig, getenv func(string) string) (runner.Host, string, error) {
+	hasToken := h.TokenEnv != "" || h.TokenFile != ""
+	var token, warn string
+	if hasToken {
+		var err error
+		if token, warn, err = readSecret(where, "token", h.TokenEnv, h.TokenFile, getenv); err != nil {
+			return runner.Host{}, "", err
+		}
+	}
+	switch runner.HostKind(h.Kind) {
+	case runner.GitHub, runner.GitLab:
+		if !hasToken {
+			return runner.Host{}, "", fmt.Errorf("%s: kind %s needs a token: name the environment variable with tokenEnv, or a file with tokenFile", where, h.Kind)
+		}
+		if h.Username != "" {
+			return runner.Host{}, "", fmt.Errorf("%s: username is for kind push-only; %s uses its own", where, h.Kind)
+		}
+		if h.Kind == string(runner.GitHub) {
+			return runner.Host{Kind: runner.GitHub, GitHub: github.Config{Token: token, BaseURL: h.BaseURL, Draft: h.Draft, RepositoryHosts: h.RepositoryHosts}}, warn, nil
+		}
+		return runner.Host{Kind: runner.GitLab, GitLab: gitlab.Config{Token: token, BaseURL: h.BaseURL, Draft: h.Draft, RepositoryHosts: h.RepositoryHosts}}, warn, nil
+	case runner.PushOnly:
+		if h.BaseURL != "" || h.Draft || len(h.RepositoryHosts) > 0 {
+			return runner.Host{}, "", fmt.Errorf("%s: baseURL, draft and repositoryHosts are for kinds github and gitlab; push-only opens no pull request", where)
+		}
+		host := runner.Host{Kind: runner.PushOnly}
+		if hasToken {
+			// Most git servers accept a token as the password with any user
+			// name; "git" is a harmless default.
+			host.GitUsername, host.GitPassword = or(h.Username, "git"), token
+		} else if h.Username != "" {
+			return runner.Host{}, "", fmt.Errorf("%s: username without a token: add tokenEnv or tokenFile, or remove username", where)
+		}
+		return host, warn, nil
+	case "":
+		return runner.Host{}, "", fmt.Errorf("%s: kind is required: github, gitlab or push-only", where)
+	}
+	return runner.Host{}, "", fmt.Errorf("%s: unknown kind %q: use github, gitlab or push-only", where, h.Kind)
+}
+
+func resolveAgent(where string, a agentConfig, model *string, getenv func(string) string) (runner.Agent, string, error) {
+	commandFields := map[string]bool{
+		"command": a.Command != "", "args": len(a.Args) > 0, "promptVia": a.PromptVia != "", "timeout": a.Timeout != 0,
+		"maxOutputBytes": a.MaxOutputBytes != 0, "passEnv": len(a.PassEnv) > 0, "env": len(a.Env) > 0,
+	}
+	llmFields := map[string]bool{
+		"provider": a.Provider != "", "baseURL": a.BaseURL != "", "model": a.Model != "", "apiKeyEnv": a.APIKeyEnv != "",
+		"apiKeyFile": a.APIKeyFile != "", "anthropicVersion": a.AnthropicVersion != "", "instructions": a.Instructions != "",
+		"limits": a.Limits != (llmLimits{}),
+	}
+	// A field of the other kind would be silently ignored; say so instead.
+	misplaced := func(fields map[string]bool, kind string) error {
+		for _, name := range sortedKeys(fields) {
+			if fields[name] {
+				return fmt.Errorf("%s: %s is a field of kind %s, not %s", where, name, kind, a.Kind)
+			}
+		}
+		return nil
+	}
+	switch runner.AgentKind(a.Kind) {
+	case runner.Command:
+		if err := misplaced(llmFields, "llm"); err != nil {
+			return runner.Agent{}, "", err
+		}
+		if a.Command == "" {
+			return runner.Agent{}, "", fmt.Errorf("%s: command is required: the program to run (a name in PATH or a path)", where)
+		}
+		return runner.Agent{Kind: runner.Command, Command: commandagent.Config{
+			Command: a.Command, Args: a.Args, PromptVia: commandagent.PromptVia(a.PromptVia), Timeout: time.Duration(a.Timeout),
+			MaxOutputBytes: a.MaxOutputBytes, PassEnv: a.PassEnv, Env: a.Env,
+		}}, "", nil
+	case runner.LLM:
+		if err := misplaced(commandFields, "command"); err != nil {
+			return runner.Agent{}, "", err
+		}
+		// Jobs report the project's model, and the engine hands it to the
+		// agent; one model named in two places that disagree would make
+		// jobs report a model they did not use.
+		switch {
+		case *model == "":
+			*model = a.Model
+		case a.Model != "" && a.Model != *model:
+			return runner.Agent{}, "", fmt.Errorf("%s: model %q differs from the project's model %q, which is the one jobs use: set it in one place", where, a.Model, *model)
+		}
+		if *model == "" {
+			return runner.Agent{}, "", fmt.Errorf("%s: a model is required: set the project's model or agent.model", where)
+		}
+		var key, warn string
+		if a.APIKeyEnv != "" || a.APIKeyFile != "" {
+			var err error
+			if key, warn, err = readSecret(where, "apiKey", a.APIKeyEnv, a.APIKeyFile, getenv); err != nil {
+				return runner.Agent{}, "", err
+			}
+		}
+		return runner.Agent{Kind: runner.LLM, LLM: llm.Config{
+			Provider: llm.Provider(a.Provider), BaseURL: a.BaseURL, Model: *model, APIKey: key,
+			AnthropicVersion: a.AnthropicVersion, Instructions: a.Instructions,
+			MaxTurns: a.Limits.MaxTurns, MaxTokens: a.Limits.MaxTokens, MaxFileBytes: a.Limits.MaxFileBytes,
+			MaxChangedBytes: a.Limits.MaxChangedBytes, RequestTimeout: time.Duration(a.Limits.RequestTimeout),
+			MaxRetries: a.Limits.MaxRetries,
+		}}, warn, nil
+	case "":
+		return runner.Agent{}, "", fmt.Errorf("%s: kind is required: command or llm", where)
+	}
+	return runner.Agent{}, "", fmt.Errorf("%s: unknown kind %q: use command or llm", where, a.Kind)
+}
+
+// readSecret reads the secret named by field+"Env" or field+"File". The
+// value never appears in an error; a file others can read gives a warning.
+func readSecret(where, field, envName, file string, getenv func(string) string) (value, warning string, err error) {
+	switch {
+	case envName != "" && file != "":
+		return "", "", fmt.Errorf("%s: set %sEnv or %sFile, not both", where, field, field)
+	case envName != "":
+		value = strings.TrimSpace(getenv(envName))
+		if value == "" {
+			return "", "", fmt.Errorf("%s: %sEnv names the environment variable %s, which is not set or empty: export it before starting the server", where, field, envName)
+		}
+		return value, "", nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return "", "", fmt.Errorf("%s: %sFile: %w", where, field, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", "", fmt.Errorf("%s: %sFile: %w", where, field, err)
+	}
+	if fi.Size() > maxSecretFileBytes {
+		return "", "", fmt.Errorf("%s: %sFile %s is %d bytes, too large for a secret: is it the right file?", where, field, file, fi.Size())
+	}
+	b := make([]byte, fi.Size())
+	if _, err := f.ReadAt(b, 0); err != nil && fi.Size() > 0 {
+		return "", "", fmt.Errorf("%s: %sFile: %w", where, field, err)
+	}
+	value = strings.TrimSpace(string(b))
+	if value == "" {
+		return "", "", fmt.Errorf("%s: %sFile %s is empty", where, field, file)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		warning = fmt.Sprintf("%s: %sFile %s can be read by other users (mode %s); consider chmod 600", where, field, file, fi.Mode().Perm())
+	}
+	return value, warning, nil
+}
+
+// syncProjects makes the store hold the configured projects: it creates the
+// missing ones and updates the repository, ref and model (and the name, when
+// the configuration gives one) of those that differ. Projects only in the
+// store are left alone, with a warning, since their jobs cannot run.
+func syncProjects(ctx context.Context, srv *server.Server, st store.Store, want []store.Project, log *slog.Logger) error {
+	configured := map[string]bool{}
+	for _, p := range want {
+		configured[p.ID] = true
+		have, err := st.Project(ctx, p.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			_, cerr := srv.CreateProject(ctx, p)
+			if cerr == nil {
+				log.Info("docsapi: project created from the configuration", slog.String("project_id", p.ID))
+				continue
+			}
+			// Replicas sharing a database start together: another one may
+			// have created the project meanwhile, which is fine.
+			if have, err = st.Project(ctx, p.ID); err != nil {
+				return errors.New(strings.TrimPrefix(cerr.Error(), "server: "))
+			}
+		} else if err != nil {
+			return fmt.Errorf("reading project %q: %w", p.ID, err)
+		}
+		updated := have
+		updated.Repository, updated.Ref, updated.Model = p.Repository, p.Ref, p.Model
+		if p.Name != "" {
+			updated.Name = p.Name
+		}
+		if updated == have {
+			continue
+		}
+		if err := st.UpdateProject(ctx, updated); err != nil {
+			return fmt.Errorf("updating project %q: %w", p.ID, err)
+		}
+		log.Info("docsapi: project updated from the configuration", slog.String("project_id", p.ID),
+			slog.String("repository", updated.Repository), slog.String("ref", updated.Ref), slog.String("model", updated.Model))
+	}
+	all, err := st.Projects(ctx)
+	if err != nil {
+		return fmt.Errorf("listing projects: %w", err)
+	}
+	for _, p := range all {
+		if !configured[p.ID] {
+			log.Warn("docsapi: project has no agent or host in the configuration; its jobs will fail until it is added",
+				slog.String("project_id", p.ID))
+		}
+	}
+	return nil
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

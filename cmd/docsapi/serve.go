@@ -1,0 +1,570 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/gitrepo"
+	"github.com/docsapi/docsapi-go/server/pageviews"
+	"github.com/docsapi/docsapi-go/server/runner"
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// Defaults of serve.
+const (
+	defaultListen        = "127.0.0.1:8080"
+	defaultShutdownGrace = 30 * time.Second
+	// minFlushTime is what the final page-view flush gets even when the
+	// grace period is spent: views counted but not written are lost.
+	minFlushTime = 5 * time.Second
+)
+
+// HTTP server timeouts. Bodies are at most 1 MiB and every answer is small,
+// so a minute is generous; the header timeout is what stops slow-loris
+// clients from holding connections.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = time.Minute
+	writeTimeout      = time.Minute
+	idleTimeout       = 2 * time.Minute
+	maxHeaderBytes    = 64 << 10
+)
+
+const serveHelp = `Runs the self-hosted API: the HTTP server, the job engine that runs agent
+jobs, and the recorder of page views sent to POST /v1/analytics/{project}/views.
+
+Storage is a SQLite database in a folder (--data, the default) or a
+PostgreSQL database (--database). The configuration file (--config, JSON)
+says how each project's jobs run; its projects are created in the storage if
+missing, and their repository, ref and model updated when they changed.
+
+Settings come from flags, then the environment (DOCSAPI_LISTEN, DOCSAPI_DATA,
+DOCSAPI_DATABASE_URL, DOCSAPI_CONFIG), then the configuration file, then the
+defaults. Secrets never go in the file: it names the environment variable
+(tokenEnv, apiKeyEnv) or the file (tokenFile, apiKeyFile) that holds each.
+Relative paths in the file are relative to the file's folder.
+
+SIGINT or SIGTERM stops the server gracefully: it stops accepting requests,
+lets those in flight finish, gives running jobs --shutdown-grace to finish
+(then hands them back to the queue), writes the page views counted, and
+closes the storage. A second signal ends it at once.
+
+The bound address is logged at start ("listening", addr=...), which helps
+with --listen 127.0.0.1:0 (any free port).
+
+Configuration file (every field but the projects' id, repository, host.kind
+and agent.kind is optional):
+
+{
+  "listen": "127.0.0.1:8080",
+  "data": "/var/lib/docsapi",
+  "tls": {"cert": "cert.pem", "key": "key.pem"},
+  "log": {"format": "json", "level": "info"},
+  "shutdownGrace": "30s",
+  "pageViews": {"flushInterval": "10s", "maxKeys": 100000},
+  "rateLimits": {"agent": {"requests": 100, "per": "1h"},
+                 "analytics": {"requests": 100, "per": "1h"}},
+  "engine": {"concurrency": 2, "jobTimeout": "30m", "maxAttempts": 3,
+             "leaseFor": "2m", "pollInterval": "5s", "retryDelay": "30s"},
+  "git": {"authorName": "Docs Agent", "authorEmail": "docs-agent@example.com",
+          "workDir": "/var/tmp/docsapi", "timeout": "10m",
+          "env": ["HTTPS_PROXY=http://proxy:3128"]},
+  "projects": [
+    {
+      "id": "handbook", "name": "Handbook",
+      "repository": "https://github.com/acme/handbook.git",
+      "ref": "main", "model": "claude-sonnet-4-5",
+      "host": {"kind": "github", "tokenEnv": "GITHUB_TOKEN", "draft": true},
+      "agent": {"kind": "command", "command": "claude",
+                "args": ["-p", "--model", "{model}", "--permission-mode", "acceptEdits"],
+                "promptVia": "stdin", "timeout": "20m",
+                "passEnv": ["ANTHROPIC_API_KEY"]}
+    },
+    {
+      "id": "api-docs", "repository": "https://gitlab.example.com/acme/api-docs.git",
+      "host": {"kind": "gitlab", "baseURL": "https://gitlab.example.com",
+               "tokenFile": "/run/secrets/gitlab-token"},
+      "agent": {"kind": "llm", "provider": "openai",
+                "baseURL": "http://localhost:11434/v1", "model": "qwen3-coder",
+                "limits": {"maxTurns": 40, "maxChangedBytes": 200000}}
+    },
+    {
+      "id": "wiki", "repository": "/srv/git/wiki.git",
+      "host": {"kind": "push-only"},
+      "agent": {"kind": "llm", "provider": "anthropic", "model": "claude-sonnet-4-5",
+                "apiKeyEnv": "ANTHROPIC_API_KEY"}
+    }
+  ]
+}
+
+host: kind github, gitlab or push-only; baseURL (GitHub Enterprise or
+self-managed GitLab), draft, repositoryHosts; the token (tokenEnv or
+tokenFile) is required for github and gitlab, and optional for push-only
+(with username, for HTTPS remotes). agent: kind command (command, args with
+{prompt} {model} {job} {project} {dir}, promptVia stdin|arg, timeout,
+maxOutputBytes, passEnv, env) or kind llm (provider openai|anthropic,
+baseURL, model, apiKeyEnv|apiKeyFile, anthropicVersion, instructions, limits:
+maxTurns, maxTokens, maxFileBytes, maxChangedBytes, requestTimeout,
+maxRetries).`
+
+const serveExamples = `docsapi serve --config docsapi.json
+DOCSAPI_DATABASE_URL=postgres://docsapi@db/docsapi docsapi serve --config docsapi.json --listen :8080
+docsapi serve --config docsapi.json --print-config    # check it; secrets are redacted`
+
+func serveCommand() *command {
+	return &command{
+		name:     "serve",
+		summary:  "run the API server, the job engine and the page-view recorder",
+		help:     serveHelp,
+		examples: serveExamples,
+		setup: func(fs *flag.FlagSet) runFunc {
+			f := &serveFlags{}
+			f.register(fs)
+			return func(ctx context.Context, s *stdio, args []string) error {
+				if err := wantArgs(args); err != nil {
+					return err
+				}
+				return serve(ctx, s, f)
+			}
+		},
+	}
+}
+
+// serveFlags are serve's flags as given.
+type serveFlags struct {
+	storage                 storageFlags
+	listen, tlsCert, tlsKey string
+	logFormat, logLevel     string
+	grace, flush            time.Duration
+	printConfig             bool
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet) {
+	f.storage.register(fs)
+	fs.StringVar(&f.listen, "listen", defaultListen, "`ADDR` to listen on, host:port; port 0 picks a free one (env DOCSAPI_LISTEN)")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate chain `FILE`; with --tls-key, serve HTTPS")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key `FILE`")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log `FORMAT` on stderr: text or json")
+	fs.StringVar(&f.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn or error")
+	fs.DurationVar(&f.grace, "shutdown-grace", defaultShutdownGrace, "how long requests in flight and running jobs get to finish at shutdown")
+	fs.DurationVar(&f.flush, "flush-interval", pageviews.DefaultFlushInterval, "how often recorded page views are written to the storage")
+	fs.BoolVar(&f.printConfig, "print-config", false, "check the configuration, print it with secrets redacted, and exit")
+}
+
+// serveSettings is serve's effective configuration.
+type serveSettings struct {
+	listen, tlsCert, tlsKey string
+	logFormat, logLevel     string
+	grace, flush            time.Duration
+	storage                 storage
+	configPath              string
+	file                    *fileConfig // never nil: empty without a file
+	sources                 map[string]string
+}
+
+// resolve applies the precedence flags > environment > file > defaults.
+func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error) {
+	file, path, err := f.storage.loadFile(getenv)
+	if err != nil {
+		return nil, err
+	}
+	if file == nil {
+		file = &fileConfig{}
+	}
+	set := &serveSettings{configPath: path, file: file, sources: map[string]string{}}
+	fs := f.storage.fs
+	pick := func(name, flagName, flagVal, envName, fileVal, def string) string {
+		switch {
+		case given(fs, flagName):
+			set.sources[name] = "--" + flagName
+			return flagVal
+		case envName != "" && getenv(envName) != "":
+			set.sources[name] = envName
+			return getenv(envName)
+		case fileVal != "":
+			set.sources[name] = "configuration file"
+			return fileVal
+		}
+		if def != "" {
+			set.sources[name] = "default"
+		}
+		return def
+	}
+	pickDur := func(name, flagName string, flagVal time.Duration, fileVal duration, def time.Duration) time.Duration {
+		s := pick(name, flagName, flagVal.String(), "", durString(fileVal), def.String())
+		d, _ := time.ParseDuration(s) // every candidate is a valid duration
+		return d
+	}
+	set.listen = pick("listen", "listen", f.listen, "DOCSAPI_LISTEN", file.Listen, defaultListen)
+	set.tlsCert = pick("tls.cert", "tls-cert", f.tlsCert, "", file.TLS.Cert, "")
+	set.tlsKey = pick("tls.key", "tls-key", f.tlsKey, "", file.TLS.Key, "")
+	set.logFormat = pick("log.format", "log-format", f.logFormat, "", file.Log.Format, "text")
+	set.logLevel = pick("log.level", "log-level", f.logLevel, "", file.Log.Level, "info")
+	set.grace = pickDur("shutdownGrace", "shutdown-grace", f.grace, file.ShutdownGrace, defaultShutdownGrace)
+	set.flush = pickDur("pageViews.flushInterval", "flush-interval", f.flush, file.PageViews.FlushInterval, pageviews.DefaultFlushInterval)
+	if set.storage, err = f.storage.resolve(getenv, fileOrNil(file, path)); err != nil {
+		return nil, err
+	}
+	set.sources["storage"] = set.storage.from
+
+	switch {
+	case (set.tlsCert == "") != (set.tlsKey == ""):
+		return nil, usagef("TLS needs both a certificate and a key (--tls-cert and --tls-key)")
+	case set.logFormat != "text" && set.logFormat != "json":
+		return nil, usagef("unknown log format %q: use text or json", set.logFormat)
+	case set.grace <= 0:
+		return nil, usagef("the shutdown grace must be positive, got %s", set.grace)
+	case set.flush <= 0:
+		return nil, usagef("the flush interval must be positive, got %s", set.flush)
+	}
+	if _, err := parseLevel(set.logLevel); err != nil {
+		return nil, err
+	}
+	if _, _, err := net.SplitHostPort(set.listen); err != nil {
+		return nil, usagef("listen address %q (from %s) must be host:port, such as 127.0.0.1:8080 or :8080", set.listen, set.sources["listen"])
+	}
+	return set, nil
+}
+
+func fileOrNil(file *fileConfig, path string) *fileConfig {
+	if path == "" {
+		return nil
+	}
+	return file
+}
+
+func durString(d duration) string {
+	if d == 0 {
+		return ""
+	}
+	return time.Duration(d).String()
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, usagef("unknown log level %q: use debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+func newLogger(w io.Writer, format, level string) *slog.Logger {
+	l, _ := parseLevel(level) // checked by resolve
+	opts := &slog.HandlerOptions{Level: l}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// serve runs the server until ctx ends, then shuts it down in order.
+func serve(ctx context.Context, s *stdio, f *serveFlags) error {
+	set, err := f.resolve(s.getenv)
+	if err != nil {
+		return err
+	}
+	projects, err := resolveProjects(set.file, s.getenv)
+	if err != nil {
+		return &usageError{msg: configPrefix(set) + err.Error()}
+	}
+	if f.printConfig {
+		return printConfig(s, set)
+	}
+
+	log := newLogger(s.stderr, set.logFormat, set.logLevel)
+	for _, w := range projects.warnings {
+		log.Warn("docsapi: " + w)
+	}
+	if w := dataDirWarning(set.storage); w != "" {
+		log.Warn("docsapi: " + w)
+	}
+
+	// Everything that can be checked without the storage is checked first,
+	// so a configuration mistake stops the server before it touches data.
+	parts, err := buildParts(set, projects, log)
+	if err != nil {
+		return &usageError{msg: configPrefix(set) + err.Error()}
+	}
+	var tlsConfig *tls.Config
+	if set.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(set.tlsCert, set.tlsKey)
+		if err != nil {
+			return fmt.Errorf("loading the TLS certificate and key: %w", err)
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+
+	st, err := openStore(ctx, set.storage, true, log)
+	if err != nil {
+		return err
+	}
+	closeStore := sync.OnceValue(st.Close)
+	defer closeStore()
+
+	eng, err := engine.New(engine.Config{
+		Store: st, Owner: engineOwner(), Parts: parts, Logger: log,
+		Concurrency: set.file.Engine.Concurrency, JobTimeout: time.Duration(set.file.Engine.JobTimeout),
+		MaxAttempts: set.file.Engine.MaxAttempts, LeaseFor: time.Duration(set.file.Engine.LeaseFor),
+		PollInterval: time.Duration(set.file.Engine.PollInterval), RetryDelay: time.Duration(set.file.Engine.RetryDelay),
+	})
+	if err != nil {
+		return &usageError{msg: configPrefix(set) + err.Error()}
+	}
+	rec, err := pageviews.New(pageviews.Config{Sink: st, FlushInterval: set.flush, MaxKeys: set.file.PageViews.MaxKeys, Logger: log})
+	if err != nil {
+		return &usageError{msg: configPrefix(set) + err.Error()}
+	}
+	srv, err := server.New(server.Config{
+		Store: st, Logger: log, PageViews: rec, Jobs: eng,
+		RateLimits: server.RateLimits{
+			Agent:     server.Limit{Requests: set.file.RateLimits.Agent.Requests, Per: time.Duration(set.file.RateLimits.Agent.Per)},
+			Analytics: server.Limit{Requests: set.file.RateLimits.Analytics.Requests, Per: time.Duration(set.file.RateLimits.Analytics.Per)},
+		},
+	})
+	if err != nil {
+		return &usageError{msg: configPrefix(set) + strings.TrimPrefix(err.Error(), "server: ")}
+	}
+	if err := syncProjects(ctx, srv, st, projects.store, log); err != nil {
+		return fmt.Errorf("%s%w", configPrefix(set), err)
+	}
+
+	ln, err := net.Listen("tcp", set.listen)
+	if err != nil {
+		return fmt.Errorf("listening on %s (from %s): %w", set.listen, set.sources["listen"], err)
+	}
+	httpSrv := &http.Server{
+		Handler:           srv,
+		TLSConfig:         tlsConfig,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	eng.Start()
+	rec.Start()
+	served := make(chan error, 1)
+	go func() {
+		if tlsConfig != nil {
+			served <- httpSrv.ServeTLS(ln, "", "")
+		} else {
+			served <- httpSrv.Serve(ln)
+		}
+	}()
+	scheme := "http"
+	if tlsConfig != nil {
+		scheme = "https"
+	}
+	log.Info("docsapi: listening", slog.String("addr", ln.Addr().String()),
+		slog.String("url", scheme+"://"+ln.Addr().String()), slog.String("storage", set.storage.describe()),
+		slog.Int("projects", len(projects.store)), slog.String("version", cliVersion()))
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		log.Info("docsapi: shutting down", slog.Duration("grace", set.grace))
+	case serveErr = <-served:
+		log.Error("docsapi: the HTTP server stopped", slog.Any("error", serveErr))
+	}
+	return shutdown(log, set.grace, httpSrv, eng, rec, closeStore, serveErr)
+}
+
+// shutdown stops everything in the order that loses nothing: no new
+// requests, requests and jobs in flight finish (within grace), the page
+// views counted so far are written, then the storage closes.
+func shutdown(log *slog.Logger, grace time.Duration, httpSrv *http.Server, eng *engine.Engine, rec *pageviews.Recorder, closeStore func() error, serveErr error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	var wg sync.WaitGroup
+	var httpErr, engErr error
+	wg.Go(func() {
+		if httpErr = httpSrv.Shutdown(ctx); httpErr != nil {
+			httpSrv.Close() // the grace is over: cut the remaining connections
+		}
+	})
+	// The engine stops at the same time: both get the whole grace period.
+	wg.Go(func() { engErr = eng.Shutdown(ctx) })
+	wg.Wait()
+	if httpErr != nil {
+		log.Warn("docsapi: requests still running at the end of the grace period were cut", slog.Any("error", httpErr))
+	}
+	if engErr != nil {
+		log.Warn("docsapi: jobs still running at the end of the grace period were handed back to the queue", slog.Any("error", engErr))
+	}
+
+	flushCtx, cancelFlush := context.WithTimeout(context.Background(), max(time.Until(deadline(ctx)), minFlushTime))
+	defer cancelFlush()
+	var errs []error
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		errs = append(errs, fmt.Errorf("serving: %w", serveErr))
+	}
+	if err := rec.Close(flushCtx); err != nil {
+		errs = append(errs, fmt.Errorf("writing page views: %d views could not be written: %w", rec.Stats().Pending, err))
+	}
+	if err := closeStore(); err != nil {
+		errs = append(errs, fmt.Errorf("closing the storage: %w", err))
+	}
+	stats := rec.Stats()
+	log.Info("docsapi: stopped", slog.Int64("page_views_recorded", stats.Recorded), slog.Int64("page_views_written", stats.Flushed))
+	return errors.Join(errs...)
+}
+
+func deadline(ctx context.Context) time.Time {
+	d, _ := ctx.Deadline()
+	return d
+}
+
+// buildParts builds every project's runner parts, or, with no project
+// configured, parts that fail each job with a message saying what to do.
+func buildParts(set *serveSettings, projects resolvedProjects, log *slog.Logger) (func(context.Context, store.Project) (engine.Parts, error), error) {
+	if len(projects.runner) == 0 {
+		log.Warn("docsapi: no project is configured, so agent jobs will fail; page views and the API work")
+		return func(_ context.Context, p store.Project) (engine.Parts, error) {
+			return engine.Parts{}, engine.Permanent(fmt.Errorf("no runner is configured for project %q: add it to the server's configuration file", p.ID))
+		}, nil
+	}
+	g := set.file.Git
+	if g.WorkDir != "" {
+		if err := os.MkdirAll(g.WorkDir, 0o700); err != nil {
+			return nil, fmt.Errorf("git.workDir: %w", err)
+		}
+	}
+	r, err := runner.New(runner.Config{
+		Git: gitrepo.Config{Git: g.Binary, Dir: g.WorkDir, AuthorName: g.AuthorName, AuthorEmail: g.AuthorEmail,
+			Timeout: time.Duration(g.Timeout), Env: g.Env, Logger: log},
+		Projects: projects.runner,
+		Logger:   log,
+	})
+	if err != nil {
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "runner: "))
+	}
+	return r.Parts, nil
+}
+
+func configPrefix(set *serveSettings) string {
+	if set.configPath == "" {
+		return ""
+	}
+	return "configuration file " + set.configPath + ": "
+}
+
+// engineOwner names this process in job leases: unique among the engines
+// sharing a database, and readable for an operator looking at a stuck job.
+func engineOwner() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown-host"
+	}
+	return fmt.Sprintf("%s/%d", host, os.Getpid())
+}
+
+// printConfig prints the effective configuration in the file's own format
+// (so it can serve as a starting point), with the defaults filled in and the
+// secrets redacted; where each setting came from goes to stderr.
+func printConfig(s *stdio, set *serveSettings) error {
+	eff := *set.file
+	eff.Listen = set.listen
+	eff.Data, eff.Database = set.storage.dataDir, ""
+	if set.storage.database != "" {
+		eff.Database = redactURL(set.storage.database)
+	}
+	eff.TLS = tlsConfig{Cert: set.tlsCert, Key: set.tlsKey}
+	eff.Log = logConfig{Format: set.logFormat, Level: set.logLevel}
+	eff.ShutdownGrace = duration(set.grace)
+	eff.PageViews.FlushInterval = duration(set.flush)
+	if eff.PageViews.MaxKeys == 0 {
+		eff.PageViews.MaxKeys = pageviews.DefaultMaxKeys
+	}
+	e := &eff.Engine
+	e.Concurrency = orInt(e.Concurrency, engine.DefaultConcurrency)
+	e.MaxAttempts = orInt(e.MaxAttempts, engine.DefaultMaxAttempts)
+	e.JobTimeout = orDur(e.JobTimeout, engine.DefaultJobTimeout)
+	e.LeaseFor = orDur(e.LeaseFor, engine.DefaultLeaseFor)
+	e.PollInterval = orDur(e.PollInterval, engine.DefaultPollInterval)
+	e.RetryDelay = orDur(e.RetryDelay, engine.DefaultRetryDelay)
+	// Values of environment variables given to git and agents may be
+	// credentials (a proxy's password, say): only their names are shown.
+	eff.Git.Env = redactEnvList(eff.Git.Env)
+	eff.Projects = make([]projectConfig, len(set.file.Projects))
+	for i, p := range set.file.Projects {
+		if len(p.Agent.Env) > 0 {
+			env := make(map[string]string, len(p.Agent.Env))
+			for k := range p.Agent.Env {
+				env[k] = redacted
+			}
+			p.Agent.Env = env
+		}
+		eff.Projects[i] = p
+	}
+	out, err := json.MarshalIndent(eff, "", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.stdout, "%s\n", out)
+	keys := make([]string, 0, len(set.sources))
+	for k := range set.sources {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if set.configPath != "" {
+		fmt.Fprintf(s.stderr, "configuration file: %s\n", set.configPath)
+	}
+	for _, k := range keys {
+		fmt.Fprintf(s.stderr, "%s: from %s\n", k, set.sources[k])
+	}
+	fmt.Fprintln(s.stderr, "the configuration is valid; the secrets it names are set")
+	return nil
+}
+
+const redacted = "[redacted]"
+
+func redactEnvList(env []string) []string {
+	if len(env) == 0 {
+		return nil
+	}
+	out := make([]string, len(env))
+	for i, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		out[i] = k + "=" + redacted
+	}
+	return out
+}
+
+func orInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func orDur(v duration, def time.Duration) duration {
+	if v == 0 {
+		return duration(def)
+	}
+	return v
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
