@@ -3,7 +3,9 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,16 +48,28 @@ func testConcurrency(t *testing.T, open opener) {
 				unleased []string // jobs seen unleased after an ErrNoJob
 			}
 			results := make([]result, workers)
+			var inFlight atomic.Int32 // claims under way
 			together(func(w int) {
 				r := &results[w]
 				owner := fmt.Sprintf("worker-%d", w)
 				ctx := t.Context()
 				for {
+					inFlight.Add(1)
 					j, err := s.ClaimJob(ctx, store.Claim{Owner: owner, Now: now, LeaseFor: time.Hour, MaxAttempts: 3})
+					inFlight.Add(-1)
 					if errors.Is(err, store.ErrNoJob) {
-						// No lease ends while the workers run, so once
-						// ErrNoJob is true it stays true: every job must
-						// be leased now, or the ErrNoJob came too early.
+						// A claim may pass over jobs that other claims
+						// have locked but not yet committed (PostgreSQL's
+						// SKIP LOCKED does), so ErrNoJob may come while
+						// those are under way. Once no claim is under
+						// way, and since no lease ends while the workers
+						// run, every job must be leased, or the ErrNoJob
+						// came too early. (Every worker stops at its
+						// first ErrNoJob, so jobs a backend wrongly hides
+						// stay unleased to the end.)
+						for deadline := time.Now().Add(10 * time.Second); inFlight.Load() > 0 && time.Now().Before(deadline); {
+							runtime.Gosched()
+						}
 						for _, id := range ids {
 							j, err := s.Job(ctx, "p1", id)
 							if err != nil {
