@@ -16,8 +16,6 @@ bin=$(pgbin)
 [ -n "$bin" ] || { echo "no PostgreSQL server found or installed" >&2; exit 1; }
 
 port=${DOCSAPI_TEST_POSTGRES_PORT:-54329}
-# Skip ports something already listens on (another cluster, say).
-while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 dir=$(mktemp -d)
 chmod 755 "$dir"
 as_owner() { "$@"; }
@@ -29,9 +27,20 @@ fi
 as_owner "$bin/initdb" -D "$dir/data" -A trust -U postgres --no-sync >"$dir/initdb.log" 2>&1 ||
   { cat "$dir/initdb.log" >&2; exit 1; }
 # fsync off: a test cluster needs speed, not durability across power loss.
-as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-  -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >&2 ||
-  { cat "$dir/server.log" >&2; exit 1; }
+# A port can be taken, or still held by a cluster shutting down: try the
+# next ones before giving up.
+for attempt in $(seq 1 20); do
+  while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+  if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >&2; then
+    break
+  fi
+  if [ "$attempt" = 20 ] || ! grep -q "could not bind\|could not create any TCP/IP sockets" "$dir/server.log"; then
+    cat "$dir/server.log" >&2
+    exit 1
+  fi
+  port=$((port + 1))
+done
 echo "export DOCSAPI_TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
 echo "export DOCSAPI_TEST_POSTGRES_DIR=$dir"
 echo "export DOCSAPI_TEST_POSTGRES_BIN=$bin"
