@@ -35,6 +35,58 @@ func offsetPager[T any](ctx context.Context, start, limit int, fetch fetchPage[T
 	}
 }
 
+// prefetchPager is offsetPager with up to n pages in flight. Pages are
+// fetched concurrently but yielded strictly in offset order; a new page is
+// requested each time one is consumed, so at most n-1 pages past the last
+// one are ever requested. Ending the loop (last page, error or break)
+// cancels the requests still in flight.
+func prefetchPager[T any](ctx context.Context, start, limit, n int, fetch fetchPage[T]) iter.Seq2[T, error] {
+	type page struct {
+		items []T
+		more  bool
+		err   error
+	}
+	return func(yield func(T, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		// Each page has a buffered channel, so a fetch that finishes
+		// after the loop ended never blocks: no goroutine is left behind.
+		inFlight := make([]chan page, 0, n)
+		next := start
+		launch := func() {
+			ch := make(chan page, 1)
+			offset := next
+			next += limit
+			go func() {
+				items, more, err := fetch(ctx, offset)
+				ch <- page{items, more, err}
+			}()
+			inFlight = append(inFlight, ch)
+		}
+		for range n {
+			launch()
+		}
+		for len(inFlight) > 0 {
+			p := <-inFlight[0]
+			inFlight = inFlight[1:]
+			if p.err != nil {
+				var zero T
+				yield(zero, p.err)
+				return
+			}
+			for _, item := range p.items {
+				if !yield(item, nil) {
+					return
+				}
+			}
+			if !p.more || len(p.items) == 0 {
+				return
+			}
+			launch()
+		}
+	}
+}
+
 // failed returns an iterator that yields err once.
 func failed[T any](err error) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {

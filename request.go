@@ -31,8 +31,13 @@ type callConfig struct {
 	idempotencyKey string
 	header         http.Header
 	response       *Response
+	prefetch       int
 	err            error
 }
+
+// maxPrefetch bounds WithPrefetch: more pages in flight than this only
+// spends a rate budget faster, without shortening an export further.
+const maxPrefetch = 32
 
 // Response describes the HTTP exchange of one call; see WithResponse.
 type Response struct {
@@ -85,6 +90,23 @@ func WithHeader(name, value string) RequestOption {
 			}
 			c.header.Add(canonical, value)
 		}
+	}
+}
+
+// WithPrefetch makes an iterator such as AllViews keep up to n pages in
+// flight: since every page's offset is known in advance, the next pages are
+// requested while the loop consumes the current one. Rows still come in
+// order; the iterator stops at the last page or the first error, and
+// requests at most n-1 pages past the end. Each request still waits for the
+// client's rate limiter. n from 1 (no prefetching, the default) to 32;
+// other calls ignore it.
+func WithPrefetch(n int) RequestOption {
+	return func(c *callConfig) {
+		if n < 1 || n > maxPrefetch {
+			c.err = invalid("prefetch", "must be from 1 to %d, got %d", maxPrefetch, n)
+			return
+		}
+		c.prefetch = n
 	}
 }
 
