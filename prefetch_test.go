@@ -1,0 +1,185 @@
+package docsapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+)
+
+// slowPages answers views requests for a project of total paths, pageSize
+// a page, after latency on the bubble's clock, and records the offsets
+// asked for. failAt, if not negative, answers that offset with a 400.
+type slowPages struct {
+	total, pageSize int
+	latency         time.Duration
+	failAt          int
+	firstFast       bool // the page at offset 0 answers at once
+
+	mu      sync.Mutex
+	offsets []int
+	active  int
+	peak    int
+}
+
+func (s *slowPages) respond(req *http.Request) (*http.Response, error) {
+	offset, _ := strconv.Atoi(req.URL.Query().Get("offset"))
+	s.mu.Lock()
+	s.offsets = append(s.offsets, offset)
+	s.active++
+	s.peak = max(s.peak, s.active)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.active--
+		s.mu.Unlock()
+	}()
+	latency := s.latency
+	if s.firstFast && offset == 0 {
+		latency = 0
+	}
+	select {
+	case <-time.After(latency):
+	case <-req.Context().Done():
+		return nil, req.Context().Err()
+	}
+	if offset == s.failAt {
+		return httpmock.NewStringResponse(http.StatusBadRequest, `{"error":"bad page"}`), nil
+	}
+	var rows []string
+	for i := offset; i < min(offset+s.pageSize, s.total); i++ {
+		rows = append(rows, fmt.Sprintf(`{"path":"/p%05d","human":1,"ai":0,"total":1}`, i))
+	}
+	body := fmt.Sprintf(`{"totals":{"human":%d,"ai":0,"total":%d},"views":[%s],"hasMore":%v}`,
+		s.total, s.total, strings.Join(rows, ","), offset+s.pageSize < s.total)
+	return httpmock.NewStringResponse(http.StatusOK, body), nil
+}
+
+func (s *slowPages) seen() ([]int, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]int(nil), s.offsets...), s.peak
+}
+
+func TestPrefetchYieldsEveryRowInOrderAndOverlapsRequests(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, mt := newTestClient(t)
+		pages := &slowPages{total: 1000, pageSize: 100, latency: 20 * time.Millisecond, failAt: -1}
+		mt.RegisterResponder("GET", testBaseURL+"/v1/analytics/proj/views", pages.respond)
+
+		start := time.Now()
+		var paths []string
+		for v, err := range c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 100}, WithPrefetch(4)) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			paths = append(paths, v.Path)
+		}
+		elapsed := time.Since(start)
+		if len(paths) != 1000 {
+			t.Fatalf("%d rows, want 1000", len(paths))
+		}
+		for i, p := range paths {
+			if want := fmt.Sprintf("/p%05d", i); p != want {
+				t.Fatalf("row %d is %s, want %s: rows must come in order", i, p, want)
+			}
+		}
+		offsets, peak := pages.seen()
+		// Ten pages, four in flight: the first four together, then each
+		// consumed page starts the next. At most 3 pages past the end.
+		if peak != 4 || len(offsets) > 13 {
+			t.Errorf("peak %d requests in flight and %d requests, want 4 and at most 13", peak, len(offsets))
+		}
+		// Sequentially, 10 × 20 ms; with four in flight, three rounds.
+		if elapsed != 60*time.Millisecond {
+			t.Errorf("export took %v of virtual time, want 60ms", elapsed)
+		}
+	})
+}
+
+func TestPrefetchStopsAtTheFirstErrorInOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, mt := newTestClient(t)
+		pages := &slowPages{total: 1000, pageSize: 100, latency: 20 * time.Millisecond, failAt: 300}
+		mt.RegisterResponder("GET", testBaseURL+"/v1/analytics/proj/views", pages.respond)
+		var rows int
+		var errs []error
+		for _, err := range c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 100}, WithPrefetch(4)) {
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			rows++
+		}
+		// Pages 0, 100 and 200 come first, whole; then the one error.
+		if rows != 300 || len(errs) != 1 || !errors.Is(errs[0], ErrBadRequest) {
+			t.Fatalf("%d rows and errors %v; want 300 rows then one ErrBadRequest", rows, errs)
+		}
+		synctest.Wait() // requests still in flight were cancelled and returned
+	})
+}
+
+func TestPrefetchBreakCancelsWhatIsInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, mt := newTestClient(t)
+		// The first page answers at once, the others only after an hour:
+		// when the loop breaks, seven requests are still waiting.
+		pages := &slowPages{total: 1000, pageSize: 100, latency: time.Hour, failAt: -1, firstFast: true}
+		mt.RegisterResponder("GET", testBaseURL+"/v1/analytics/proj/views", pages.respond)
+		for range c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 100}, WithPrefetch(8)) {
+			break
+		}
+		synctest.Wait()
+		offsets, _ := pages.seen()
+		if len(offsets) != 8 {
+			t.Fatalf("%d requests, want the 8 launched before the break and no more", len(offsets))
+		}
+		pages.mu.Lock()
+		active := pages.active
+		pages.mu.Unlock()
+		if active != 0 {
+			t.Fatalf("%d requests still running after the loop ended", active)
+		}
+	})
+}
+
+func TestPrefetchOfASinglePageAsksLittlePastTheEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c, mt := newTestClient(t)
+		pages := &slowPages{total: 50, pageSize: 100, latency: 20 * time.Millisecond, failAt: -1}
+		mt.RegisterResponder("GET", testBaseURL+"/v1/analytics/proj/views", pages.respond)
+		rows, err := Collect(c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 100}, WithPrefetch(3)))
+		if err != nil || len(rows) != 50 {
+			t.Fatalf("%d rows, %v", len(rows), err)
+		}
+		synctest.Wait()
+		if offsets, _ := pages.seen(); len(offsets) > 3 {
+			t.Fatalf("%d requests for one page, want at most 3 (n-1 past the end)", len(offsets))
+		}
+	})
+}
+
+func TestPrefetchRefusesBadArguments(t *testing.T) {
+	c, mt := newTestClient(t)
+	for _, opts := range [][]RequestOption{
+		{WithPrefetch(0)}, {WithPrefetch(33)},
+		{WithPrefetch(4), WithResponse(&Response{})},
+	} {
+		_, err := Collect(c.Analytics.AllViews(context.Background(), "", ViewsParams{}, opts...))
+		var v *ValidationError
+		if !errors.As(err, &v) || v.Param != "prefetch" {
+			t.Errorf("options %d: %v, want a validation error on prefetch", len(opts), err)
+		}
+	}
+	if n := mt.GetTotalCallCount(); n != 0 {
+		t.Fatalf("%d requests sent, want none", n)
+	}
+}
