@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"path"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/docsapi/docsapi-go/server/store/migration"
 )
 
 //go:embed migrations/*.sql
@@ -22,48 +21,18 @@ var migrationFiles embed.FS
 // one spells "docsapi" in ASCII, so it is recognizable in pg_locks.
 const migrationLock int64 = 0x646f6373617069
 
-// migration is one schema step; version is the number its file name starts
-// with, recorded in schema_migrations once it is applied.
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// loadMigrations reads the embedded migrations in version order. Versions
-// must run 1, 2, 3, ... without gaps or duplicates: a gap would leave a
-// database at a version no file describes.
-func loadMigrations(fsys fs.FS) ([]migration, error) {
-	names, err := fs.Glob(fsys, "migrations/*.sql")
+// loadMigrations reads the embedded migrations; see migration.Load.
+func loadMigrations(fsys fs.FS) ([]migration.Migration, error) {
+	ms, err := migration.Load(fsys, "migrations")
 	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, name := range names { // Glob returns names sorted
-		base := path.Base(name)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v < 1 {
-			return nil, fmt.Errorf("postgres: migration %s: name must be NNNN_description.sql", base)
-		}
-		if v != len(ms)+1 {
-			return nil, fmt.Errorf("postgres: migration %s: version %d, want %d", base, v, len(ms)+1)
-		}
-		b, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: base, sql: string(b)})
-	}
-	if len(ms) == 0 {
-		return nil, fmt.Errorf("postgres: no migrations")
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	return ms, nil
 }
 
 // tooNew is the error for a database written by a newer version of the code.
 func tooNew(have, know int) error {
-	return fmt.Errorf("postgres: database schema version %d is newer than the newest this program knows (%d): refusing to open it (upgrade the program)", have, know)
+	return fmt.Errorf("postgres: %w", migration.TooNew(have, know))
 }
 
 // migrate brings the database up to the last of ms, all in one transaction:
@@ -79,8 +48,8 @@ func tooNew(have, know int) error {
 // with its connection. (A future migration that cannot run in a transaction,
 // such as CREATE INDEX CONCURRENTLY, would need a session-level lock and a
 // step of its own.)
-func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration, log *slog.Logger) error {
-	know := ms[len(ms)-1].version
+func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration.Migration, log *slog.Logger) error {
+	know := ms[len(ms)-1].Version
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("postgres: open: %w", err)
@@ -102,12 +71,12 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration, log *slog.
 	for _, m := range ms[have:] {
 		// No arguments: pgx sends the file with the simple protocol, which
 		// runs every statement in it.
-		if _, err := tx.Exec(ctx, m.sql); err != nil {
-			return fmt.Errorf("postgres: migration %s: %w", m.name, err)
+		if _, err := tx.Exec(ctx, m.SQL); err != nil {
+			return fmt.Errorf("postgres: migration %s: %w", m.Name, err)
 		}
 		if _, err := tx.Exec(ctx,
-			`INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.version, m.name); err != nil {
-			return fmt.Errorf("postgres: migration %s: record version: %w", m.name, err)
+			`INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name); err != nil {
+			return fmt.Errorf("postgres: migration %s: record version: %w", m.Name, err)
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {

@@ -128,7 +128,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkVersion(ctx, dsn(path, cfg, false), ms[len(ms)-1].version); err != nil {
+	if err := checkVersion(ctx, dsn(path, cfg, false), ms[len(ms)-1].Version); err != nil {
 		return nil, err
 	}
 

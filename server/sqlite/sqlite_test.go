@@ -18,6 +18,7 @@ import (
 
 	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
+	"github.com/docsapi/docsapi-go/server/store/migration"
 )
 
 // t0 is the tests' clock. Every method is told the time, so any instant
@@ -94,7 +95,7 @@ func latestVersion(t *testing.T) int {
 	t.Helper()
 	ms, err := loadMigrations(migrationFiles)
 	must(t, "loadMigrations", err)
-	return ms[len(ms)-1].version
+	return ms[len(ms)-1].Version
 }
 
 func TestMigrationsApplyAndReopen(t *testing.T) {
@@ -315,9 +316,9 @@ func TestFailedMigrationRollsBack(t *testing.T) {
 	path := dbPath(t)
 	db := rawOpen(t, path)
 	db.SetMaxOpenConns(1)
-	ms := []migration{
-		{1, "0001_one.sql", "CREATE TABLE one (x);"},
-		{2, "0002_two.sql", "CREATE TABLE two (x); INSERT INTO nowhere VALUES (1);"},
+	ms := []migration.Migration{
+		{Version: 1, Name: "0001_one.sql", SQL: "CREATE TABLE one (x);"},
+		{Version: 2, Name: "0002_two.sql", SQL: "CREATE TABLE two (x); INSERT INTO nowhere VALUES (1);"},
 	}
 	if err := migrate(t.Context(), db, ms); err == nil || !strings.Contains(err.Error(), "0002_two.sql") {
 		t.Fatalf("migrate = %v, want an error naming 0002_two.sql", err)
@@ -330,7 +331,7 @@ func TestFailedMigrationRollsBack(t *testing.T) {
 	}
 
 	// Fixed, the migration applies on the next run, and only it.
-	ms[1].sql = "CREATE TABLE two (x);"
+	ms[1].SQL = "CREATE TABLE two (x);"
 	must(t, "migrate again", migrate(t.Context(), db, ms))
 	if v := queryInt(t, db, "PRAGMA user_version"); v != 2 {
 		t.Errorf("user_version = %d, want 2", v)
