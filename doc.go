@@ -87,7 +87,8 @@
 //
 // Nothing is requested until the loop starts; a break stops all requests; an
 // error is yielded once and ends the loop. Collect gathers the rows in a
-// slice.
+// slice. WithPrefetch(n) keeps up to n pages in flight, rows still in order,
+// which shortens a long export when latency dominates.
 //
 // # Logging
 //
