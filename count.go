@@ -68,7 +68,11 @@ type viewsPageWire struct {
 // The three fields are required: a 200 answer without them (a proxy's "{}",
 // another endpoint's body) is an error rather than an empty page, which
 // would end an export early and silently.
-func (p *ViewsPage) UnmarshalJSON(b []byte) error {
+func (p *ViewsPage) UnmarshalJSON(b []byte) error { return p.decodeBody(b) }
+
+// decodeBody is UnmarshalJSON without the validation pass json.Unmarshal
+// makes before calling it; the pipeline calls it directly.
+func (p *ViewsPage) decodeBody(b []byte) error {
 	var w viewsPageWire
 	if err := decodeWire("views page", b, &w); err != nil {
 		return err

@@ -93,7 +93,11 @@ func (j Job) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes the API's shape. Unknown fields are ignored and
 // nulls become zero values; a malformed timestamp is an error naming the field.
-func (j *Job) UnmarshalJSON(data []byte) error {
+func (j *Job) UnmarshalJSON(data []byte) error { return j.decodeBody(data) }
+
+// decodeBody is UnmarshalJSON without the validation pass json.Unmarshal
+// makes before calling it; the pipeline calls it directly.
+func (j *Job) decodeBody(data []byte) error {
 	var w jobWire
 	if err := decodeWire("job", data, &w); err != nil {
 		return err

@@ -325,11 +325,25 @@ func readBody(resp *http.Response) ([]byte, error) {
 	return body, nil
 }
 
+// bodyDecoder is implemented by results decoded through wire types. Handing
+// them the body directly halves the passes over it: json.Unmarshal into a
+// type with an UnmarshalJSON method validates the whole body and scans it
+// for the value's end before the method's own validation and decoding.
+type bodyDecoder interface {
+	decodeBody(data []byte) error
+}
+
 func (c *Client) decode(r apiRequest, res attemptResult, out any) error {
 	if out == nil {
 		return nil
 	}
-	if err := json.Unmarshal(res.body, out); err != nil {
+	var err error
+	if d, ok := out.(bodyDecoder); ok {
+		err = d.decodeBody(res.body)
+	} else {
+		err = json.Unmarshal(res.body, out)
+	}
+	if err != nil {
 		return fmt.Errorf("docsapi: %s %s: decoding %d response (Content-Type %q): %w",
 			r.method, r.path, res.resp.StatusCode, res.resp.Header.Get("Content-Type"), err)
 	}
