@@ -22,7 +22,10 @@ type slowPages struct {
 	total, pageSize int
 	latency         time.Duration
 	failAt          int
-	firstFast       bool // the page at offset 0 answers at once
+	// firstFast makes the page at offset 0 answer after a millisecond. The
+	// bubble's clock moves only once every goroutine is blocked, so by then
+	// every request launched has reached respond.
+	firstFast bool
 
 	mu      sync.Mutex
 	offsets []int
@@ -44,7 +47,7 @@ func (s *slowPages) respond(req *http.Request) (*http.Response, error) {
 	}()
 	latency := s.latency
 	if s.firstFast && offset == 0 {
-		latency = 0
+		latency = time.Millisecond
 	}
 	select {
 	case <-time.After(latency):
@@ -130,8 +133,8 @@ func TestPrefetchStopsAtTheFirstErrorInOrder(t *testing.T) {
 func TestPrefetchBreakCancelsWhatIsInFlight(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		// The first page answers at once, the others only after an hour:
-		// when the loop breaks, seven requests are still waiting.
+		// The first page answers after a millisecond, the others only after
+		// an hour: when the loop breaks, seven requests are still waiting.
 		pages := &slowPages{total: 1000, pageSize: 100, latency: time.Hour, failAt: -1, firstFast: true}
 		mt.RegisterResponder("GET", testBaseURL+"/v1/analytics/proj/views", pages.respond)
 		for range c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 100}, WithPrefetch(8)) {
