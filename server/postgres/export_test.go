@@ -1,4 +1,27 @@
 package postgres
 
-// QueryViewsSQL is the views query, for the test that checks its plan.
-const QueryViewsSQL = queryViews
+import (
+	"context"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// QueryRollsSQL is the statement that reads rolls, for the test that checks
+// its plan.
+const QueryRollsSQL = queryRolls
+
+// MigrateTo brings the database at url to version, as an older program
+// would have left it, for the tests of later migrations.
+func MigrateTo(ctx context.Context, url string, version int) error {
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		return err
+	}
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	return migrate(ctx, pool, ms[:version], slog.New(slog.DiscardHandler))
+}

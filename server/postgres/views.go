@@ -7,8 +7,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5"
 
+	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -43,7 +44,8 @@ const addViews = `INSERT INTO page_views AS v (project_id, path, hour, human, ai
 		bot   = v.bot   + excluded.bot`
 
 // AddViews adds each count to the stored counts of its (ProjectID, Path,
-// Hour), in one statement. The batch is validated first: one bad count
+// Hour), in one statement, and to the rolls the views query reads (see
+// rolls.go), in the same transaction. The batch is validated first: one bad count
 // refuses the whole batch and nothing is stored. Project IDs and paths that
 // PostgreSQL's text cannot hold (invalid UTF-8, NUL) are stored with U+FFFD
 // in place of the bad bytes, where SQLite would keep them as they are. A sum beyond int64 fails
@@ -118,65 +120,24 @@ func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
 		projects[i], paths[i], hours[i] = c.ProjectID, c.Path, c.Hour
 		human[i], ai[i], bot[i] = c.Human, c.AI, c.Bot
 	}
-	db, err := s.db()
-	if err != nil {
-		return err
+	batch := make([]store.ViewCount, n)
+	for i, k := range keys {
+		batch[i] = *merged[k]
 	}
-	if _, err := db.Exec(ctx, addViews, projects, paths, hours, human, ai, bot); err != nil {
-		return s.dbErr(op, err)
-	}
-	return nil
+	return s.tx(ctx, op, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, addViews, projects, paths, hours, human, ai, bot); err != nil {
+			return s.dbErr(op, err)
+		}
+		if err := addToRolls(ctx, tx, batch); err != nil {
+			return s.dbErr(op, err)
+		}
+		return nil
+	})
 }
-
-// queryViews computes a project's totals and one page of per-path sums over
-// an hour range, in one statement, so both describe one snapshot even while
-// flushes commit, and the range is read once: per_path, referenced twice, is
-// materialized.
-//
-// The plan of a 30-day export (limit 100) on a table of 200 paths × 90 days
-// × 24 hours (432,000 rows, vacuumed; TestViewsQueryPlan builds it, checks
-// the plan and logs it with -v), as a prepared statement's generic plan:
-//
-//	Sort                        Sort Key: human + ai DESC, path      (101 rows)
-//	  CTE per_path
-//	    ->  HashAggregate       Group Key: path                      (200 rows)
-//	          ->  Index Only Scan using page_views_by_hour on page_views
-//	                Index Cond: project_id = $1 AND hour >= $2 AND hour < $3
-//	                Heap Fetches: 0                 (144,000 rows, 1,443 buffers)
-//	  ->  Nested Loop Left Join
-//	        ->  Aggregate  ->  CTE Scan on per_path                  (the totals)
-//	        ->  Limit  ->  Sort  ->  CTE Scan on per_path            (the page)
-//	                              Filter: human + ai > 0
-//	Execution Time: about 75 ms
-//
-// The month is one contiguous stretch of page_views_by_hour, bounded by the
-// index condition on both ends, so the other two months are never read; its
-// INCLUDE columns answer the query, and the visibility map lets every row
-// skip the table (Heap Fetches: 0). The sums are hashed per path, and only
-// those 200 sums are sorted, never the 144,000 rows. With the parameters
-// known (a custom plan) PostgreSQL does the same scan split over parallel
-// workers.
-const queryViews = `WITH per_path AS (
-		SELECT path, sum(human)::bigint AS human, sum(ai)::bigint AS ai
-		FROM page_views
-		WHERE project_id = $1 AND hour >= $2 AND hour < $3
-		GROUP BY path
-	), totals AS (
-		SELECT coalesce(sum(human), 0)::bigint AS human, coalesce(sum(ai), 0)::bigint AS ai FROM per_path
-	), page AS (
-		SELECT path, human, ai FROM per_path
-		WHERE human + ai > 0
-		ORDER BY human + ai DESC, path
-		LIMIT $4 OFFSET $5
-	)
-	SELECT t.human, t.ai, p.path, p.human, p.ai
-	FROM totals t LEFT JOIN page p ON true
-	ORDER BY p.human + p.ai DESC, p.path`
 
 // QueryViews returns the totals and one page of per-path counts of a project
 // over an hour range, as store.Store documents. From and To, when set, must
-// be whole hours; a range with From at or after To is empty. It fetches
-// Limit+1 rows: the extra one tells whether another page follows.
+// be whole hours; a range with From at or after To is empty.
 func (s *Store) QueryViews(ctx context.Context, q store.ViewsQuery) (store.ViewsResult, error) {
 	const op = "query views"
 	switch {
@@ -191,44 +152,20 @@ func (s *Store) QueryViews(ctx context.Context, q store.ViewsQuery) (store.Views
 	case !q.To.IsZero() && !wholeHour(q.To):
 		return store.ViewsResult{}, invalid(op, "to %v is not a whole hour", q.To)
 	}
-	// An open side is an infinite bound rather than a different query
-	// text: one statement, whose plan uses the index either way.
-	from := pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinity, Valid: true}
-	if !q.From.IsZero() {
-		from = ts(q.From)
-	}
-	to := pgtype.Timestamptz{InfinityModifier: pgtype.Infinity, Valid: true}
-	if !q.To.IsZero() {
-		to = ts(q.To)
-	}
+	// The counts come from the rolls: the day rolls of the whole UTC days
+	// in the range and the hour rolls of its ragged edges, so the cost
+	// grows with the project's paths, not with paths × hours.
 	db, err := s.db()
 	if err != nil {
 		return store.ViewsResult{}, err
 	}
-	rows, err := db.Query(ctx, queryViews, q.ProjectID, from, to, int64(q.Limit)+1, int64(q.Offset))
+	var tally rollup.Tally
+	if err := tallyRolls(ctx, db, q.ProjectID, rollup.Split(q.From, q.To), &tally); err != nil {
+		return store.ViewsResult{}, s.dbErr(op, err)
+	}
+	rows, more, err := tally.Page(q.Offset, q.Limit, pathNames(ctx, db))
 	if err != nil {
 		return store.ViewsResult{}, s.dbErr(op, err)
 	}
-	defer rows.Close()
-	res := store.ViewsResult{Rows: []store.PathCounts{}}
-	for rows.Next() {
-		var (
-			path      pgtype.Text
-			human, ai pgtype.Int8
-		)
-		if err := rows.Scan(&res.Totals.Human, &res.Totals.AI, &path, &human, &ai); err != nil {
-			return store.ViewsResult{}, s.dbErr(op, err)
-		}
-		if path.Valid { // no page row: the totals alone, with NULLs
-			res.Rows = append(res.Rows, store.PathCounts{Path: path.String, Counts: store.Counts{Human: human.Int64, AI: ai.Int64}})
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return store.ViewsResult{}, s.dbErr(op, err)
-	}
-	if len(res.Rows) > q.Limit {
-		res.Rows = res.Rows[:q.Limit]
-		res.HasMore = true
-	}
-	return res, nil
+	return store.ViewsResult{Totals: tally.Totals(), Rows: rows, HasMore: more}, nil
 }

@@ -3,9 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -60,6 +60,9 @@ func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
 				return dbErr(op, err)
 			}
 		}
+		if err := addToRolls(ctx, tx, counts); err != nil {
+			return dbErr(op, err)
+		}
 		return nil
 	})
 }
@@ -82,65 +85,27 @@ func (s *Store) QueryViews(ctx context.Context, q store.ViewsQuery) (store.Views
 		return store.ViewsResult{}, invalid(op, "to %v is not a whole hour", q.To)
 	}
 
-	// The filter is built from fixed fragments, the values stay parameters.
-	where := []string{"project_id = ?"}
-	args := []any{q.ProjectID}
-	if !q.From.IsZero() {
-		where = append(where, "hour >= ?")
-		args = append(args, q.From.Unix())
-	}
-	if !q.To.IsZero() {
-		where = append(where, "hour < ?")
-		args = append(args, q.To.Unix())
-	}
-	filter := strings.Join(where, " AND ")
-
-	res := store.ViewsResult{Rows: []store.PathCounts{}}
+	// The counts come from the rolls: the day rolls of the whole UTC days
+	// in the range and the hour rolls of its ragged edges, so the cost
+	// grows with the project's paths, not with paths × hours.
+	span := rollup.Split(q.From, q.To)
+	var res store.ViewsResult
 	err := s.read(ctx, op, func(tx *sql.Tx) error {
-		// Both queries run in one read transaction, so the totals and the
-		// page describe the same data even while a flush commits.
-		if err := tx.QueryRowContext(ctx, viewsTotalsQuery(filter), args...).Scan(&res.Totals.Human, &res.Totals.AI); err != nil {
+		// One read transaction: the totals and the page describe the same
+		// data even while a flush commits.
+		var tally rollup.Tally
+		if err := tallyRolls(ctx, tx, q.ProjectID, span, &tally); err != nil {
 			return dbErr(op, err)
 		}
-		// One row more than the page tells whether another page follows.
-		rows, err := tx.QueryContext(ctx, viewsPageQuery(filter), append(args, q.Limit+1, q.Offset)...)
+		rows, more, err := tally.Page(q.Offset, q.Limit, pathNames(ctx, tx))
 		if err != nil {
 			return dbErr(op, err)
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var pc store.PathCounts
-			if err := rows.Scan(&pc.Path, &pc.Human, &pc.AI); err != nil {
-				return dbErr(op, err)
-			}
-			res.Rows = append(res.Rows, pc)
-		}
-		if err := rows.Err(); err != nil {
-			return dbErr(op, err)
-		}
-		if len(res.Rows) > q.Limit {
-			res.Rows = res.Rows[:q.Limit]
-			res.HasMore = true
-		}
+		res = store.ViewsResult{Totals: tally.Totals(), Rows: rows, HasMore: more}
 		return nil
 	})
 	if err != nil {
 		return store.ViewsResult{}, err
 	}
 	return res, nil
-}
-
-// viewsTotalsQuery sums a project's counts over the rows filter selects.
-func viewsTotalsQuery(filter string) string {
-	return `SELECT coalesce(sum(human), 0), coalesce(sum(ai), 0) FROM page_views WHERE ` + filter
-}
-
-// viewsPageQuery returns one page of per-path sums over the rows filter
-// selects, in the documented order; its last two parameters are LIMIT and
-// OFFSET. path ASC uses the BINARY collation, which is Go's string order.
-func viewsPageQuery(filter string) string {
-	return `SELECT path, sum(human) AS h, sum(ai) AS a FROM page_views WHERE ` + filter + `
-		GROUP BY path HAVING h + a > 0
-		ORDER BY h + a DESC, path ASC
-		LIMIT ? OFFSET ?`
 }
