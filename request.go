@@ -178,7 +178,9 @@ func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out
 			*call.response = res.meta(attempt)
 		}
 		if res.err == nil && res.apiErr == nil {
-			return c.decode(r, res, out)
+			err := c.decode(r, res, out)
+			releaseBody(res.body)
+			return err
 		}
 		lastErr = res.failure()
 		if ctx.Err() != nil {
@@ -210,8 +212,8 @@ func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out
 // error, or a 2xx body.
 type attemptResult struct {
 	resp          *http.Response
-	body          []byte
-	err           error // transport or body-read error
+	body          *[]byte // a 2xx body, in a pooled buffer; see readBody
+	err           error   // transport or body-read error
 	apiErr        *APIError
 	hasRetryAfter bool
 	final         bool // no retry can help, e.g. a body over the size bound
@@ -286,13 +288,19 @@ func (c *Client) send(ctx context.Context, r apiRequest, target string, body []b
 		res.err = fmt.Errorf("docsapi: %s %s: %w", r.method, r.path, err)
 	} else {
 		res.resp = resp
-		res.body, err = readBody(resp)
-		if err != nil {
+		var respBody *[]byte
+		respBody, err = readBody(resp)
+		switch {
+		case err != nil:
 			res.err = fmt.Errorf("docsapi: %s %s: reading %d response: %w", r.method, r.path, resp.StatusCode, err)
 			res.final = errors.Is(err, errBodyTooLarge)
-		} else if resp.StatusCode < 200 || resp.StatusCode > 299 {
-			res.body = c.cfg.key.scrub(res.body)
-			res.apiErr, res.hasRetryAfter = newAPIError(r.method, r.path, resp, res.body, c.cfg.now())
+		case resp.StatusCode < 200 || resp.StatusCode > 299:
+			// The APIError copies what it keeps, so the buffer (which scrub
+			// may return as it is) can go back at once.
+			res.apiErr, res.hasRetryAfter = newAPIError(r.method, r.path, resp, c.cfg.key.scrub(*respBody), c.cfg.now())
+			releaseBody(respBody)
+		default:
+			res.body = respBody
 		}
 	}
 	// Checking Enabled first keeps the default, silent client from building
@@ -312,23 +320,14 @@ func (c *Client) send(ctx context.Context, r apiRequest, target string, body []b
 // retry would only repeat the waste.
 var errBodyTooLarge = fmt.Errorf("body larger than %d bytes", maxResponseBytes)
 
-// readBody reads a bounded body and closes it, so the connection can be reused.
-func readBody(resp *http.Response) ([]byte, error) {
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(body) > maxResponseBytes {
-		return nil, errBodyTooLarge
-	}
-	return body, nil
-}
-
 // bodyDecoder is implemented by results decoded through wire types. Handing
 // them the body directly halves the passes over it: json.Unmarshal into a
 // type with an UnmarshalJSON method validates the whole body and scans it
 // for the value's end before the method's own validation and decoding.
+//
+// data is a pooled buffer that is reused once decodeBody returns, so an
+// implementation must not keep data or any part of it, not even in an
+// error: copy instead (string(b), as encoding/json does).
 type bodyDecoder interface {
 	decodeBody(data []byte) error
 }
@@ -337,11 +336,13 @@ func (c *Client) decode(r apiRequest, res attemptResult, out any) error {
 	if out == nil {
 		return nil
 	}
+	// Neither path may keep the body, which goes back to the pool next;
+	// json.Unmarshal copies, but an UnmarshalJSON method of out must too.
 	var err error
 	if d, ok := out.(bodyDecoder); ok {
-		err = d.decodeBody(res.body)
+		err = d.decodeBody(*res.body)
 	} else {
-		err = json.Unmarshal(res.body, out)
+		err = json.Unmarshal(*res.body, out)
 	}
 	if err != nil {
 		return fmt.Errorf("docsapi: %s %s: decoding %d response (Content-Type %q): %w",
