@@ -53,6 +53,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -84,6 +85,8 @@ type Store struct {
 	life      context.Context // cancelled by Close: ends every listener
 	stop      context.CancelFunc
 	listeners sync.WaitGroup
+
+	paths rollup.PathCache // IDs of paths in view rolls, once committed
 }
 
 // Option configures Open.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/jackc/pgx/v5"
 
@@ -27,25 +28,31 @@ func rollColumn(table string) string {
 
 // addToRolls adds validated, storable counts to the hour and day rolls,
 // inside the transaction that adds them to page_views, so the two never
-// disagree.
+// disagree. Paths cache knows are not looked up; it returns the IDs it had
+// to look up or assign, for the caller to add to cache once the transaction
+// commits.
 //
 // Locks come in one order in every replica: the page_views rows (sorted by
 // AddViews), then new paths (sorted by rollup.Paths), then hour rolls and
 // day rolls (each sorted by rollup.Group). Two flushes of the same rolls
 // therefore queue behind each other instead of deadlocking.
-func addToRolls(ctx context.Context, tx pgx.Tx, counts []store.ViewCount) error {
-	ids, err := pathIDs(ctx, tx, rollup.Paths(counts))
-	if err != nil {
-		return err
+func addToRolls(ctx context.Context, tx pgx.Tx, counts []store.ViewCount, cache *rollup.PathCache) (fresh map[rollup.PathKey]int64, err error) {
+	ids, missing := cache.Lookup(rollup.Paths(counts))
+	if fresh, err = pathIDs(ctx, tx, missing); err != nil {
+		return nil, err
 	}
+	maps.Copy(ids, fresh)
 	hours, days, err := rollup.Group(counts, ids)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := mergeRolls(ctx, tx, hourRolls, hours); err != nil {
-		return err
+		return nil, err
 	}
-	return mergeRolls(ctx, tx, dayRolls, days)
+	if err := mergeRolls(ctx, tx, dayRolls, days); err != nil {
+		return nil, err
+	}
+	return fresh, nil
 }
 
 const (
@@ -234,6 +241,7 @@ func buildRolls(ctx context.Context, tx pgx.Tx) error {
 		return err
 	}
 	fetch := fmt.Sprintf(`FETCH %d FROM page_views_for_rolls`, rebuildBatch)
+	var cache rollup.PathCache
 	for {
 		rows, err := tx.Query(ctx, fetch)
 		if err != nil {
@@ -252,8 +260,12 @@ func buildRolls(ctx context.Context, tx pgx.Tx) error {
 			_, err := tx.Exec(ctx, `CLOSE page_views_for_rolls`)
 			return err
 		}
-		if err := addToRolls(ctx, tx, batch); err != nil {
+		fresh, err := addToRolls(ctx, tx, batch, &cache)
+		if err != nil {
 			return err
 		}
+		// The migration's own transaction: its IDs are good for its
+		// later batches, and the cache dies with it.
+		cache.Add(fresh)
 	}
 }

@@ -124,15 +124,22 @@ func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
 	for i, k := range keys {
 		batch[i] = *merged[k]
 	}
-	return s.tx(ctx, op, func(tx pgx.Tx) error {
+	var fresh map[rollup.PathKey]int64
+	err := s.tx(ctx, op, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, addViews, projects, paths, hours, human, ai, bot); err != nil {
 			return s.dbErr(op, err)
 		}
-		if err := addToRolls(ctx, tx, batch); err != nil {
+		var err error
+		if fresh, err = addToRolls(ctx, tx, batch, &s.paths); err != nil {
 			return s.dbErr(op, err)
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	s.paths.Add(fresh) // committed: the IDs exist
+	return nil
 }
 
 // QueryViews returns the totals and one page of per-path counts of a project

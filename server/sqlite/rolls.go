@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"maps"
 	"strings"
 	"time"
 
@@ -28,19 +29,25 @@ func rollColumn(table string) string {
 
 // addToRolls adds validated counts to the hour and day rolls, inside the
 // transaction that adds them to page_views, so the two never disagree.
-func addToRolls(ctx context.Context, tx *sql.Tx, counts []store.ViewCount) error {
-	ids, err := pathIDs(ctx, tx, rollup.Paths(counts))
-	if err != nil {
-		return err
+// Paths cache knows are not looked up; it returns the IDs it had to look up
+// or assign, for the caller to add to cache once the transaction commits.
+func addToRolls(ctx context.Context, tx *sql.Tx, counts []store.ViewCount, cache *rollup.PathCache) (fresh map[rollup.PathKey]int64, err error) {
+	ids, missing := cache.Lookup(rollup.Paths(counts))
+	if fresh, err = pathIDs(ctx, tx, missing); err != nil {
+		return nil, err
 	}
+	maps.Copy(ids, fresh)
 	hours, days, err := rollup.Group(counts, ids)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := mergeRolls(ctx, tx, hourRolls, hours); err != nil {
-		return err
+		return nil, err
 	}
-	return mergeRolls(ctx, tx, dayRolls, days)
+	if err := mergeRolls(ctx, tx, dayRolls, days); err != nil {
+		return nil, err
+	}
+	return fresh, nil
 }
 
 // pathIDs returns the ID of each path, assigning IDs to new ones.
@@ -204,6 +211,7 @@ func buildRolls(ctx context.Context, tx *sql.Tx) error {
 	var project, path string
 	var hour int64 = -1 << 62
 	batch := make([]store.ViewCount, 0, rebuildBatch)
+	var cache rollup.PathCache
 	for {
 		batch = batch[:0]
 		rows, err := tx.QueryContext(ctx, query, project, hour, path, rebuildBatch)
@@ -228,8 +236,12 @@ func buildRolls(ctx context.Context, tx *sql.Tx) error {
 		if len(batch) == 0 {
 			return nil
 		}
-		if err := addToRolls(ctx, tx, batch); err != nil {
+		fresh, err := addToRolls(ctx, tx, batch, &cache)
+		if err != nil {
 			return err
 		}
+		// The migration's own transaction: its IDs are good for its
+		// later batches, and the cache dies with it.
+		cache.Add(fresh)
 	}
 }

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -111,5 +112,38 @@ func TestDamagedRollFailsTheQuery(t *testing.T) {
 	}
 	if n := queryInt(t, s.r, "SELECT human FROM page_views"); n != 1 {
 		t.Fatalf("row holds %d human views, want 1: the failed batch must not be stored", n)
+	}
+}
+
+// A failed flush's new paths are not remembered: their IDs were rolled back
+// and may go to other paths, which must not receive the first path's views.
+func TestFailedFlushLeavesNoPathIDsBehind(t *testing.T) {
+	s := open(t, dbPath(t))
+	hour := time.Date(2026, 5, 1, 3, 0, 0, 0, time.UTC)
+	add := func(path string, human int64) error {
+		return s.AddViews(t.Context(), []store.ViewCount{{ProjectID: "p", Path: path, Hour: hour, Human: human}})
+	}
+	must(t, "AddViews /a", add("/a", 1))
+	// Damage the day roll, so the next flush fails after /new got an ID.
+	_, err := s.w.ExecContext(t.Context(), `UPDATE view_day_rolls SET counts = x'02'`)
+	must(t, "damage the roll", err)
+	if err := add("/new", 5); err == nil {
+		t.Fatal("AddViews into a damaged roll: no error")
+	}
+	_, err = s.w.ExecContext(t.Context(), `DELETE FROM view_day_rolls`)
+	must(t, "drop the damaged roll", err)
+	_, err = s.w.ExecContext(t.Context(), `DELETE FROM view_hour_rolls`)
+	must(t, "drop the hour roll", err)
+
+	must(t, "AddViews /other", add("/other", 2)) // may take the ID /new had
+	must(t, "AddViews /new", add("/new", 7))
+	got, err := s.QueryViews(t.Context(), store.ViewsQuery{ProjectID: "p", Limit: 10})
+	must(t, "QueryViews", err)
+	want := []store.PathCounts{
+		{Path: "/new", Counts: store.Counts{Human: 7}},
+		{Path: "/other", Counts: store.Counts{Human: 2}},
+	}
+	if !reflect.DeepEqual(got.Rows, want) {
+		t.Fatalf("rows %+v, want %+v", got.Rows, want)
 	}
 }

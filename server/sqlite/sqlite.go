@@ -43,6 +43,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/store"
 
 	// The pure-Go SQLite driver, registered as "sqlite".
@@ -64,6 +65,7 @@ type Store struct {
 	w      *sql.DB // the single writer connection, BEGIN IMMEDIATE
 	r      *sql.DB // query-only readers
 	closed atomic.Bool
+	paths  rollup.PathCache // IDs of paths in view rolls, once committed
 }
 
 // Option configures Open.

@@ -36,7 +36,8 @@ func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
 	if len(counts) == 0 {
 		return nil
 	}
-	return s.write(ctx, op, func(tx *sql.Tx) error {
+	var fresh map[rollup.PathKey]int64
+	err := s.write(ctx, op, func(tx *sql.Tx) error {
 		// Prepared once for the batch: a flush holds many counts.
 		stmt, err := tx.PrepareContext(ctx,
 			`INSERT INTO page_views (project_id, path, hour, human, ai, bot)
@@ -60,11 +61,16 @@ func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
 				return dbErr(op, err)
 			}
 		}
-		if err := addToRolls(ctx, tx, counts); err != nil {
+		if fresh, err = addToRolls(ctx, tx, counts, &s.paths); err != nil {
 			return dbErr(op, err)
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	s.paths.Add(fresh) // committed: the IDs exist
+	return nil
 }
 
 // QueryViews returns the totals and one page of per-path counts of a project

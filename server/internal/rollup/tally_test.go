@@ -150,3 +150,26 @@ func TestTallyEdgeCases(t *testing.T) {
 		t.Error("totals past int64: no error")
 	}
 }
+
+func TestPathCacheKnowsOnlyWhatWasAdded(t *testing.T) {
+	var c PathCache
+	a, b := PathKey{"p", "/a"}, PathKey{"p", "/b"}
+	ids, missing := c.Lookup([]PathKey{a, b})
+	if len(ids) != 0 || !reflect.DeepEqual(missing, []PathKey{a, b}) {
+		t.Fatalf("empty cache: %v, %v", ids, missing)
+	}
+	c.Add(map[PathKey]int64{a: 7})
+	ids, missing = c.Lookup([]PathKey{a, b})
+	if !reflect.DeepEqual(ids, map[PathKey]int64{a: 7}) || !reflect.DeepEqual(missing, []PathKey{b}) {
+		t.Fatalf("after Add: %v, %v", ids, missing)
+	}
+	// Past its bound the cache starts over with what is being added.
+	big := make(map[PathKey]int64, maxCachedPaths)
+	for i := range maxCachedPaths {
+		big[PathKey{"q", fmt.Sprint(i)}] = int64(i + 100)
+	}
+	c.Add(big)
+	if _, missing := c.Lookup([]PathKey{a}); len(missing) != 1 {
+		t.Fatal("the cache grew past its bound instead of starting over")
+	}
+}
