@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 
 	"github.com/jackc/pgx/v5"
 
@@ -12,47 +11,18 @@ import (
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// The roll tables. The SQL below is built from these constants only.
-const (
-	hourRolls = "view_hour_rolls"
-	dayRolls  = "view_day_rolls"
-)
-
-// rollColumn is the time column of a roll table.
-func rollColumn(table string) string {
-	if table == dayRolls {
-		return "day"
-	}
-	return "hour"
-}
-
 // addToRolls adds validated, storable counts to the hour and day rolls,
 // inside the transaction that adds them to page_views, so the two never
-// disagree. Paths cache knows are not looked up; it returns the IDs it had
-// to look up or assign, for the caller to add to cache once the transaction
-// commits.
+// disagree; see rollup.Apply for cache and the IDs it returns.
 //
 // Locks come in one order in every replica: the page_views rows (sorted by
 // AddViews), then new paths (sorted by rollup.Paths), then hour rolls and
 // day rolls (each sorted by rollup.Group). Two flushes of the same rolls
 // therefore queue behind each other instead of deadlocking.
-func addToRolls(ctx context.Context, tx pgx.Tx, counts []store.ViewCount, cache *rollup.PathCache) (fresh map[rollup.PathKey]int64, err error) {
-	ids, missing := cache.Lookup(rollup.Paths(counts))
-	if fresh, err = pathIDs(ctx, tx, missing); err != nil {
-		return nil, err
-	}
-	maps.Copy(ids, fresh)
-	hours, days, err := rollup.Group(counts, ids)
-	if err != nil {
-		return nil, err
-	}
-	if err := mergeRolls(ctx, tx, hourRolls, hours); err != nil {
-		return nil, err
-	}
-	if err := mergeRolls(ctx, tx, dayRolls, days); err != nil {
-		return nil, err
-	}
-	return fresh, nil
+func addToRolls(ctx context.Context, tx pgx.Tx, counts []store.ViewCount, cache *rollup.PathCache) (map[rollup.PathKey]int64, error) {
+	return rollup.Apply(counts, cache,
+		func(paths []rollup.PathKey) (map[rollup.PathKey]int64, error) { return pathIDs(ctx, tx, paths) },
+		func(kind rollup.Kind, rolls []rollup.Roll) error { return mergeRolls(ctx, tx, kind, rolls) })
 }
 
 const (
@@ -131,12 +101,12 @@ func splitPaths(paths []rollup.PathKey) (projects, names []string) {
 	return projects, names
 }
 
-// mergeRolls adds each roll's counts to the stored roll of table. A stored
+// mergeRolls adds each roll's counts to the stored roll of its kind. A stored
 // roll is read FOR UPDATE: under READ COMMITTED a plain read would let two
 // flushes both read the same roll and the second write lose the first's
 // counts.
-func mergeRolls(ctx context.Context, tx pgx.Tx, table string, rolls []rollup.Roll) error {
-	col := rollColumn(table)
+func mergeRolls(ctx context.Context, tx pgx.Tx, kind rollup.Kind, rolls []rollup.Roll) error {
+	table, col := kind.Table(), kind.Column()
 	lock := `SELECT counts FROM ` + table + ` WHERE project_id = $1 AND ` + col + ` = $2 FOR UPDATE`
 	insert := `INSERT INTO ` + table + ` (project_id, ` + col + `, counts) VALUES ($1, $2, $3)
 		ON CONFLICT (project_id, ` + col + `) DO NOTHING`

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"maps"
 	"strings"
 	"time"
 
@@ -12,42 +11,13 @@ import (
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// The roll tables, and the column that keys each by time. The SQL below is
-// built from these constants only.
-const (
-	hourRolls = "view_hour_rolls"
-	dayRolls  = "view_day_rolls"
-)
-
-// rollColumn is the time column of a roll table.
-func rollColumn(table string) string {
-	if table == dayRolls {
-		return "day"
-	}
-	return "hour"
-}
-
 // addToRolls adds validated counts to the hour and day rolls, inside the
-// transaction that adds them to page_views, so the two never disagree.
-// Paths cache knows are not looked up; it returns the IDs it had to look up
-// or assign, for the caller to add to cache once the transaction commits.
-func addToRolls(ctx context.Context, tx *sql.Tx, counts []store.ViewCount, cache *rollup.PathCache) (fresh map[rollup.PathKey]int64, err error) {
-	ids, missing := cache.Lookup(rollup.Paths(counts))
-	if fresh, err = pathIDs(ctx, tx, missing); err != nil {
-		return nil, err
-	}
-	maps.Copy(ids, fresh)
-	hours, days, err := rollup.Group(counts, ids)
-	if err != nil {
-		return nil, err
-	}
-	if err := mergeRolls(ctx, tx, hourRolls, hours); err != nil {
-		return nil, err
-	}
-	if err := mergeRolls(ctx, tx, dayRolls, days); err != nil {
-		return nil, err
-	}
-	return fresh, nil
+// transaction that adds them to page_views, so the two never disagree; see
+// rollup.Apply for cache and the IDs it returns.
+func addToRolls(ctx context.Context, tx *sql.Tx, counts []store.ViewCount, cache *rollup.PathCache) (map[rollup.PathKey]int64, error) {
+	return rollup.Apply(counts, cache,
+		func(paths []rollup.PathKey) (map[rollup.PathKey]int64, error) { return pathIDs(ctx, tx, paths) },
+		func(kind rollup.Kind, rolls []rollup.Roll) error { return mergeRolls(ctx, tx, kind, rolls) })
 }
 
 // pathIDs returns the ID of each path, assigning IDs to new ones.
@@ -82,12 +52,12 @@ func pathIDs(ctx context.Context, tx *sql.Tx, paths []rollup.PathKey) (map[rollu
 	return ids, nil
 }
 
-// mergeRolls adds each roll's counts to the stored roll of table.
-func mergeRolls(ctx context.Context, tx *sql.Tx, table string, rolls []rollup.Roll) error {
+// mergeRolls adds each roll's counts to the stored roll of its kind.
+func mergeRolls(ctx context.Context, tx *sql.Tx, kind rollup.Kind, rolls []rollup.Roll) error {
 	if len(rolls) == 0 {
 		return nil
 	}
-	col := rollColumn(table)
+	table, col := kind.Table(), kind.Column()
 	get, err := tx.PrepareContext(ctx, `SELECT counts FROM `+table+` WHERE project_id = ? AND `+col+` = ?`)
 	if err != nil {
 		return err
@@ -118,27 +88,27 @@ func mergeRolls(ctx context.Context, tx *sql.Tx, table string, rolls []rollup.Ro
 // tallyRolls adds to tally the rolls of project that span covers.
 func tallyRolls(ctx context.Context, tx *sql.Tx, project string, span rollup.Span, tally *rollup.Tally) error {
 	if span.Days[0] < span.Days[1] {
-		if err := tallyTable(ctx, tx, dayRolls, project, span.Days, tally); err != nil {
+		if err := tallyKind(ctx, tx, rollup.Daily, project, span.Days, tally); err != nil {
 			return err
 		}
 	}
 	for _, hours := range span.Hours {
-		if err := tallyTable(ctx, tx, hourRolls, project, hours, tally); err != nil {
+		if err := tallyKind(ctx, tx, rollup.Hourly, project, hours, tally); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// rollRangeQuery selects the rolls of a project in a time range of table.
-func rollRangeQuery(table string) string {
-	col := rollColumn(table)
-	return `SELECT counts FROM ` + table + ` WHERE project_id = ? AND ` + col + ` >= ? AND ` + col + ` < ?`
+// rollRangeQuery selects the rolls of a kind of a project in a time range.
+func rollRangeQuery(kind rollup.Kind) string {
+	col := kind.Column()
+	return `SELECT counts FROM ` + kind.Table() + ` WHERE project_id = ? AND ` + col + ` >= ? AND ` + col + ` < ?`
 }
 
-// tallyTable adds the rolls of project in table from at[0] up to at[1].
-func tallyTable(ctx context.Context, tx *sql.Tx, table, project string, at [2]int64, tally *rollup.Tally) error {
-	rows, err := tx.QueryContext(ctx, rollRangeQuery(table), project, at[0], at[1])
+// tallyKind adds the rolls of a kind of project from at[0] up to at[1].
+func tallyKind(ctx context.Context, tx *sql.Tx, kind rollup.Kind, project string, at [2]int64, tally *rollup.Tally) error {
+	rows, err := tx.QueryContext(ctx, rollRangeQuery(kind), project, at[0], at[1])
 	if err != nil {
 		return err
 	}

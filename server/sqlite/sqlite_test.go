@@ -17,6 +17,7 @@ import (
 	"time"
 
 	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/store/migration"
 )
@@ -675,8 +676,8 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		index       string
 	}{
 		{"claim", readyJobQuery, []any{int64(0)}, "jobs_ready"},
-		{"day rolls", rollRangeQuery(dayRolls), []any{"p", 0, 1}, "sqlite_autoindex_view_day_rolls_1"},
-		{"hour rolls", rollRangeQuery(hourRolls), []any{"p", 0, 1}, "sqlite_autoindex_view_hour_rolls_1"},
+		{"day rolls", rollRangeQuery(rollup.Daily), []any{"p", 0, 1}, "sqlite_autoindex_view_day_rolls_1"},
+		{"hour rolls", rollRangeQuery(rollup.Hourly), []any{"p", 0, 1}, "sqlite_autoindex_view_hour_rolls_1"},
 		{"key by hash", `SELECT ` + keyColumns + ` FROM api_keys WHERE hash = ?`, []any{[]byte{1}}, "sqlite_autoindex_api_keys_2"},
 		{"keys in order", `SELECT ` + keyColumns + ` FROM api_keys ORDER BY created_at, id`, nil, "api_keys_by_created"},
 	} {

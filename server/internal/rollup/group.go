@@ -3,6 +3,7 @@ package rollup
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/docsapi/docsapi-go/server/store"
@@ -88,4 +89,59 @@ func Group(counts []store.ViewCount, ids map[PathKey]int64) (hours, days []Roll,
 		return nil, nil, err
 	}
 	return hours, days, nil
+}
+
+// Kind tells hour rolls from day rolls.
+type Kind int
+
+// The kinds of rolls.
+const (
+	Hourly Kind = iota
+	Daily
+)
+
+// Table names the SQL table of k's rolls, the same in every store's schema.
+func (k Kind) Table() string {
+	if k == Daily {
+		return "view_day_rolls"
+	}
+	return "view_hour_rolls"
+}
+
+// Column names the time column of k's table: the Unix time of the roll's
+// start.
+func (k Kind) Column() string {
+	if k == Daily {
+		return "day"
+	}
+	return "hour"
+}
+
+// Apply adds validated counts to the rolls through a store's two
+// primitives, in the store's transaction: assign returns the IDs of paths,
+// giving new ones IDs, and merge adds rolls of one kind to the stored ones.
+// Paths cache knows are not passed to assign. Apply returns the IDs assign
+// gave, for the store to add to cache once its transaction commits.
+func Apply(counts []store.ViewCount, cache *PathCache,
+	assign func([]PathKey) (map[PathKey]int64, error),
+	merge func(Kind, []Roll) error,
+) (fresh map[PathKey]int64, err error) {
+	ids, missing := cache.Lookup(Paths(counts))
+	if len(missing) > 0 {
+		if fresh, err = assign(missing); err != nil {
+			return nil, err
+		}
+		maps.Copy(ids, fresh)
+	}
+	hours, days, err := Group(counts, ids)
+	if err != nil {
+		return nil, err
+	}
+	if err := merge(Hourly, hours); err != nil {
+		return nil, err
+	}
+	if err := merge(Daily, days); err != nil {
+		return nil, err
+	}
+	return fresh, nil
 }
