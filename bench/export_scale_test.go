@@ -23,7 +23,7 @@ func BenchmarkExportScale(b *testing.B) {
 			{name: "prefetch8", opts: []docsapi.RequestOption{docsapi.WithPrefetch(exportPrefetch)}},
 		} {
 			b.Run(fmt.Sprintf("paths=%d/mode=%s", paths, mode.name), func(b *testing.B) {
-				benchExport(b, c, paths, mode.opts, false)
+				benchExport(b, paths, sdkExport(c, mode.opts, false))
 			})
 		}
 		srv.Close()

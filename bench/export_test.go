@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptrace"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/bench/internal/genclient"
 )
 
 // Full export: every page of a 100,000-path project (400 pages of 250) from a
@@ -107,19 +109,106 @@ func BenchmarkExport(b *testing.B) {
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
-			benchExport(b, tc.client, exportPaths, tc.opts, tc.collect)
+			benchExport(b, exportPaths, sdkExport(tc.client, tc.opts, tc.collect))
 		})
+	}
+	// The peers, sequentially, as a user would write the loop: offset +=
+	// limit while hasMore, over the per-request benchmarks' HTTP client.
+	b.Run("mode=sequential-floor", func(b *testing.B) {
+		benchExport(b, exportPaths, floorExport(newHTTPClient(), srv.URL))
+	})
+	b.Run("mode=sequential-oapi-codegen", func(b *testing.B) {
+		benchExport(b, exportPaths, genExport(newGen(b, srv, newHTTPClient())))
+	})
+}
+
+// exportFunc runs one whole export and returns the rows it yielded and the
+// sum of their totals.
+type exportFunc func(ctx context.Context) (rows int, sum int64, err error)
+
+// exportParams is the date range every export asks for.
+var exportParams = docsapi.ViewsParams{
+	DateFrom: docsapi.Day(2026, time.October, 1),
+	DateTo:   docsapi.Day(2026, time.November, 1),
+}
+
+// sdkExport exports through AllViews, keeping every row if collect is set.
+func sdkExport(c *docsapi.Client, opts []docsapi.RequestOption, collect bool) exportFunc {
+	return func(ctx context.Context) (int, int64, error) {
+		var rows int
+		var sum int64
+		var all []docsapi.PageView
+		for view, err := range c.Analytics.AllViews(ctx, "", exportParams, opts...) {
+			if err != nil {
+				return 0, 0, err
+			}
+			rows++
+			sum += view.Total
+			if collect {
+				all = append(all, view)
+			}
+		}
+		runtime.KeepAlive(all)
+		return rows, sum, nil
+	}
+}
+
+// floorExport exports with the hand-written net/http + encoding/json call
+// of the per-request benchmarks.
+func floorExport(hc *http.Client, base string) exportFunc {
+	return func(ctx context.Context) (int, int64, error) {
+		var rows int
+		var sum int64
+		for offset := 0; ; offset += PageLimit {
+			url := fmt.Sprintf("%s/v1/analytics/%s/views?dateFrom=2026-10-01&dateTo=2026-11-01&limit=%d&offset=%d",
+				base, ProjectID, PageLimit, offset)
+			var page floorPage
+			if err := floorGet(ctx, hc, url, &page); err != nil {
+				return 0, 0, err
+			}
+			for _, v := range page.Views {
+				rows++
+				sum += v.Total
+			}
+			if !page.HasMore {
+				return rows, sum, nil
+			}
+		}
+	}
+}
+
+// genExport exports with the client oapi-codegen generated.
+func genExport(c *genclient.ClientWithResponses) exportFunc {
+	return func(ctx context.Context) (int, int64, error) {
+		var rows int
+		var sum int64
+		from, to, limit := "2026-10-01", "2026-11-01", PageLimit
+		for offset := 0; ; offset += PageLimit {
+			res, err := c.GetPageViewsWithResponse(ctx, ProjectID,
+				&genclient.GetPageViewsParams{DateFrom: &from, DateTo: &to, Limit: &limit, Offset: &offset})
+			if err != nil {
+				return 0, 0, err
+			}
+			if res.JSON200 == nil {
+				return 0, 0, fmt.Errorf("status %d", res.StatusCode())
+			}
+			for _, v := range res.JSON200.Views {
+				rows++
+				if v.Total != nil { // the generated model's counts are *float32
+					sum += int64(*v.Total)
+				}
+			}
+			if !res.JSON200.HasMore {
+				return rows, sum, nil
+			}
+		}
 	}
 }
 
 // benchExport runs one whole export per iteration, checks that it yields
 // every row, and reports the heap peaks and the connections dialed.
-func benchExport(b *testing.B, c *docsapi.Client, paths int, opts []docsapi.RequestOption, collect bool) {
+func benchExport(b *testing.B, paths int, export exportFunc) {
 	b.Helper()
-	params := docsapi.ViewsParams{
-		DateFrom: docsapi.Day(2026, time.October, 1),
-		DateTo:   docsapi.Day(2026, time.November, 1),
-	}
 	// Connections the exports dial rather than take from the pool: the
 	// trace rides on the context into every page request, prefetched ones
 	// included.
@@ -138,18 +227,9 @@ func benchExport(b *testing.B, c *docsapi.Client, paths int, opts []docsapi.Requ
 		b.StopTimer()
 		sampler := startHeapSampler()
 		b.StartTimer()
-		var rows int
-		var sum int64
-		var all []docsapi.PageView
-		for view, err := range c.Analytics.AllViews(ctx, "", params, opts...) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			rows++
-			sum += view.Total
-			if collect {
-				all = append(all, view)
-			}
+		rows, sum, err := export(ctx)
+		if err != nil {
+			b.Fatal(err)
 		}
 		if rows != paths || sum == 0 {
 			b.Fatalf("got %d rows, want %d", rows, paths)
@@ -157,7 +237,6 @@ func benchExport(b *testing.B, c *docsapi.Client, paths int, opts []docsapi.Requ
 		b.StopTimer()
 		u, l := sampler.finish()
 		b.StartTimer()
-		runtime.KeepAlive(all)
 		inUse, live = max(inUse, u), max(live, l)
 	}
 	b.ReportMetric(inUse, "peak-heap-MiB")
