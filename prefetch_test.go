@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
+	"golang.org/x/time/rate"
 )
 
 // slowPages answers views requests for a project of total paths, pageSize
@@ -185,4 +187,39 @@ func TestPrefetchRefusesBadArguments(t *testing.T) {
 	if n := mt.GetTotalCallCount(); n != 0 {
 		t.Fatalf("%d requests sent, want none", n)
 	}
+}
+
+func TestPrefetchRespectsTheRateLimiter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// One request a second, no burst beyond one: eight pages in
+		// flight may be asked for, but they leave one a second.
+		lim := rate.NewLimiter(rate.Every(time.Second), 1)
+		c, mt := newTestClient(t, WithRateLimiter(lim))
+		pages := &slowPages{total: 500, pageSize: 100, latency: 0, failAt: -1}
+		var mu sync.Mutex
+		var sent []time.Time
+		mt.RegisterResponder("GET", testBaseURL+"/v1/analytics/proj/views", func(req *http.Request) (*http.Response, error) {
+			mu.Lock()
+			sent = append(sent, time.Now())
+			mu.Unlock()
+			return pages.respond(req)
+		})
+		start := time.Now()
+		rows, err := Collect(c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 100}, WithPrefetch(8)))
+		if err != nil || len(rows) != 500 {
+			t.Fatalf("%d rows, %v", len(rows), err)
+		}
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		slices.SortFunc(sent, func(a, b time.Time) int { return a.Compare(b) })
+		for i := 1; i < len(sent); i++ {
+			if gap := sent[i].Sub(sent[i-1]); gap < time.Second {
+				t.Fatalf("requests %d and %d left %v apart, want at least the limiter's 1s (sent at %v)", i-1, i, gap, sent)
+			}
+		}
+		if len(sent) < 5 || sent[4].Sub(start) < 4*time.Second {
+			t.Fatalf("%d requests, the fifth at %v: want the five pages spread over at least 4s", len(sent), sent)
+		}
+	})
 }
