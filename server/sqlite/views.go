@@ -3,18 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/store"
 )
-
-// wholeHour reports whether t is the start of an hour. Truncate works on
-// absolute time, whose hours are aligned with UTC's, so a time in a zone with
-// a half-hour offset is correctly refused even if its clock reads :00.
-func wholeHour(t time.Time) bool {
-	return !t.IsZero() && t.Truncate(time.Hour).Equal(t)
-}
 
 // AddViews adds each count to the stored counts of its (ProjectID, Path,
 // Hour), all in one transaction. The batch is validated first: one bad count
@@ -22,15 +14,8 @@ func wholeHour(t time.Time) bool {
 func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
 	const op = "add views"
 	for i, c := range counts {
-		switch {
-		case c.ProjectID == "":
-			return invalid(op, "count %d: empty project ID", i)
-		case c.Path == "":
-			return invalid(op, "count %d: empty path", i)
-		case !wholeHour(c.Hour):
-			return invalid(op, "count %d: hour %v is not a whole hour", i, c.Hour)
-		case c.Human < 0 || c.AI < 0 || c.Bot < 0:
-			return invalid(op, "count %d: negative count (human %d, ai %d, bot %d)", i, c.Human, c.AI, c.Bot)
+		if p := c.Problem(); p != "" {
+			return invalid(op, "count %d: %s", i, p)
 		}
 	}
 	if len(counts) == 0 {
@@ -78,17 +63,8 @@ func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
 // be whole hours; a range with From at or after To is empty.
 func (s *Store) QueryViews(ctx context.Context, q store.ViewsQuery) (store.ViewsResult, error) {
 	const op = "query views"
-	switch {
-	case q.ProjectID == "":
-		return store.ViewsResult{}, invalid(op, "empty project ID")
-	case q.Limit < 1:
-		return store.ViewsResult{}, invalid(op, "limit %d: must be at least 1", q.Limit)
-	case q.Offset < 0:
-		return store.ViewsResult{}, invalid(op, "offset %d: must be at least 0", q.Offset)
-	case !q.From.IsZero() && !wholeHour(q.From):
-		return store.ViewsResult{}, invalid(op, "from %v is not a whole hour", q.From)
-	case !q.To.IsZero() && !wholeHour(q.To):
-		return store.ViewsResult{}, invalid(op, "to %v is not a whole hour", q.To)
+	if p := q.Problem(); p != "" {
+		return store.ViewsResult{}, invalid(op, "%s", p)
 	}
 
 	// The counts come from the rolls: the day rolls of the whole UTC days
