@@ -17,22 +17,11 @@ import (
 // dropped.
 func (s *Store) CreateKey(ctx context.Context, k store.APIKey) error {
 	const op = "create key"
-	if k.ID == "" {
-		return invalid(op, "empty key ID")
-	}
-	if len(k.Hash) == 0 {
-		return invalid(op, "key %q: empty hash", k.ID)
-	}
-	for _, p := range k.Projects {
-		if p == "" {
-			return invalid(op, "key %q: empty project ID", k.ID)
-		}
+	if p := k.Problem(); p != "" {
+		return invalid(op, "%s", p)
 	}
 	scopes := make([]string, len(k.Scopes))
 	for i, sc := range k.Scopes {
-		if sc == "" {
-			return invalid(op, "key %q: empty scope", k.ID)
-		}
 		scopes[i] = string(sc)
 	}
 	projects := k.Projects
@@ -148,11 +137,8 @@ func (s *Store) Keys(ctx context.Context) ([]store.APIKey, error) {
 // revoked".
 func (s *Store) RevokeKey(ctx context.Context, id string, at time.Time) error {
 	const op = "revoke key"
-	if id == "" {
-		return invalid(op, "empty key ID")
-	}
-	if at.IsZero() {
-		return invalid(op, "key %q: zero revocation time", id)
+	if p := store.RevokeKeyProblem(id, at); p != "" {
+		return invalid(op, "%s", p)
 	}
 	db, err := s.db()
 	if err != nil {

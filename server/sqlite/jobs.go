@@ -71,19 +71,6 @@ func mustLoadJob(ctx context.Context, tx *sql.Tx, id string) (store.Job, error) 
 	return j, err
 }
 
-func validIdempotency(op string, idem *store.Idempotency) error {
-	if idem == nil {
-		return nil
-	}
-	if idem.Key == "" {
-		return invalid(op, "empty idempotency key")
-	}
-	if len(idem.RequestHash) == 0 {
-		return invalid(op, "idempotency key %q: empty request hash", idem.Key)
-	}
-	return nil
-}
-
 // replay looks the idempotency key up. If the project used it before with the
 // same request hash it returns the job that request wrote; with another hash,
 // ErrIdempotencyMismatch; if never, ok is false.
@@ -130,16 +117,11 @@ func remember(ctx context.Context, tx *sql.Tx, projectID string, idem *store.Ide
 // any project has a job with that ID.
 func (s *Store) CreateJob(ctx context.Context, j store.NewJob) (store.Job, bool, error) {
 	const op = "create job"
-	switch {
-	case j.ID == "":
-		return store.Job{}, false, invalid(op, "empty job ID")
-	case j.ProjectID == "":
-		return store.Job{}, false, invalid(op, "job %q: empty project ID", j.ID)
-	case j.Prompt == "":
-		return store.Job{}, false, invalid(op, "job %q: empty prompt", j.ID)
+	if p := j.Problem(); p != "" {
+		return store.Job{}, false, invalid(op, "%s", p)
 	}
-	if err := validIdempotency(op, j.Idempotency); err != nil {
-		return store.Job{}, false, err
+	if p := j.Idempotency.Problem(); p != "" {
+		return store.Job{}, false, invalid(op, "%s", p)
 	}
 	var (
 		job      store.Job
@@ -220,16 +202,11 @@ func (s *Store) Job(ctx context.Context, projectID, jobID string) (store.Job, er
 // A running job keeps its lease and its Attempts: its run goes on.
 func (s *Store) AddPrompt(ctx context.Context, p store.NewPrompt) (store.Job, bool, error) {
 	const op = "add prompt"
-	switch {
-	case p.ProjectID == "":
-		return store.Job{}, false, invalid(op, "empty project ID")
-	case p.JobID == "":
-		return store.Job{}, false, invalid(op, "empty job ID")
-	case p.Prompt == "":
-		return store.Job{}, false, invalid(op, "job %q: empty prompt", p.JobID)
+	if pr := p.Problem(); pr != "" {
+		return store.Job{}, false, invalid(op, "%s", pr)
 	}
-	if err := validIdempotency(op, p.Idempotency); err != nil {
-		return store.Job{}, false, err
+	if pr := p.Idempotency.Problem(); pr != "" {
+		return store.Job{}, false, invalid(op, "%s", pr)
 	}
 	var (
 		job      store.Job
@@ -282,13 +259,8 @@ func (s *Store) AddPrompt(ctx context.Context, p store.NewPrompt) (store.Job, bo
 // A zero at is refused: it would store an archived job without ArchivedAt.
 func (s *Store) ArchiveJob(ctx context.Context, projectID, jobID string, at time.Time) (store.Job, error) {
 	const op = "archive job"
-	switch {
-	case projectID == "":
-		return store.Job{}, invalid(op, "empty project ID")
-	case jobID == "":
-		return store.Job{}, invalid(op, "empty job ID")
-	case at.IsZero():
-		return store.Job{}, invalid(op, "job %q: zero archive time", jobID)
+	if p := store.ArchiveJobProblem(projectID, jobID, at); p != "" {
+		return store.Job{}, invalid(op, "%s", p)
 	}
 	var job store.Job
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
@@ -335,15 +307,8 @@ const readyJobQuery = `SELECT id, attempts FROM jobs
 // this process or another, can pick the same job in between.
 func (s *Store) ClaimJob(ctx context.Context, c store.Claim) (store.Job, error) {
 	const op = "claim job"
-	switch {
-	case c.Owner == "":
-		return store.Job{}, invalid(op, "empty owner")
-	case c.Now.IsZero():
-		return store.Job{}, invalid(op, "zero Now")
-	case c.LeaseFor < time.Microsecond:
-		return store.Job{}, invalid(op, "lease duration %v: must be at least 1µs", c.LeaseFor)
-	case c.MaxAttempts < 1:
-		return store.Job{}, invalid(op, "MaxAttempts %d: must be at least 1", c.MaxAttempts)
+	if p := c.Problem(); p != "" {
+		return store.Job{}, invalid(op, "%s", p)
 	}
 	now := micros(c.Now)
 	until := micros(c.Now.Add(c.LeaseFor))
@@ -400,11 +365,8 @@ func (s *Store) ExtendLease(ctx context.Context, jobID, owner string, now, until
 	const op = "extend lease"
 	// An empty job ID or owner is not refused as invalid: no lease has
 	// either, so the caller simply does not hold one (ErrLeaseLost below).
-	switch {
-	case now.IsZero():
-		return invalid(op, "job %q: zero current time", jobID)
-	case until.IsZero():
-		return invalid(op, "job %q: zero lease expiry", jobID)
+	if p := store.ExtendLeaseProblem(jobID, now, until); p != "" {
+		return invalid(op, "%s", p)
 	}
 	return s.write(ctx, op, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
@@ -432,11 +394,8 @@ func (s *Store) ExtendLease(ctx context.Context, jobID, owner string, now, until
 func (s *Store) FinishJob(ctx context.Context, f store.Finish) (store.Job, error) {
 	const op = "finish job"
 	// An empty job ID or owner holds no lease: ErrLeaseLost below.
-	switch {
-	case f.Outcome != store.Completed && f.Outcome != store.Failed:
-		return store.Job{}, invalid(op, "job %q: unknown outcome %d", f.JobID, f.Outcome)
-	case f.Outcome == store.Completed && f.Handled < 0:
-		return store.Job{}, invalid(op, "job %q: negative Handled %d", f.JobID, f.Handled)
+	if p := f.Problem(); p != "" {
+		return store.Job{}, invalid(op, "%s", p)
 	}
 	var job store.Job
 	err := s.write(ctx, op, func(tx *sql.Tx) error {

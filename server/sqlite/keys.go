@@ -15,21 +15,8 @@ import (
 // dropped.
 func (s *Store) CreateKey(ctx context.Context, k store.APIKey) error {
 	const op = "create key"
-	if k.ID == "" {
-		return invalid(op, "empty key ID")
-	}
-	if len(k.Hash) == 0 {
-		return invalid(op, "key %q: empty hash", k.ID)
-	}
-	for _, p := range k.Projects {
-		if p == "" {
-			return invalid(op, "key %q: empty project ID", k.ID)
-		}
-	}
-	for _, sc := range k.Scopes {
-		if sc == "" {
-			return invalid(op, "key %q: empty scope", k.ID)
-		}
+	if p := k.Problem(); p != "" {
+		return invalid(op, "%s", p)
 	}
 	return s.write(ctx, op, func(tx *sql.Tx) error {
 		found, err := exists(ctx, tx, "SELECT 1 FROM api_keys WHERE id = ?", k.ID)
@@ -191,11 +178,8 @@ func fillKeySets(ctx context.Context, tx *sql.Tx, keys []*store.APIKey, where st
 // revoked".
 func (s *Store) RevokeKey(ctx context.Context, id string, at time.Time) error {
 	const op = "revoke key"
-	if id == "" {
-		return invalid(op, "empty key ID")
-	}
-	if at.IsZero() {
-		return invalid(op, "key %q: zero revocation time", id)
+	if p := store.RevokeKeyProblem(id, at); p != "" {
+		return invalid(op, "%s", p)
 	}
 	return s.write(ctx, op, func(tx *sql.Tx) error {
 		found, err := exists(ctx, tx, "SELECT 1 FROM api_keys WHERE id = ?", id)

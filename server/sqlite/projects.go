@@ -12,8 +12,8 @@ import (
 // CreateProject stores a new project. ErrConflict if the ID is taken.
 func (s *Store) CreateProject(ctx context.Context, p store.Project) error {
 	const op = "create project"
-	if p.ID == "" {
-		return invalid(op, "empty project ID")
+	if pr := p.Problem(); pr != "" {
+		return invalid(op, "%s", pr)
 	}
 	return s.write(ctx, op, func(tx *sql.Tx) error {
 		// The write lock is held from BEGIN IMMEDIATE, so nothing can
@@ -40,8 +40,8 @@ func (s *Store) CreateProject(ctx context.Context, p store.Project) error {
 // ErrNotFound if there is no such project.
 func (s *Store) UpdateProject(ctx context.Context, p store.Project) error {
 	const op = "update project"
-	if p.ID == "" {
-		return invalid(op, "empty project ID")
+	if pr := p.Problem(); pr != "" {
+		return invalid(op, "%s", pr)
 	}
 	return s.write(ctx, op, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
