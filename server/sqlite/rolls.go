@@ -26,8 +26,9 @@ func pathIDs(ctx context.Context, tx *sql.Tx, paths []rollup.PathKey) (map[rollu
 	if len(paths) == 0 {
 		return ids, nil
 	}
-	// Looked up first: after its first hour a path nearly always has an
-	// ID, and a read costs less than an insert that finds a conflict.
+	// Looked up first: a path the cache lacks usually has an ID already
+	// (given before a restart, or by another process), and a read costs
+	// less than an insert that finds a conflict.
 	get, err := tx.PrepareContext(ctx, `SELECT id FROM view_paths WHERE project_id = ? AND path = ?`)
 	if err != nil {
 		return nil, err
