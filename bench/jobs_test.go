@@ -2,25 +2,23 @@ package bench
 
 import (
 	"context"
-	"database/sql"
+	"errors"
 	"fmt"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 	"time"
 
 	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server"
-	"github.com/docsapi/docsapi-go/server/sqlite"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// Job throughput of the self-hosted server on SQLite: the SDK, as a caller
-// uses it, against server.New's handler on a real local listener, storing
-// into a database file. No job engine runs (server.Config.Jobs is nil), so
-// every job created stays active, waiting for an engine: what is measured is
-// the API and the store, not an agent. Each case starts from a new database
-// holding one project and one key.
+// Job throughput of the self-hosted server, on each backend (see backends):
+// the SDK, as a caller uses it, against server.New's handler on a real local
+// listener, storing into the backend's store. No job engine runs
+// (server.Config.Jobs is nil), so every job created stays active, waiting
+// for an engine: what is measured is the API and the store, not an agent.
+// Each case starts from a new, empty store holding one project and one key.
 
 const jobsProject = "handbook"
 
@@ -29,29 +27,19 @@ const jobsPrompt = "Document the new rate-limit headers (X-RateLimit-Limit, X-Ra
 	"Retry-After) in the API reference, with an example of backing off after a 429, " +
 	"and link the page from the getting-started guide."
 
-// selfHosted is a self-hosted server on a fresh SQLite file, with an SDK
-// client holding a write key for its one project.
+// selfHosted is a self-hosted server on a new store, with an SDK client
+// holding a write key for its one project.
 type selfHosted struct {
-	db     string // the database file
-	store  *sqlite.Store
+	store  store.Store
 	client *docsapi.Client
 }
 
-// newSelfHosted starts the server; everything is closed when the benchmark
-// (each of its runs) ends.
-func newSelfHosted(b *testing.B) *selfHosted {
+// newSelfHosted starts the server on a new store of be; everything is
+// closed when the benchmark (each of its runs) ends.
+func newSelfHosted(b *testing.B, be backend) *selfHosted {
 	b.Helper()
 	ctx := context.Background()
-	db := filepath.Join(b.TempDir(), "docsapi.db")
-	st, err := sqlite.Open(ctx, db)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		if err := st.Close(); err != nil {
-			b.Error(err)
-		}
-	})
+	st := be.open(b)
 	srv, err := server.New(server.Config{Store: st}) // no Jobs: no engine hears of new jobs
 	if err != nil {
 		b.Fatal(err)
@@ -78,23 +66,53 @@ func newSelfHosted(b *testing.B) *selfHosted {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &selfHosted{db: db, store: st, client: c}
+	return &selfHosted{store: st, client: c}
 }
 
-// activeJobs counts the project's active jobs in the database file, read
-// apart from the store under test.
-func (s *selfHosted) activeJobs(b *testing.B) int {
+// checkActiveJobs fails b unless the store holds exactly n active jobs, all
+// of the project, with the benchmark's prompt. No store method lists or
+// counts jobs, so it counts them as an engine would take them: ClaimJob
+// leases the oldest ready job, until ErrNoJob says none is left (with no
+// engine running, the active jobs are exactly the ready ones), and FinishJob
+// completes each one claimed. Completing matters: a job merely leased stays
+// in the index of active jobs, which every later claim would scan past, so
+// the check would take time quadratic in n. Going through the store.Store
+// interface checks every backend the same way. It changes the jobs, so it
+// comes after the timed calls, untimed.
+func (s *selfHosted) checkActiveJobs(b *testing.B, n int) {
 	b.Helper()
-	conn, err := sql.Open("sqlite", "file:"+filepath.ToSlash(s.db)+"?_pragma=query_only(1)")
-	if err != nil {
-		b.Fatal(err)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	claim := store.Claim{Owner: "bench-check", Now: now, LeaseFor: time.Hour, MaxAttempts: 1}
+	seen := make(map[string]bool, n)
+	for {
+		job, err := s.store.ClaimJob(ctx, claim)
+		if errors.Is(err, store.ErrNoJob) {
+			break
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		switch {
+		case seen[job.ID]:
+			b.Fatalf("job %s claimed twice", job.ID)
+		case job.ProjectID != jobsProject || job.Status != docsapi.JobStatusActive ||
+			len(job.Prompts) != 1 || job.Prompts[0].Text != jobsPrompt:
+			b.Fatalf("unexpected job in the store: %+v", job)
+		}
+		seen[job.ID] = true
+		if len(seen) > n {
+			b.Fatalf("the store holds more than %d active jobs after %d creates", n, n)
+		}
+		if _, err := s.store.FinishJob(ctx, store.Finish{
+			JobID: job.ID, Owner: claim.Owner, At: now, Outcome: store.Completed, Handled: 1,
+		}); err != nil {
+			b.Fatal(err)
+		}
 	}
-	defer conn.Close()
-	var n int
-	if err := conn.QueryRow(`SELECT count(*) FROM jobs WHERE project_id = ? AND status = 'active'`, jobsProject).Scan(&n); err != nil {
-		b.Fatal(err)
+	if len(seen) != n {
+		b.Fatalf("the store holds %d active jobs after %d creates", len(seen), n)
 	}
-	return n
 }
 
 // checkJob is what every answer must be: an active job of the project's
@@ -111,14 +129,20 @@ func checkJob(job *docsapi.Job, wantID string) error {
 	return nil
 }
 
-// BenchmarkServerCreateJob: AgentJobs.Create, one job per call. The store
-// then holds exactly b.N active jobs, which is checked.
+// BenchmarkServerCreateJob: AgentJobs.Create, one job per call, on each
+// backend. The store then holds exactly b.N active jobs, which is checked.
 func BenchmarkServerCreateJob(b *testing.B) {
+	for _, be := range backends() {
+		b.Run("backend="+be.name, func(b *testing.B) { benchCreateJob(b, be) })
+	}
+}
+
+func benchCreateJob(b *testing.B, be backend) {
 	ctx := context.Background()
 	params := docsapi.CreateJobParams{Prompt: jobsPrompt}
 	for _, callers := range callerCounts() {
 		b.Run("via=sdk/"+callersName(callers), func(b *testing.B) {
-			s := newSelfHosted(b)
+			s := newSelfHosted(b, be)
 			runCallers(b, callers, "jobs/s", func(int) error {
 				job, err := s.client.AgentJobs.Create(ctx, "", params)
 				if err != nil {
@@ -126,15 +150,13 @@ func BenchmarkServerCreateJob(b *testing.B) {
 				}
 				return checkJob(job, "")
 			})
-			if n := s.activeJobs(b); n != b.N {
-				b.Fatalf("the store holds %d active jobs after %d creates", n, b.N)
-			}
+			s.checkActiveJobs(b, b.N)
 		})
 	}
 	// For reference, the store's share: the same write straight into the
-	// sqlite.Store, without HTTP, authentication or JSON.
+	// backend's store, without HTTP, authentication or JSON.
 	b.Run("via=store/"+callersName(1), func(b *testing.B) {
-		s := newSelfHosted(b)
+		s := newSelfHosted(b, be)
 		runCallers(b, 1, "jobs/s", func(i int) error {
 			id := fmt.Sprintf("job_bench%015d", i)
 			now := time.Now().UTC().Truncate(time.Microsecond)
@@ -145,21 +167,26 @@ func BenchmarkServerCreateJob(b *testing.B) {
 			})
 			return err
 		})
-		if n := s.activeJobs(b); n != b.N {
-			b.Fatalf("the store holds %d active jobs after %d creates", n, b.N)
-		}
+		s.checkActiveJobs(b, b.N)
 	})
 }
 
 // getJobs is how many jobs BenchmarkServerGetJob reads in turn.
 const getJobs = 100
 
-// BenchmarkServerGetJob: AgentJobs.Get, cycling over 100 jobs created
-// through the API beforehand; every answer is checked to be the job asked for.
+// BenchmarkServerGetJob: AgentJobs.Get on each backend, cycling over 100
+// jobs created through the API beforehand; every answer is checked to be
+// the job asked for.
 func BenchmarkServerGetJob(b *testing.B) {
+	for _, be := range backends() {
+		b.Run("backend="+be.name, func(b *testing.B) { benchGetJob(b, be) })
+	}
+}
+
+func benchGetJob(b *testing.B, be backend) {
 	ctx := context.Background()
 	setup := func(b *testing.B) (*selfHosted, []string) {
-		s := newSelfHosted(b)
+		s := newSelfHosted(b, be)
 		ids := make([]string, getJobs)
 		for i := range ids {
 			job, err := s.client.AgentJobs.Create(ctx, "", docsapi.CreateJobParams{Prompt: jobsPrompt})

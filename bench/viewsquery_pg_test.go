@@ -12,10 +12,14 @@ import (
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// benchPostgresURL names the variable that points BenchmarkViewsQueryPostgres
-// at a database of its own. The benchmark fills it with the dataset once
-// (several minutes) and reuses it on later runs: a project named after the
-// dataset marks it complete. Without the variable the benchmark is skipped.
+// benchPostgresURL names the variable that points the PostgreSQL benchmarks
+// at a server. BenchmarkViewsQueryPostgres uses the database it names as
+// its own: it fills it with the dataset once (several minutes) and reuses it
+// on later runs, a project named after the dataset marking it complete. The
+// job and recording benchmarks leave that database alone: they create a
+// database of their own on the same server for every run and drop it after
+// (see openPostgres), so the role must be allowed to create databases.
+// Without the variable all of them skip PostgreSQL.
 const benchPostgresURL = "DOCSAPI_BENCH_POSTGRES_URL"
 
 // BenchmarkViewsQueryPostgres is BenchmarkViewsQuery on the PostgreSQL
