@@ -36,8 +36,9 @@
 // answers and network errors are retried a few times, honouring
 // Retry-After; if they persist, the error is not permanent and the engine
 // tries the job again later. A tool call the workspace refuses (a path out
-// of the workspace, into .git, a failed edit) is answered to the model as
-// an error result, for it to correct, and does not end the run.
+// of the workspace, with a symbolic link or a .git folder in any of its
+// components, a failed edit) is answered to the model as an error result,
+// for it to correct, and does not end the run.
 //
 // The API key is never logged and never appears in an error, even when the
 // provider quotes it back.
@@ -91,7 +92,7 @@ How to work:
 - Explore first: use list_files and search to find the pages concerned, and read_file to read a file before you change it.
 - Change existing files with edit_file: old_string must be copied exactly from the file and occur exactly once. Use write_file to create a file or to rewrite a short one, and delete_file only when the instruction calls for removing a file.
 - Follow the conventions of the existing pages: format (Markdown or MDX), front matter, headings, links, and navigation or configuration files (such as docs.json or mint.json) that list the pages.
-- Paths are relative to the repository root and use forward slashes. The .git folder is off limits.
+- Paths are relative to the repository root and use forward slashes. The .git folder is off limits, and symbolic links are never followed.
 - Keep the changes to what the instruction asks for.
 - A tool answer that starts with "Error:" or is marked as an error means the call did nothing; correct the call and go on.
 

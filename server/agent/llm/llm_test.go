@@ -155,7 +155,7 @@ func TestToolLoop(t *testing.T) {
 
 			calls, results := f.results(1)
 			assertResults(t, 1, calls, results, []string{"call_1"}, []toolResult{
-				{ID: "call_1", Content: "docs/intro.md\ndocs.json\nout"}})
+				{ID: "call_1", Content: "docs/intro.md\ndocs.json\nout (symbolic link, not followed)"}})
 			calls, results = f.results(2)
 			assertResults(t, 2, calls, results, []string{"call_2", "call_3"}, []toolResult{
 				{ID: "call_2", Content: intro},
@@ -214,8 +214,8 @@ func TestEscapesAreReportedToTheModel(t *testing.T) {
 				t.Fatalf("Run: %v; refused calls must not end the run", err)
 			}
 			_, results := f.results(1)
-			wants := []string{"leaves the workspace", "leaves the workspace", "outside the workspace", "outside the workspace",
-				"outside the workspace", ".git folder is off limits", "invalid arguments", "unknown tool"}
+			wants := []string{"leaves the workspace", "leaves the workspace", "out is a symbolic link", "out is a symbolic link",
+				"out is a symbolic link", ".git folder is off limits", "invalid arguments", "unknown tool"}
 			if len(results) != len(wants) {
 				t.Fatalf("results %+v", results)
 			}

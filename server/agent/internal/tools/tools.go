@@ -1,13 +1,35 @@
 // Package tools gives an LLM agent file tools that cannot reach outside one
 // workspace: list, read, search, write, edit and delete files.
 //
-// The model that calls them is not trusted: its paths may be absolute, climb
-// out with "..", go through a symbolic link that points elsewhere, or aim at
-// the repository's .git folder (hooks there would run on the server at the
-// next git command). Every operation goes through an os.Root, which the
-// kernel-level checks of the os package keep inside the workspace even
-// against links, and paths are checked beforehand as well so that the model
-// gets a clear reason and .git stays out of reach through links too.
+// The model that calls them is treated as an attacker, and the repository
+// it works on may have been prepared by one: paths may be absolute, climb
+// out with "..", go through symbolic links (dangling ones included), or aim
+// at the repository's .git folder, where a hook, commondir,
+// info/attributes or objects/info/alternates would run code or redirect the
+// server's next git command. What the tools promise:
+//
+//   - No path with a symbolic link in any component is used, wherever the
+//     link points: inside the workspace, outside it, into .git, or nowhere.
+//     Links are refused, never resolved.
+//   - No path with .git in any component is used, in any letter case, nor
+//     the names Windows and macOS take for .git (".git.", ".git ",
+//     "git~1", ".git::$INDEX_ALLOCATION", .git with zero-width characters),
+//     which git's own verify_path refuses too.
+//   - list_files and search never descend into a linked folder nor read a
+//     link; list_files shows links, marked as not followed.
+//   - write_file, edit_file, delete_file and every file read hold to this
+//     even against a link that appears after the path was checked: the
+//     folders are opened one by one and each is verified to be no link,
+//     and a file is replaced by renaming a new one over its name, never
+//     written through it (the comment on replace, in the source, says what
+//     that covers). Only the walk of list_files and search is not proof
+//     against such a race: a folder swapped for a link while it is walked
+//     could have its names listed, though never its content read. The
+//     agent runs no other process, so nothing makes links during a run.
+//   - The tools create no links.
+//
+// Every operation goes through an os.Root as well, so that nothing leaves
+// the workspace even if these checks had a flaw.
 //
 // A refused or failed call is a Result with IsError set, for the model to
 // read and correct; only exceeding the change budget is an error of the run.
@@ -92,7 +114,6 @@ func failure(format string, args ...any) Result {
 // use, though an agent calls it one call at a time.
 type Workspace struct {
 	root   *os.Root
-	real   string // the folder with every symbolic link resolved
 	limits Limits
 
 	mu      sync.Mutex
@@ -105,6 +126,8 @@ func Open(dir string, limits Limits) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The folder comes from the server, not the model: links on the way to
+	// it are the server's own and are resolved, unlike any below it.
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return nil, fmt.Errorf("opening the workspace: %w", err)
@@ -113,7 +136,7 @@ func Open(dir string, limits Limits) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the workspace: %w", err)
 	}
-	return &Workspace{root: root, real: real, limits: limits.withDefaults()}, nil
+	return &Workspace{root: root, limits: limits.withDefaults()}, nil
 }
 
 // Close releases the workspace's folder handle.
@@ -229,82 +252,6 @@ func decode(input json.RawMessage, v any) (Result, bool) {
 	return Result{}, true
 }
 
-// errRefused is the reason a path is refused, worded for the model.
-type errRefused string
-
-func (e errRefused) Error() string { return string(e) }
-
-// resolve checks a path from the model and returns it in the form os.Root
-// takes. dirOK allows the workspace's root itself (for listing and search).
-func (w *Workspace) resolve(p string, dirOK bool) (string, error) {
-	if p == "" || p == "." || p == "./" {
-		if dirOK {
-			return ".", nil
-		}
-		return "", errRefused("path is required: a file path relative to the repository root")
-	}
-	if strings.ContainsRune(p, 0) {
-		return "", errRefused("path contains a NUL byte")
-	}
-	if path.IsAbs(p) || filepath.IsAbs(p) || filepath.VolumeName(p) != "" || strings.HasPrefix(p, `\`) {
-		return "", errRefused(fmt.Sprintf("%s: absolute paths are refused; use a path relative to the repository root", p))
-	}
-	clean := path.Clean(filepath.ToSlash(p))
-	if clean == ".." || strings.HasPrefix(clean, "../") {
-		return "", errRefused(fmt.Sprintf("%s: the path leaves the workspace", p))
-	}
-	if clean == "." && !dirOK {
-		return "", errRefused(fmt.Sprintf("%s: names the repository root, not a file", p))
-	}
-	if inGit(clean) {
-		return "", errRefused(fmt.Sprintf("%s: the .git folder is off limits", p))
-	}
-	if err := w.checkLinks(p, clean); err != nil {
-		return "", err
-	}
-	return filepath.FromSlash(clean), nil
-}
-
-// checkLinks resolves the symbolic links on the way to clean, up to its
-// deepest existing ancestor, and refuses a target outside the workspace or
-// inside .git. os.Root would refuse the first anyway; checking here gives
-// the model a plain reason, and catches the second, which os.Root allows
-// because .git is inside the root.
-func (w *Workspace) checkLinks(given, clean string) error {
-	p := filepath.Join(w.real, filepath.FromSlash(clean))
-	for {
-		real, err := filepath.EvalSymlinks(p)
-		if err == nil {
-			rel, err := filepath.Rel(w.real, real)
-			rel = filepath.ToSlash(rel)
-			switch {
-			case err != nil || rel == ".." || strings.HasPrefix(rel, "../"):
-				return errRefused(fmt.Sprintf("%s: a symbolic link on the path points outside the workspace", given))
-			case inGit(rel):
-				return errRefused(fmt.Sprintf("%s: a symbolic link on the path points into the .git folder, which is off limits", given))
-			}
-			return nil
-		}
-		parent := filepath.Dir(p)
-		if parent == p || len(parent) < len(w.real) {
-			return nil
-		}
-		p = parent
-	}
-}
-
-// inGit reports whether a clean slash path is or goes through a .git entry.
-// The comparison ignores case because on a case-insensitive file system
-// ".GIT" is the same folder.
-func inGit(clean string) bool {
-	for _, part := range strings.Split(clean, "/") {
-		if strings.EqualFold(part, ".git") {
-			return true
-		}
-	}
-	return false
-}
-
 // describe words a file system error for the model without the server's
 // absolute paths: os.Root reports the relative name it was given.
 func describe(p string, err error) Result {
@@ -334,7 +281,7 @@ func (w *Workspace) list(dir, glob string) Result {
 	if err != nil {
 		return failure("glob %q: %v", glob, err)
 	}
-	info, err := w.root.Stat(start)
+	info, err := w.root.Lstat(start)
 	if err != nil {
 		return describe(dir, err)
 	}
@@ -343,11 +290,13 @@ func (w *Workspace) list(dir, glob string) Result {
 	}
 	var paths []string
 	truncated := false
+	// WalkDir takes an entry's type from the folder, as Lstat would, so it
+	// never descends into a link to a folder.
 	walkErr := fs.WalkDir(w.root.FS(), filepath.ToSlash(start), func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil // an unreadable entry is skipped, not fatal
 		}
-		if strings.EqualFold(d.Name(), ".git") {
+		if isGitName(d.Name()) {
 			// A folder, or the file a worktree or submodule has instead.
 			if d.IsDir() {
 				return fs.SkipDir
@@ -364,6 +313,11 @@ func (w *Workspace) list(dir, glob string) Result {
 			truncated = true
 			return fs.SkipAll
 		}
+		if isLink(d.Type()) {
+			// Listed so that the model knows why a page it expects cannot
+			// be read, instead of looking for it.
+			p += linkMark
+		}
 		paths = append(paths, p)
 		return nil
 	})
@@ -379,6 +333,9 @@ func (w *Workspace) list(dir, glob string) Result {
 	}
 	return Result{Text: text}
 }
+
+// linkMark follows a link in a listing.
+const linkMark = " (symbolic link, not followed)"
 
 // relTo returns the slash path p relative to the listed folder start, which
 // is what a glob is matched against.
@@ -453,25 +410,9 @@ func compileGlob(glob string) (func(string) bool, error) {
 
 // readText reads a regular file of at most MaxFileBytes that holds text.
 func (w *Workspace) readText(given, p string) (string, Result, bool) {
-	info, err := w.root.Stat(p)
+	data, err := w.readFile(given, p)
 	if err != nil {
 		return "", describe(given, err), false
-	}
-	if info.IsDir() {
-		return "", failure("%s: is a folder; use list_files", given), false
-	}
-	if !info.Mode().IsRegular() {
-		return "", failure("%s: not a regular file", given), false
-	}
-	if info.Size() > w.limits.MaxFileBytes {
-		return "", failure("%s: the file is %d bytes, over the limit of %d bytes", given, info.Size(), w.limits.MaxFileBytes), false
-	}
-	data, err := w.root.ReadFile(p)
-	if err != nil {
-		return "", describe(given, err), false
-	}
-	if int64(len(data)) > w.limits.MaxFileBytes { // it grew after Stat
-		return "", failure("%s: the file is over the limit of %d bytes", given, w.limits.MaxFileBytes), false
 	}
 	if !isText(data) {
 		return "", failure("%s: a binary file; it cannot be shown or edited as text", given), false
@@ -542,7 +483,7 @@ func (w *Workspace) search(pattern string, isRegexp, ignoreCase bool, dir, glob 
 	if err != nil {
 		return failure("glob %q: %v", glob, err)
 	}
-	if _, err := w.root.Stat(start); err != nil {
+	if _, err := w.root.Lstat(start); err != nil {
 		return describe(dir, err)
 	}
 	var out []string
@@ -551,7 +492,7 @@ func (w *Workspace) search(pattern string, isRegexp, ignoreCase bool, dir, glob 
 		if err != nil {
 			return nil
 		}
-		if strings.EqualFold(d.Name(), ".git") {
+		if isGitName(d.Name()) {
 			// A folder, or the file a worktree or submodule has instead.
 			if d.IsDir() {
 				return fs.SkipDir
@@ -561,17 +502,14 @@ func (w *Workspace) search(pattern string, isRegexp, ignoreCase bool, dir, glob 
 		if d.IsDir() {
 			return nil
 		}
-		// Symbolic links are skipped: one could lead into .git, and the
-		// files they point to inside the workspace are searched anyway.
+		// Links are skipped like any file that is not regular; readFile
+		// would refuse them anyway.
 		if !d.Type().IsRegular() || !match(relTo(start, p)) {
 			return nil
 		}
-		if info, err := d.Info(); err != nil || info.Size() > w.limits.MaxFileBytes {
-			return nil
-		}
-		data, err := w.root.ReadFile(filepath.FromSlash(p))
+		data, err := w.readFile(p, filepath.FromSlash(p))
 		if err != nil || !isText(data) {
-			return nil
+			return nil // large, binary or unreadable files are not searched
 		}
 		for i, line := range strings.Split(string(data), "\n") {
 			if !re.MatchString(line) {
@@ -609,36 +547,15 @@ func (w *Workspace) write(given, content string) (Result, error) {
 	if int64(len(content)) > w.limits.MaxFileBytes {
 		return failure("%s: the content is %d bytes, over the limit of %d bytes", given, len(content), w.limits.MaxFileBytes), nil
 	}
-	old, existed, oversize := "", false, int64(0)
-	switch info, err := w.root.Stat(p); {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
+	old, existed, oversize, err := w.previous(given, p)
+	if err != nil {
 		return describe(given, err), nil
-	case info.IsDir():
-		return failure("%s: is a folder", given), nil
-	case !info.Mode().IsRegular():
-		return failure("%s: not a regular file", given), nil
-	case info.Size() > w.limits.MaxFileBytes:
-		// Too large to compare: the whole old file counts as removed.
-		existed, oversize = true, info.Size()
-	default:
-		data, err := w.root.ReadFile(p)
-		if err != nil {
-			return describe(given, err), nil
-		}
-		old, existed = string(data), true
 	}
 	cost := changeSize(old, content) + oversize
 	if err := w.charge(cost); err != nil {
 		return failure("%s: refused: %v", given, err), err
 	}
-	if dir := filepath.Dir(p); dir != "." {
-		if err := w.root.MkdirAll(dir, 0o755); err != nil {
-			w.refund(cost)
-			return describe(given, err), nil
-		}
-	}
-	if err := w.root.WriteFile(p, []byte(content), 0o644); err != nil {
+	if err := w.replace(given, p, content, true); err != nil {
 		w.refund(cost)
 		return describe(given, err), nil
 	}
@@ -646,6 +563,27 @@ func (w *Workspace) write(given, content string) (Result, error) {
 		return Result{Text: fmt.Sprintf("wrote %s (%d bytes)", filepath.ToSlash(p), len(content))}, nil
 	}
 	return Result{Text: fmt.Sprintf("created %s (%d bytes)", filepath.ToSlash(p), len(content))}, nil
+}
+
+// previous returns what write_file replaces at p: the old text and whether
+// there was a file; for a file too large to compare, its size instead,
+// since all of it counts as removed.
+func (w *Workspace) previous(given, p string) (old string, existed bool, oversize int64, err error) {
+	info, err := w.root.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", false, 0, nil
+	case err != nil:
+		return "", false, 0, err
+	case info.IsDir():
+		return "", false, 0, errRefused(given + ": is a folder")
+	case !info.Mode().IsRegular():
+		return "", false, 0, errRefused(given + ": not a regular file")
+	case info.Size() > w.limits.MaxFileBytes:
+		return "", true, info.Size(), nil
+	}
+	data, err := w.readFile(given, p)
+	return string(data), true, 0, err
 }
 
 func (w *Workspace) edit(given, oldString, newString string) (Result, error) {
@@ -678,7 +616,7 @@ func (w *Workspace) edit(given, oldString, newString string) (Result, error) {
 	if err := w.charge(cost); err != nil {
 		return failure("%s: refused: %v", given, err), err
 	}
-	if err := w.root.WriteFile(p, []byte(updated), 0o644); err != nil {
+	if err := w.replace(given, p, updated, false); err != nil {
 		w.refund(cost)
 		return describe(given, err), nil
 	}
@@ -690,9 +628,15 @@ func (w *Workspace) delete(given string) (Result, error) {
 	if err != nil {
 		return describe(given, err), nil
 	}
-	// Lstat, not Stat: delete_file removes regular files only, never what a
-	// link points to.
-	info, err := w.root.Lstat(p)
+	folder, err := w.openFolder(given, filepath.Dir(p), false)
+	if err != nil {
+		return describe(given, err), nil
+	}
+	defer folder.Close()
+	name := filepath.Base(p)
+	// Lstat and Remove act on the name itself, never on what a link there
+	// points to, even one made after resolve looked.
+	info, err := folder.Lstat(name)
 	if err != nil {
 		return describe(given, err), nil
 	}
@@ -702,7 +646,7 @@ func (w *Workspace) delete(given string) (Result, error) {
 	if err := w.charge(info.Size()); err != nil {
 		return failure("%s: refused: %v", given, err), err
 	}
-	if err := w.root.Remove(p); err != nil {
+	if err := folder.Remove(name); err != nil {
 		w.refund(info.Size())
 		return describe(given, err), nil
 	}
@@ -744,7 +688,7 @@ var definitions = []Definition{
 	{
 		Name: "list_files",
 		Description: "List the files under a folder of the repository, recursively, one path per line relative to the repository root. " +
-			"The .git folder is never listed.",
+			"The .git folder is never listed. Symbolic links are listed with a mark; no tool follows them.",
 		Schema: json.RawMessage(`{"type":"object","properties":{` +
 			`"path":{"type":"string","description":"Folder relative to the repository root; empty for the whole repository."},` +
 			`"glob":{"type":"string","description":"Optional filter. Without a slash it matches file names (*.md, *.{md,mdx}); with one it matches paths below the folder, where ** spans folders (api/**/*.mdx)."}` +

@@ -57,7 +57,7 @@ func newFixture(t *testing.T, limits Limits) fixture {
 		"up":        "../outside",                         // relative, climbing out
 		"gitlink":   ".git",                               // inside, but into .git
 		"gitcfg":    ".git/config",
-		"inlink.md": "docs/intro.md", // inside, allowed
+		"inlink.md": "docs/intro.md", // inside: refused all the same
 	}
 	for name, target := range links {
 		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
@@ -199,7 +199,8 @@ func TestReadFile(t *testing.T) {
 		{name: "start past the end", tool: "read_file", input: `{"path":"docs/intro.md","start_line":9}`, wantErr: true, want: []string{"has 4 lines"}},
 		{name: "end before start", tool: "read_file", input: `{"path":"docs/intro.md","start_line":3,"end_line":2}`, wantErr: true},
 		{name: "a path that climbs back in", tool: "read_file", input: `{"path":"docs/../docs/./intro.md"}`, exact: ptr(intro)},
-		{name: "a link inside the workspace", tool: "read_file", input: `{"path":"inlink.md"}`, exact: ptr(intro)},
+		{name: "a link inside the workspace", tool: "read_file", input: `{"path":"inlink.md"}`, wantErr: true,
+			exact: ptr("inlink.md: inlink.md is a symbolic link; the tools do not follow symbolic links")},
 		{name: "missing", tool: "read_file", input: `{"path":"docs/none.md"}`, wantErr: true, want: []string{"no such file"}},
 		{name: "a folder", tool: "read_file", input: `{"path":"docs"}`, wantErr: true, want: []string{"folder"}},
 		{name: "no path", tool: "read_file", input: `{}`, wantErr: true, want: []string{"path is required"}},
@@ -207,14 +208,14 @@ func TestReadFile(t *testing.T) {
 		{name: "dot dot to a real file", tool: "read_file", input: `{"path":"../outside/secret.txt"}`, wantErr: true, want: []string{"leaves the workspace"}},
 		{name: "absolute", tool: "read_file", input: `{"path":"/etc/passwd"}`, wantErr: true, want: []string{"absolute"}},
 		{name: "climbing out through a folder", tool: "read_file", input: `{"path":"a/../../x"}`, wantErr: true, want: []string{"leaves the workspace"}},
-		{name: "a link to a folder outside", tool: "read_file", input: `{"path":"out/secret.txt"}`, wantErr: true, want: []string{"outside the workspace"}},
-		{name: "a link to a file outside", tool: "read_file", input: `{"path":"outfile"}`, wantErr: true, want: []string{"outside the workspace"}},
-		{name: "a relative link climbing out", tool: "read_file", input: `{"path":"up/sub/secret2.md"}`, wantErr: true, want: []string{"outside the workspace"}},
+		{name: "a link to a folder outside", tool: "read_file", input: `{"path":"out/secret.txt"}`, wantErr: true, want: []string{"out is a symbolic link"}},
+		{name: "a link to a file outside", tool: "read_file", input: `{"path":"outfile"}`, wantErr: true, want: []string{refusedLink}},
+		{name: "a relative link climbing out", tool: "read_file", input: `{"path":"up/sub/secret2.md"}`, wantErr: true, want: []string{"up is a symbolic link"}},
 		{name: ".git", tool: "read_file", input: `{"path":".git/config"}`, wantErr: true, want: []string{".git folder is off limits"}},
 		{name: ".git in another case", tool: "read_file", input: `{"path":".GIT/config"}`, wantErr: true, want: []string{"off limits"}},
 		{name: ".git after cleaning", tool: "read_file", input: `{"path":"docs/../.git/config"}`, wantErr: true, want: []string{"off limits"}},
-		{name: "a link to .git", tool: "read_file", input: `{"path":"gitlink/config"}`, wantErr: true, want: []string{"into the .git folder"}},
-		{name: "a link to a file in .git", tool: "read_file", input: `{"path":"gitcfg"}`, wantErr: true, want: []string{"into the .git folder"}},
+		{name: "a link to .git", tool: "read_file", input: `{"path":"gitlink/config"}`, wantErr: true, want: []string{"gitlink is a symbolic link"}},
+		{name: "a link to a file in .git", tool: "read_file", input: `{"path":"gitcfg"}`, wantErr: true, want: []string{refusedLink}},
 		{name: "over the size limit", tool: "read_file", input: `{"path":"big.md"}`, wantErr: true, want: []string{"2000 bytes, over the limit of 1024"}},
 		{name: "binary", tool: "read_file", input: `{"path":"logo.png"}`, wantErr: true, want: []string{"binary"}},
 		{name: "arguments that are not JSON", tool: "read_file", input: `{"path":`, wantErr: true, want: []string{"invalid arguments"}},
@@ -234,9 +235,9 @@ func TestWriteFile(t *testing.T) {
 		{name: "dot dot", tool: "write_file", input: `{"path":"../escape.md","content":"x"}`, wantErr: true, want: []string{"leaves the workspace"}},
 		{name: "absolute", tool: "write_file", input: `{"path":"/srv/escape.md","content":"x"}`, wantErr: true, want: []string{"absolute"}},
 		{name: "climbing out through a folder", tool: "write_file", input: `{"path":"docs/../../escape.md","content":"x"}`, wantErr: true},
-		{name: "through a link to a folder outside", tool: "write_file", input: `{"path":"out/new.md","content":"x"}`, wantErr: true, want: []string{"outside the workspace"}},
+		{name: "through a link to a folder outside", tool: "write_file", input: `{"path":"out/new.md","content":"x"}`, wantErr: true, want: []string{refusedLink}},
 		{name: "through a link to a new folder outside", tool: "write_file", input: `{"path":"up/deep/new.md","content":"x"}`, wantErr: true},
-		{name: "over a link to a file outside", tool: "write_file", input: `{"path":"outfile","content":"x"}`, wantErr: true, want: []string{"outside the workspace"}},
+		{name: "over a link to a file outside", tool: "write_file", input: `{"path":"outfile","content":"x"}`, wantErr: true, want: []string{refusedLink}},
 		{name: "a git hook", tool: "write_file", input: `{"path":".git/hooks/pre-commit","content":"#!/bin/sh\n"}`, wantErr: true,
 			check: fileMissing(".git/hooks/pre-commit")},
 		{name: "a git hook through a link", tool: "write_file", input: `{"path":"gitlink/hooks/pre-commit","content":"#!/bin/sh\n"}`, wantErr: true,
@@ -286,6 +287,8 @@ func TestListFiles(t *testing.T) {
 		{name: "everything", tool: "list_files", input: `{}`,
 			want:    []string{"README.md\n", "docs/api/ref.mdx\n", "docs/intro.md\n", "big.md"},
 			notWant: []string{".git/", "config"}},
+		{name: "links are marked", tool: "list_files", input: `{"glob":"*link*"}`,
+			exact: ptr("gitlink (symbolic link, not followed)\ninlink.md (symbolic link, not followed)")},
 		{name: "a folder", tool: "list_files", input: `{"path":"docs"}`, exact: ptr("docs/api/ref.mdx\ndocs/intro.md")},
 		{name: "a glob on names", tool: "list_files", input: `{"path":"docs","glob":"*.mdx"}`, exact: ptr("docs/api/ref.mdx")},
 		{name: "a glob with braces", tool: "list_files", input: `{"glob":"*.{mdx,png}"}`, exact: ptr("docs/api/ref.mdx\nlogo.png")},
