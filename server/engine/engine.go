@@ -42,7 +42,12 @@ type Config struct {
 	Concurrency int
 	// LeaseFor is how long a claim holds a job without a heartbeat. A
 	// crashed engine's jobs wait this long before another engine takes
-	// them. Heartbeats come every third of it.
+	// them. Heartbeats come every third of it. A run whose lease cannot be
+	// renewed (its store fails or hangs) stops itself a margin before the
+	// lease ends: a tenth of LeaseFor, at least a second, at most a quarter
+	// of LeaseFor (3s of 30s, 12s of the default). Every store call made
+	// for a run gives up at that instant too, so a run never outlasts its
+	// lease, whatever the store does.
 	LeaseFor time.Duration
 	// JobTimeout bounds one run.
 	JobTimeout time.Duration

@@ -6,25 +6,42 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// run runs one claimed job and records how it ended. Every store write here
-// uses its own context: a cancelled run must still record its outcome.
-func (e *Engine) run(job store.Job) {
+// run runs one claimed job, whose lease ends at until, and records how it
+// ended. Every store write here uses its own context, which ends at the
+// run's fence (see lease): a cancelled run must still record its outcome, but
+// never once another engine may have taken the job over.
+func (e *Engine) run(job store.Job, until time.Time) {
 	log := e.cfg.Logger.With(slog.String("job_id", job.ID), slog.String("project_id", job.ProjectID), slog.String("owner", e.cfg.Owner))
 	log.Info("engine: job claimed", slog.Int("attempt", job.Attempts), slog.Int("prompts", len(job.Prompts)))
+	if timeLeft(until, e.cfg.Now(), e.cfg.LeaseFor) <= 0 {
+		// The claim took so long to come back that the lease is all but
+		// over: leave the job to whoever claims it after the lease ends.
+		log.Warn("engine: run abandoned: the claim came back too late to use its lease", slog.Time("lease_until", until))
+		return
+	}
 
 	ctx, cancel := context.WithCancelCause(e.runs)
 	defer cancel(nil)
 	defer e.track(job.ID, cancel)()
+	// The fence: past it, the run stops as if its lease were lost, since
+	// the lease may be gone by the time it could be renewed.
+	l := e.newLease(until, func() {
+		log.Warn("engine: the lease was not renewed in time; stopping the run before it ends",
+			slog.Duration("margin", leaseMargin(e.cfg.LeaseFor)))
+		cancel(errLeaseLost)
+	})
+	defer l.stopFence()
 	hbCtx, stopHeartbeat := context.WithCancel(ctx)
 	hbDone := make(chan struct{})
 	go func() {
 		defer close(hbDone)
-		e.heartbeat(hbCtx, job, cancel)
+		e.heartbeat(hbCtx, job, l, cancel)
 	}()
 	runCtx, cancelTimeout := context.WithTimeoutCause(ctx, e.cfg.JobTimeout, errTimeout)
 	prLink, err := e.execute(runCtx, job)
@@ -39,13 +56,13 @@ func (e *Engine) run(job store.Job) {
 		log.Warn("engine: run abandoned: the lease is gone")
 		return
 	case errors.Is(cause, errShutdown):
-		e.release(job, log)
+		e.release(job, l, log)
 		return
 	case errors.Is(cause, errTimeout):
 		err = Permanent(fmt.Errorf("the run took longer than %s", e.cfg.JobTimeout))
 	}
 	if err == nil {
-		e.finish(job, store.Finish{Outcome: store.Completed, PRLink: prLink, Handled: len(job.Prompts)}, log)
+		e.finish(job, l, store.Finish{Outcome: store.Completed, PRLink: prLink, Handled: len(job.Prompts)}, log)
 		return
 	}
 	if IsPermanent(err) || job.Attempts >= e.cfg.MaxAttempts {
@@ -53,10 +70,10 @@ func (e *Engine) run(job store.Job) {
 		if !IsPermanent(err) {
 			reason = fmt.Sprintf("gave up after %d attempts: %s", job.Attempts, reason)
 		}
-		e.finish(job, store.Finish{Outcome: store.Failed, FailureReason: reason}, log)
+		e.finish(job, l, store.Finish{Outcome: store.Failed, FailureReason: reason}, log)
 		return
 	}
-	e.retryLater(job, err, log)
+	e.retryLater(job, l, err, log)
 }
 
 // execute does the work of a run and returns the pull request's URL, if any.
@@ -115,9 +132,17 @@ func (e *Engine) execute(ctx context.Context, job store.Job) (string, error) {
 	return url, nil
 }
 
-func (e *Engine) finish(job store.Job, f store.Finish, log *slog.Logger) {
+func (e *Engine) finish(job store.Job, l *lease, f store.Finish, log *slog.Logger) {
 	f.JobID, f.Owner, f.At = job.ID, e.cfg.Owner, e.cfg.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	ctx, cancel, ok := l.storeContext(context.Background())
+	if !ok {
+		// Too late to be sure the lease is still ours. The job will be
+		// taken over once the lease ends and run again; every step is
+		// idempotent, so that costs time, not correctness.
+		log.Warn("engine: outcome dropped: the lease ran out before it could be recorded",
+			slog.Bool("completed", f.Outcome == store.Completed), slog.Time("lease_until", l.end()))
+		return
+	}
 	defer cancel()
 	stored, err := e.cfg.Store.FinishJob(ctx, f)
 	switch {
@@ -139,21 +164,31 @@ func (e *Engine) finish(job store.Job, f store.Finish, log *slog.Logger) {
 
 // retryLater keeps the lease until RetryDelay from now and lets it lapse:
 // any engine may then claim the job again, and the attempt counts.
-func (e *Engine) retryLater(job store.Job, runErr error, log *slog.Logger) {
+// If the lease is too near its end to be set, it lapses at its end instead.
+func (e *Engine) retryLater(job store.Job, l *lease, runErr error, log *slog.Logger) {
 	now := e.cfg.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
-	defer cancel()
-	err := e.cfg.Store.ExtendLease(ctx, job.ID, e.cfg.Owner, now, now.Add(e.cfg.RetryDelay))
-	if err != nil && !errors.Is(err, store.ErrLeaseLost) {
-		log.Error("engine: scheduling a retry", slog.Any("error", err))
+	if ctx, cancel, ok := l.storeContext(context.Background()); ok {
+		err := e.cfg.Store.ExtendLease(ctx, job.ID, e.cfg.Owner, now, now.Add(e.cfg.RetryDelay))
+		cancel()
+		if err != nil && !errors.Is(err, store.ErrLeaseLost) {
+			log.Error("engine: scheduling a retry", slog.Any("error", err))
+		}
+	} else {
+		log.Warn("engine: the lease ran out before the retry could be scheduled; the job is retried when it ends",
+			slog.Time("lease_until", l.end()))
 	}
 	log.Warn("engine: attempt failed; the job will be retried",
 		slog.Int("attempt", job.Attempts), slog.Duration("delay", e.cfg.RetryDelay), slog.Any("error", runErr))
 }
 
 // release gives the job back at shutdown, without counting the attempt.
-func (e *Engine) release(job store.Job, log *slog.Logger) {
-	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+func (e *Engine) release(job store.Job, l *lease, log *slog.Logger) {
+	ctx, cancel, ok := l.storeContext(context.Background())
+	if !ok {
+		log.Warn("engine: the lease ran out before the job could be released; it will be taken over when the lease ends",
+			slog.Time("lease_until", l.end()))
+		return
+	}
 	defer cancel()
 	if err := e.cfg.Store.ReleaseJob(ctx, job.ID, e.cfg.Owner); err != nil && !errors.Is(err, store.ErrLeaseLost) {
 		log.Error("engine: releasing the job at shutdown; it will be taken over when the lease expires", slog.Any("error", err))

@@ -9,9 +9,10 @@ import (
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// storeTimeout bounds each store call the engine makes outside a run's own
-// context (claims, heartbeats, outcomes), so a hung database cannot hang the
-// engine.
+// storeTimeout bounds each store call the engine makes that is not made for
+// a run (claims), so a hung database cannot hang the engine. The calls made
+// for a run (heartbeats, outcomes, retries, releases) are bounded by the
+// run's lease instead: see lease.storeContext.
 const storeTimeout = 30 * time.Second
 
 // worker claims and runs jobs until Shutdown begins.
@@ -23,9 +24,9 @@ func (e *Engine) worker() {
 			return
 		default:
 		}
-		job, err := e.claim()
+		job, until, err := e.claim()
 		if err == nil {
-			e.run(job)
+			e.run(job, until)
 			continue // there may be more: claim again before sleeping
 		}
 		if !errors.Is(err, store.ErrNoJob) {
@@ -43,51 +44,63 @@ func (e *Engine) worker() {
 	}
 }
 
-func (e *Engine) claim() (store.Job, error) {
+// claim claims a job and returns it with the end of its lease: LeaseFor
+// after the time read before the call, as the store measured it, however
+// long the call took to come back.
+func (e *Engine) claim() (job store.Job, until time.Time, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
-	return e.cfg.Store.ClaimJob(ctx, store.Claim{
+	now := e.cfg.Now()
+	job, err = e.cfg.Store.ClaimJob(ctx, store.Claim{
 		Owner:       e.cfg.Owner,
-		Now:         e.cfg.Now(),
+		Now:         now,
 		LeaseFor:    e.cfg.LeaseFor,
 		MaxAttempts: e.cfg.MaxAttempts,
 	})
+	return job, now.Add(e.cfg.LeaseFor), err
 }
 
-// heartbeat extends the lease every third of LeaseFor until ctx ends. When
-// the lease is lost (the job was archived, or another engine took it over
-// after a stall), or when no heartbeat has succeeded for two thirds of
-// LeaseFor, it cancels the run: past that point another engine may claim
-// the job, and two runs must never work on it at once.
-func (e *Engine) heartbeat(ctx context.Context, job store.Job, cancel context.CancelCauseFunc) {
+// heartbeat extends the lease every third of LeaseFor until ctx ends, and
+// moves the run's fence with each extension (see lease). When the lease is
+// lost (the job was archived, or another engine took it over), it cancels
+// the run at once. A heartbeat that fails, or hangs, only logs: the fence
+// stops the run leaseMargin before the lease ends unless a later heartbeat
+// renews it, and each call gives up at the fence, so a hanging store cannot
+// keep the run going past its lease, when another engine may claim the job
+// and two runs must never work on it at once.
+func (e *Engine) heartbeat(ctx context.Context, job store.Job, l *lease, cancel context.CancelCauseFunc) {
 	tick := time.NewTicker(e.cfg.LeaseFor / 3)
 	defer tick.Stop()
-	lastOK := e.cfg.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		now := e.cfg.Now()
-		sctx, scancel := context.WithTimeout(context.Background(), storeTimeout)
+		now := e.cfg.Now() // before the call: the store measures the lease from it
+		// Made from ctx: once the run is over, a heartbeat still waiting
+		// for the store would only hold its outcome back.
+		sctx, scancel, ok := l.storeContext(ctx)
+		if !ok {
+			// The fence has fired, or is firing at this very instant.
+			cancel(errLeaseLost)
+			return
+		}
 		err := e.cfg.Store.ExtendLease(sctx, job.ID, e.cfg.Owner, now, now.Add(e.cfg.LeaseFor))
 		scancel()
 		switch {
+		case ctx.Err() != nil:
+			return // the run is over
 		case err == nil:
-			lastOK = now
+			l.extend(now.Add(e.cfg.LeaseFor))
 		case errors.Is(err, store.ErrLeaseLost):
 			e.cfg.Logger.Warn("engine: heartbeat lost the lease; stopping the run",
 				slog.String("job_id", job.ID), slog.String("owner", e.cfg.Owner))
 			cancel(errLeaseLost)
 			return
 		default:
-			e.cfg.Logger.Warn("engine: heartbeat failed", slog.String("job_id", job.ID), slog.Any("error", err))
-			if now.Sub(lastOK) >= e.cfg.LeaseFor*2/3 {
-				e.cfg.Logger.Warn("engine: no heartbeat for too long; stopping the run", slog.String("job_id", job.ID))
-				cancel(errLeaseLost)
-				return
-			}
+			e.cfg.Logger.Warn("engine: heartbeat failed; the run stops before its lease ends unless a later one succeeds",
+				slog.String("job_id", job.ID), slog.Time("lease_until", l.end()), slog.Any("error", err))
 		}
 	}
 }
