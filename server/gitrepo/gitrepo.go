@@ -4,13 +4,32 @@
 // speaks the transports git does (https, http, ssh, git and local paths)
 // and adds no dependency to the module.
 //
+// The agent is not trusted: a model, or a third-party program with a shell.
+// It gets the working tree alone, as plain files. The repository's git
+// directory lies beside the tree, in the workspace's private folder, and
+// every git command names the git directory and the working tree outright
+// (GIT_DIR, GIT_WORK_TREE), so git never looks for a .git in the tree:
+// nothing the agent writes there is read as configuration, hooks or
+// another repository. Publish refuses a tree holding what git would take
+// for more than content (nested repositories, symbolic links out of the
+// tree or into a git directory, gitlinks); see Publish.
+//
 // Git runs with an environment built from nothing: the server's own
 // environment (which holds its secrets) never reaches git, and neither do
-// the server user's ~/.gitconfig, the system gitconfig or their credential
-// helpers. Credentials for http(s) remotes come from Config.Credentials,
-// for Open and again for each push, and travel to git only in its
-// environment; they are never written to disk, to the remote URL, to a
-// command line, to a log line or to an error.
+// the server user's ~/.gitconfig, the system gitconfig and gitattributes
+// or their credential helpers. On top of that, settings through which a
+// config file could make git run a program (hooks, core.fsmonitor,
+// credential helpers, core.askPass, core.gitProxy, core.sshCommand,
+// signing, submodules) or send the push elsewhere (a proxy) are forced
+// through the environment, which outranks every config file.
+//
+// Credentials for http(s) remotes come from Config.Credentials, for Open
+// and again for each push, and travel to git only in its environment; they
+// are never written to disk, to the remote URL, to a command line, to a
+// log line or to an error.
+//
+// Each workspace is a folder of Config.Dir held by its process (see
+// rundir); New removes those whose process died without closing them.
 package gitrepo
 
 import (
@@ -23,11 +42,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/internal/rundir"
 )
 
 // Defaults of Config.
@@ -52,7 +73,9 @@ type Config struct {
 	// user's own git configuration out).
 	Git string
 	// Dir is the folder under which workspaces are made, each in its own
-	// private (0700) folder. Default os.TempDir().
+	// private (0700) folder named docsapi-git-*. Default os.TempDir().
+	// Processes may share it: New removes the workspaces whose process
+	// ended without removing them (killed, say), and no other.
 	Dir string
 	// AuthorName and AuthorEmail sign the commits, as author and
 	// committer. Defaults DefaultAuthorName and DefaultAuthorEmail.
@@ -70,9 +93,11 @@ type Config struct {
 	Timeout time.Duration
 	// Env adds variables, each "KEY=value", to git's otherwise minimal
 	// environment: what a deployment needs to reach its remotes, such as
-	// HTTPS_PROXY, NO_PROXY, GIT_SSL_CAINFO, GIT_SSH_COMMAND or PATH. HOME
-	// and the GIT_CONFIG variables are refused; the others this package
-	// sets for isolation (GIT_TERMINAL_PROMPT, LC_ALL, ...) win over Env.
+	// HTTPS_PROXY, NO_PROXY, GIT_SSL_CAINFO, GIT_SSH_COMMAND,
+	// GIT_PROXY_COMMAND or PATH. HOME, the GIT_CONFIG variables and those
+	// that locate a repository (GIT_DIR, GIT_WORK_TREE, ...) are refused;
+	// the others this package sets for isolation (GIT_TERMINAL_PROMPT,
+	// LC_ALL, ...) win over Env.
 	Env []string
 	// Logger receives one debug line per git command (step, command,
 	// duration, outcome) and one info line per Open and Publish; never an
@@ -94,7 +119,8 @@ var _ engine.Repositories = (*Repositories)(nil)
 // relies on (GIT_CONFIG_COUNT arrived in 2.31, GIT_CONFIG_GLOBAL in 2.32).
 var minGit = [2]int{2, 32}
 
-// New checks cfg, fills in its defaults and makes sure git runs.
+// New checks cfg, fills in its defaults and makes sure git runs. It removes
+// the workspaces that dead processes left in Config.Dir, logging each.
 func New(cfg Config) (*Repositories, error) {
 	if cfg.Git == "" {
 		cfg.Git = "git"
@@ -131,22 +157,36 @@ func New(cfg Config) (*Repositories, error) {
 		if k == "HOME" || strings.HasPrefix(strings.ToUpper(k), "GIT_CONFIG") {
 			return nil, fmt.Errorf("gitrepo: Config.Env may not set %s: it would undo the isolation from the host's git configuration", k)
 		}
+		if slices.Contains(repositoryVars, strings.ToUpper(k)) {
+			return nil, fmt.Errorf("gitrepo: Config.Env may not set %s: the workspace chooses which repository git uses", k)
+		}
 	}
 	cfg.Env = append([]string(nil), cfg.Env...)
 	if fi, err := os.Stat(cfg.Dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("gitrepo: Config.Dir %q is not a folder", cfg.Dir)
 	}
+	// Absolute, since git runs in folders of its own and is given paths
+	// under it.
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("gitrepo: Config.Dir: %w", err)
+	}
+	cfg.Dir = dir
 
 	bin, err := exec.LookPath(cfg.Git)
 	if err != nil {
 		return nil, fmt.Errorf("gitrepo: cannot find git (Config.Git %q): %w", cfg.Git, err)
 	}
 	r := &Repositories{cfg: cfg, git: bin, path: os.Getenv("PATH")}
-	home, err := os.MkdirTemp(cfg.Dir, "docsapi-gitcheck-")
+	r.sweep()
+	// A folder of the workspaces' kind: should this process die here, the
+	// next New removes it.
+	check, err := rundir.New(cfg.Dir, workspacePrefix)
 	if err != nil {
 		return nil, fmt.Errorf("gitrepo: %w", err)
 	}
-	defer os.RemoveAll(home)
+	defer check.Remove()
+	home := check.Path()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	out, err := r.run(ctx, cmdSpec{step: "version", dir: home, home: home}, "version")
@@ -157,6 +197,30 @@ func New(cfg Config) (*Repositories, error) {
 		return nil, fmt.Errorf("gitrepo: %s is %q; version %d.%d or newer is needed", bin, strings.TrimSpace(out), minGit[0], minGit[1])
 	}
 	return r, nil
+}
+
+// workspacePrefix begins the names of the workspace folders in Config.Dir.
+const workspacePrefix = "docsapi-git"
+
+// repositoryVars are the variables that tell git where a repository and
+// its parts are: the workspace sets them, or must leave them unset.
+var repositoryVars = []string{
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CEILING_DIRECTORIES", "GIT_NAMESPACE",
+}
+
+// sweep removes the workspaces that runs of dead processes left in
+// Config.Dir: a process killed with SIGKILL, or a machine that lost power,
+// closes nothing. Workspaces of live processes sharing the folder stay
+// (see rundir). A workspace that cannot be removed is logged, not fatal.
+func (r *Repositories) sweep() {
+	removed, err := rundir.Sweep(r.cfg.Dir, workspacePrefix)
+	for _, path := range removed {
+		r.cfg.Logger.Info("gitrepo: removed the workspace of a run that ended without closing it", slog.String("path", path))
+	}
+	if err != nil {
+		r.cfg.Logger.Warn("gitrepo: removing the workspaces of ended runs", slog.Any("error", err))
+	}
 }
 
 var versionRE = regexp.MustCompile(`git version (\d+)\.(\d+)`)
@@ -176,6 +240,8 @@ func parseVersion(s string) ([2]int, bool) {
 // follow-up continues from what an earlier run pushed, otherwise a new
 // branch from spec.Ref ("" for the remote's default branch). A branch or
 // tag name is accepted as spec.Ref. The folder is removed if Open fails.
+// The repository's git directory goes beside the working tree, which is
+// left without a .git.
 //
 // Missing repositories and refs, and refused credentials, are returned as
 // engine.Permanent errors; network failures are not.
@@ -183,17 +249,19 @@ func (r *Repositories) Open(ctx context.Context, spec engine.RepoSpec) (_ engine
 	if err := validateRepository(spec.Repository); err != nil {
 		return nil, engine.Permanent(err)
 	}
-	root, err := os.MkdirTemp(r.cfg.Dir, "docsapi-git-")
+	folder, err := rundir.New(r.cfg.Dir, workspacePrefix)
 	if err != nil {
 		return nil, fmt.Errorf("gitrepo: making the workspace folder: %w", err)
 	}
+	root := folder.Path()
 	w := &Workspace{
-		repos: r,
-		url:   spec.Repository,
-		shown: redactURL(spec.Repository),
-		root:  root,
-		home:  filepath.Join(root, "home"),
-		dir:   filepath.Join(root, "tree"),
+		repos:  r,
+		url:    spec.Repository,
+		shown:  redactURL(spec.Repository),
+		folder: folder,
+		home:   filepath.Join(root, "home"),
+		gitDir: filepath.Join(root, "git"),
+		dir:    filepath.Join(root, "tree"),
 	}
 	defer func() {
 		if err != nil {
@@ -211,10 +279,9 @@ func (r *Repositories) Open(ctx context.Context, spec engine.RepoSpec) (_ engine
 	if err := w.clone(ctx, spec); err != nil {
 		return nil, err
 	}
-	// Publish puts this copy back before it runs git again: see Publish.
-	w.config, err = os.ReadFile(filepath.Join(w.dir, ".git", "config"))
-	if err != nil {
-		return nil, fmt.Errorf("gitrepo: reading the clone's configuration: %w", err)
+	// Publish compares with this, and puts the config back: see Publish.
+	if w.opened, err = recordGitDir(w.gitDir); err != nil {
+		return nil, fmt.Errorf("gitrepo: reading the clone's git directory: %w", err)
 	}
 	r.cfg.Logger.Info("gitrepo: workspace opened", slog.String("repository", w.shown),
 		slog.String("ref", spec.Ref), slog.String("branch", w.branch), slog.Bool("continued", w.remoteTip != ""))

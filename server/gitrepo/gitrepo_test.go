@@ -33,7 +33,7 @@ func TestOpenEditPublishClose(t *testing.T) {
 	const branch = "docsapi/job-1"
 	ws := open(t, r, engine.RepoSpec{Repository: "file://" + remote, Ref: "main", Branch: branch})
 
-	if got := gitT(t, ws.Dir(), "symbolic-ref", "--short", "HEAD"); got != branch {
+	if got := wsGit(t, ws, "symbolic-ref", "--short", "HEAD"); got != branch {
 		t.Fatalf("checked out %q, want %q", got, branch)
 	}
 	for path, content := range mainFiles {
@@ -108,7 +108,7 @@ func TestFollowUpContinuesTheBranch(t *testing.T) {
 	if got := readFile(t, filepath.Join(second.Dir(), "docs/new/page.md")); got != "# New page\n" {
 		t.Fatalf("the follow-up does not start from the pushed branch: page.md = %q", got)
 	}
-	if got := gitT(t, second.Dir(), "rev-parse", "--abbrev-ref", "@{upstream}"); got != "origin/docsapi/job-2" {
+	if got := wsGit(t, second, "rev-parse", "--abbrev-ref", "@{upstream}"); got != "origin/docsapi/job-2" {
 		t.Fatalf("the branch tracks %q", got)
 	}
 	publish(t, second, true)
@@ -275,8 +275,9 @@ func TestPushNonFastForward(t *testing.T) {
 	}
 }
 
-// The agent may edit .git itself. Publish must neither follow a rewritten
-// remote nor run the repository's hooks.
+// An agent whose sandbox is off may find the git directory beside the
+// working tree and edit it. Publish must neither follow a rewritten remote
+// nor run the repository's hooks.
 func TestPublishIgnoresTheAgentsGitConfigAndHooks(t *testing.T) {
 	t.Parallel()
 	remote := newRemote(t, "", "docs.git")
@@ -286,12 +287,12 @@ func TestPublishIgnoresTheAgentsGitConfigAndHooks(t *testing.T) {
 	ws := open(t, r, engine.RepoSpec{Repository: url, Ref: "main", Branch: "job-5"})
 	writeFile(t, filepath.Join(ws.Dir(), "a.md"), "a\n")
 
-	gitT(t, ws.Dir(), "config", "url.file://"+decoy+".insteadOf", url)
-	gitT(t, ws.Dir(), "config", "remote.origin.url", "file://"+decoy)
+	wsGit(t, ws, "config", "url.file://"+decoy+".insteadOf", url)
+	wsGit(t, ws, "config", "remote.origin.url", "file://"+decoy)
 	marker := filepath.Join(t.TempDir(), "hook-ran")
 	for _, hook := range []string{"pre-commit", "prepare-commit-msg", "post-commit", "pre-push"} {
-		writeFile(t, filepath.Join(ws.Dir(), ".git", "hooks", hook), "#!/bin/sh\necho "+hook+" >> '"+marker+"'\n")
-		if err := os.Chmod(filepath.Join(ws.Dir(), ".git", "hooks", hook), 0o755); err != nil {
+		writeFile(t, filepath.Join(gitDirOf(ws), "hooks", hook), "#!/bin/sh\necho "+hook+" >> '"+marker+"'\n")
+		if err := os.Chmod(filepath.Join(gitDirOf(ws), "hooks", hook), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -308,15 +309,16 @@ func TestPublishIgnoresTheAgentsGitConfigAndHooks(t *testing.T) {
 	}
 }
 
-// Commits the agent made itself are published as they are.
+// Commits made in the git directory itself (by an agent whose sandbox is
+// off) are published as they are.
 func TestPublishPushesTheAgentsCommits(t *testing.T) {
 	t.Parallel()
 	remote := newRemote(t, "", "docs.git")
 	r, _ := newRepos(t, Config{})
 	ws := open(t, r, engine.RepoSpec{Repository: "file://" + remote, Ref: "main", Branch: "job-6"})
 	writeFile(t, filepath.Join(ws.Dir(), "a.md"), "a\n")
-	gitT(t, ws.Dir(), "add", "a.md")
-	gitT(t, ws.Dir(), "commit", "--quiet", "-m", "agent's own commit")
+	wsGit(t, ws, "add", "a.md")
+	wsGit(t, ws, "commit", "--quiet", "-m", "agent's own commit")
 	publish(t, ws, true)
 	if got := gitT(t, remote, "log", "--format=%s", "main..job-6"); got != "agent's own commit" {
 		t.Fatalf("the branch's commits are %q", got)
@@ -358,7 +360,7 @@ func TestNew(t *testing.T) {
 	if _, err := New(Config{Git: notGit}); err == nil || !strings.Contains(err.Error(), "2.32 or newer") {
 		t.Errorf("New with an old git = %v", err)
 	}
-	for _, env := range []string{"HOME=/", "GIT_CONFIG_COUNT=0", "git_config_parameters='x.y=1'", "NOEQUALS"} {
+	for _, env := range []string{"HOME=/", "GIT_CONFIG_COUNT=0", "git_config_parameters='x.y=1'", "NOEQUALS", "GIT_DIR=/srv/r.git", "git_work_tree=/tmp"} {
 		if _, err := New(Config{Env: []string{env}}); err == nil {
 			t.Errorf("New with Env %q succeeded", env)
 		}

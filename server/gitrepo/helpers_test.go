@@ -63,6 +63,69 @@ func gitE(t *testing.T, dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
+// gitDirOf is the workspace's git directory, beside the working tree.
+func gitDirOf(ws *Workspace) string { return ws.gitDir }
+
+func isDir(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.IsDir()
+}
+
+// wsGit runs git on the workspace's repository, naming its git directory
+// and working tree, as the package itself does.
+func wsGit(t *testing.T, ws *Workspace, args ...string) string {
+	t.Helper()
+	return gitT(t, ws.Dir(), append([]string{"--git-dir=" + gitDirOf(ws), "--work-tree=" + ws.Dir()}, args...)...)
+}
+
+// copyDir copies the files and folders under src to dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(to, 0o755)
+		case d.Type().IsRegular():
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(to, b, 0o644)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// symlink makes a symbolic link at path (its folders made first) to target.
+func symlink(t *testing.T, target, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// assertNoBranch fails if the bare repository remote has branch.
+func assertNoBranch(t *testing.T, remote, branch string) {
+	t.Helper()
+	if out, err := gitE(t, remote, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
+		t.Fatalf("%s received the branch %s (%s)", remote, branch, out)
+	}
+}
+
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -6,10 +6,8 @@ import (
 	"encoding/base64"
 	"fmt"
 	"log/slog"
-	"os"
 	"os/exec"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -73,68 +71,17 @@ func (c *credential) secrets() []string {
 
 // cmdSpec is how one git command runs.
 type cmdSpec struct {
-	step  string
-	dir   string
-	home  string
+	step string
+	dir  string // the folder git runs in
+	home string
+	// gitDir and workTree name the workspace's repository outright, for
+	// the commands that work on it; empty for the others (version,
+	// check-ref-format, ls-remote, clone), which must find none.
+	gitDir, workTree string
+	// url is the remote repository, if the command may talk to it.
+	url   string
 	cred  *credential // nil: a command that needs no credentials gets none
 	stdin string
-}
-
-// Git's own environment. Why an extra header rather than GIT_ASKPASS: the
-// header needs no helper program on disk, git adds it only to requests for
-// the URL it is scoped to (http.<url>.extraHeader matches scheme, host,
-// port and path prefix), so a URL rewritten or redirected elsewhere does
-// not receive it, and it never involves git's credential helpers, one of
-// which ("store") would write the secret to a file. Why the environment
-// rather than -c: command lines are visible to every user in ps; a
-// process's environment only to its own user.
-//
-// Credentials are given only to http and https remotes: git passes the
-// GIT_CONFIG_VALUE_n variables on to the processes it starts, and for a
-// local or file:// remote those include the remote repository's hooks.
-func (r *Repositories) environ(home string, cred *credential) []string {
-	env := []string{
-		"PATH=" + r.path,
-		// ssh asks for passwords and unknown host keys on the terminal,
-		// bypassing GIT_TERMINAL_PROMPT; a server must fail instead.
-		"GIT_SSH_COMMAND=ssh -o BatchMode=yes",
-	}
-	env = append(env, r.cfg.Env...) // may replace the two above
-	env = append(env,
-		// The server user's ~/.gitconfig, the system gitconfig and
-		// their credential helpers would change what git does and might
-		// hand it other secrets: an empty home, and neither file read.
-		"HOME="+home,
-		"XDG_CONFIG_HOME="+home,
-		"GIT_CONFIG_NOSYSTEM=1",
-		"GIT_CONFIG_GLOBAL="+os.DevNull,
-		"GIT_TERMINAL_PROMPT=0",
-		// The "ext" and "fd" transports run commands named in the URL.
-		"GIT_ALLOW_PROTOCOL=file:git:http:https:ssh",
-		// Git's messages in English: isPermanent reads them.
-		"LC_ALL=C",
-		"GIT_AUTHOR_NAME="+r.cfg.AuthorName,
-		"GIT_AUTHOR_EMAIL="+r.cfg.AuthorEmail,
-		"GIT_COMMITTER_NAME="+r.cfg.AuthorName,
-		"GIT_COMMITTER_EMAIL="+r.cfg.AuthorEmail,
-	)
-	// Configuration given this way outranks the repository's own
-	// .git/config, which the agent could have edited.
-	config := [][2]string{
-		// Hooks are the repository's code; none runs on the server's
-		// commits and pushes (commit --no-verify skips only some).
-		{"core.hooksPath", os.DevNull},
-		{"commit.gpgSign", "false"},
-	}
-	if cred != nil {
-		config = append(config, [2]string{"http." + cred.url + ".extraHeader", cred.header()})
-	}
-	env = append(env, "GIT_CONFIG_COUNT="+strconv.Itoa(len(config)))
-	for i, kv := range config {
-		n := strconv.Itoa(i)
-		env = append(env, "GIT_CONFIG_KEY_"+n+"="+kv[0], "GIT_CONFIG_VALUE_"+n+"="+kv[1])
-	}
-	return env
 }
 
 // credentialFor asks Config.Credentials for repo's credentials, if it is
@@ -163,7 +110,7 @@ func (r *Repositories) run(parent context.Context, spec cmdSpec, args ...string)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, r.git, args...)
 	cmd.Dir = spec.dir
-	cmd.Env = r.environ(spec.home, spec.cred)
+	cmd.Env = r.environ(spec)
 	if spec.stdin != "" {
 		cmd.Stdin = strings.NewReader(spec.stdin)
 	}

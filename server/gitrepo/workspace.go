@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/internal/rundir"
 )
 
 // defaultMessage is the commit message when Publish is given none: git
@@ -20,19 +20,25 @@ const defaultMessage = "Update the documentation"
 
 // Workspace is one run's clone; it implements engine.Workspace. Its
 // methods are safe for concurrent use, though a run calls them in turn.
+//
+// Its private folder holds three: home (git's empty HOME), git (the
+// repository's git directory) and tree (the working tree, Dir). The agent
+// gets the tree alone, plain files without a .git; see the package
+// documentation.
 type Workspace struct {
-	repos *Repositories
-	url   string // the repository, as given: the one place git pushes to
-	shown string // the repository as logs and errors show it
-	root  string // the private folder holding everything below
-	home  string // git's empty HOME
-	dir   string // the working tree
+	repos  *Repositories
+	url    string      // the repository, as given: the one place git pushes to
+	shown  string      // the repository as logs and errors show it
+	folder *rundir.Dir // the private folder, held while the workspace lives
+	home   string      // git's empty HOME
+	gitDir string      // the git directory, beside the tree
+	dir    string      // the working tree
 
 	branch string // the job's branch, short name
 	base   string // commit id of the ref's tip when Open ran
 
-	// config is .git/config as Open left it; see Publish.
-	config []byte
+	// opened is the git directory as Open left it; see Publish.
+	opened gitDirState
 
 	mu        sync.Mutex
 	remoteTip string // commit id of the remote branch as last seen; "" if absent
@@ -44,8 +50,20 @@ var _ engine.Workspace = (*Workspace)(nil)
 // Dir is the working tree, where the agent edits files.
 func (w *Workspace) Dir() string { return w.dir }
 
+// spec is how git runs on the workspace's repository: with its git
+// directory and working tree named outright.
+func (w *Workspace) spec(step string, cred *credential) cmdSpec {
+	return cmdSpec{step: step, dir: w.dir, home: w.home, gitDir: w.gitDir, workTree: w.dir, url: w.url, cred: cred}
+}
+
+// bare is how git runs before the repository exists, and for what needs
+// none: in the empty home, finding no repository.
+func (w *Workspace) bare(step string, cred *credential) cmdSpec {
+	return cmdSpec{step: step, dir: w.home, home: w.home, url: w.url, cred: cred}
+}
+
 func (w *Workspace) git(ctx context.Context, step string, cred *credential, args ...string) (string, error) {
-	return w.repos.run(ctx, cmdSpec{step: step, dir: w.dir, home: w.home, cred: cred}, args...)
+	return w.repos.run(ctx, w.spec(step, cred), args...)
 }
 
 // checkRefNames refuses names git would read as options or reject later,
@@ -63,8 +81,7 @@ func (w *Workspace) checkRefNames(ctx context.Context, spec engine.RepoSpec) err
 		if strings.HasPrefix(name, "-") {
 			return engine.Permanent(fmt.Errorf("gitrepo: the branch or ref %q starts with '-'", name))
 		}
-		spec := cmdSpec{step: "checkout", dir: w.root, home: w.home}
-		if _, err := w.repos.run(ctx, spec, "check-ref-format", "refs/heads/"+name); err != nil {
+		if _, err := w.repos.run(ctx, w.bare("checkout", nil), "check-ref-format", "refs/heads/"+name); err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
@@ -124,7 +141,7 @@ func (w *Workspace) clone(ctx context.Context, spec engine.RepoSpec) error {
 	if ref != "" {
 		patterns = append(patterns, "refs/heads/"+ref, "refs/tags/"+ref)
 	}
-	out, err := w.repos.run(ctx, cmdSpec{step: "clone", dir: w.root, home: w.home, cred: cred},
+	out, err := w.repos.run(ctx, w.bare("clone", cred),
 		append([]string{"ls-remote", "--symref", "--", w.url}, patterns...)...)
 	if err != nil {
 		return err
@@ -153,10 +170,17 @@ func (w *Workspace) clone(ctx context.Context, spec engine.RepoSpec) error {
 		from = w.branch
 	}
 	// Full history of one branch: see Config on shallow clones. --no-tags
-	// keeps a repository's many release tags out of every run.
-	_, err = w.repos.run(ctx, cmdSpec{step: "clone", dir: w.root, home: w.home, cred: cred},
-		"clone", "--quiet", "--single-branch", "--no-tags", "--branch", from, "--", w.url, w.dir)
+	// keeps a repository's many release tags out of every run. The git
+	// directory goes beside the tree; the .git file that clone leaves in
+	// the tree to find it goes at once: every later command names the git
+	// directory itself.
+	_, err = w.repos.run(ctx, w.bare("clone", cred),
+		"clone", "--quiet", "--single-branch", "--no-tags", "--separate-git-dir="+w.gitDir,
+		"--branch", from, "--", w.url, w.dir)
 	if err != nil {
+		return err
+	}
+	if err := removeGitFile(w.dir); err != nil {
 		return err
 	}
 
@@ -187,6 +211,23 @@ func (w *Workspace) clone(ctx context.Context, spec engine.RepoSpec) error {
 	return err
 }
 
+// removeGitFile removes the .git file that clone --separate-git-dir left in
+// the tree, pointing at the git directory.
+func removeGitFile(tree string) error {
+	path := filepath.Join(tree, ".git")
+	fi, err := os.Lstat(path)
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("it is a %s, not a file", fi.Mode().Type())
+	}
+	if err == nil {
+		err = os.Remove(path)
+	}
+	if err != nil {
+		return fmt.Errorf("gitrepo: removing the clone's .git file from the working tree: %w", err)
+	}
+	return nil
+}
+
 func (w *Workspace) revParse(ctx context.Context, step, rev string) (string, error) {
 	out, err := w.git(ctx, step, nil, "rev-parse", "--verify", "--quiet", rev)
 	return strings.TrimSpace(out), err
@@ -207,38 +248,62 @@ func (w *Workspace) revParse(ctx context.Context, step, rev string) (string, err
 // failure Publish can be called again: the commit is already made, so the
 // next call only pushes.
 //
-// Publish first rewrites .git/config as Open left it, and runs git with
-// hooks off. The agent has had the run of the working tree, .git included,
-// and the repository's configuration can run commands (core.fsmonitor,
-// filters, core.sshCommand) or send the push and its credentials elsewhere
-// (url.<base>.insteadOf, http.proxy, http.sslVerify).
+// The agent has had the run of the working tree, and Publish trusts
+// nothing in it but its contents. Before it commits, it refuses, as a
+// permanent error naming the path (a "publish refused" error), what git
+// would treat as more than content: an entry named like .git anywhere
+// (a nested repository), a symbolic link that is absolute, leaves the tree
+// or leads into a git directory (links between the tree's own files are
+// kept), and, once staged, a gitlink (submodule) that is new or changed.
+//
+// The git directory lies outside the tree, out of the agent's reach, and
+// git runs with hooks, file system monitors, credential helpers and the
+// like forced off and the push's proxy pinned (see the package
+// documentation). For deployments that let an agent out of the tree all
+// the same, Publish first rewrites the git directory's config as Open left
+// it, since configuration can run commands or send the push and its
+// credentials elsewhere (url.<base>.insteadOf, http.proxy), and refuses a
+// git directory that now reads another one's configuration or objects
+// (commondir, objects/info/alternates).
 func (w *Workspace) Publish(ctx context.Context, message string) (bool, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return false, errors.New("gitrepo: Publish on a closed workspace")
 	}
-	if err := w.restoreConfig(); err != nil {
+	if err := w.opened.check(w.gitDir); err != nil {
+		return false, publishError(err)
+	}
+	if err := w.opened.restoreConfig(w.gitDir); err != nil {
 		return false, err
+	}
+	if err := checkTree(w.dir); err != nil {
+		return false, publishError(err)
 	}
 	if _, err := w.git(ctx, "commit", nil, "add", "--all"); err != nil {
 		return false, err
 	}
+	// Plumbing, which runs no external diff or textconv program;
+	// --ignore-submodules=none, so that a .gitmodules in the tree cannot
+	// hide a gitlink from the check.
+	out, err := w.git(ctx, "commit", nil, "diff-index", "--cached", "--raw", "-z", "--no-renames", "--ignore-submodules=none", "HEAD", "--")
+	if err != nil {
+		return false, err
+	}
+	staged, err := checkStaged(out)
+	if err != nil {
+		return false, publishError(err)
+	}
 	committed := false
-	if _, err := w.git(ctx, "commit", nil, "diff", "--cached", "--quiet"); err != nil {
-		var gerr *Error
-		if !errors.As(err, &gerr) || ctx.Err() != nil || !isExitCode(gerr.Err, 1) {
-			return false, err
-		}
-		// Exit status 1: something is staged.
+	if staged {
 		if strings.TrimSpace(message) == "" {
 			message = defaultMessage
 		}
 		// The message through stdin: it may be long, multi-line, or
 		// start with '-'.
-		_, err := w.repos.run(ctx, cmdSpec{step: "commit", dir: w.dir, home: w.home, stdin: message},
-			"commit", "--quiet", "--no-verify", "--file=-")
-		if err != nil {
+		spec := w.spec("commit", nil)
+		spec.stdin = message
+		if _, err := w.repos.run(ctx, spec, "commit", "--quiet", "--no-verify", "--file=-"); err != nil {
 			return false, err
 		}
 		committed = true
@@ -262,7 +327,7 @@ func (w *Workspace) Publish(ctx context.Context, message string) (bool, error) {
 		return false, err
 	}
 	// To the URL itself, not to "origin", whose URL lives in the
-	// config; HEAD, so that commits the agent made itself go too.
+	// config; HEAD, so that every commit on the branch goes.
 	_, err = w.git(ctx, "push", cred, "push", "--quiet", "--no-verify", "--", w.url, "HEAD:refs/heads/"+w.branch)
 	if err != nil {
 		var gerr *Error
@@ -274,6 +339,17 @@ func (w *Workspace) Publish(ctx context.Context, message string) (bool, error) {
 	w.remoteTip = head
 	log.Info("gitrepo: published and pushed")
 	return changed, nil
+}
+
+// publishError makes a refusal a permanent error, since the same tree
+// would be refused again; other errors (the tree could not be read) are
+// returned as they are.
+func publishError(err error) error {
+	var r refusal
+	if errors.As(err, &r) {
+		return engine.Permanent(fmt.Errorf("gitrepo: publish refused: %w", err))
+	}
+	return fmt.Errorf("gitrepo: checking the workspace before publishing: %w", err)
 }
 
 // proposes reports whether head's tree differs from the tree of its merge
@@ -304,19 +380,6 @@ func (w *Workspace) proposes(ctx context.Context, head string) (bool, error) {
 	return trees[0] != trees[1], nil
 }
 
-// restoreConfig puts back .git/config as Open wrote it. Removing first
-// replaces a symbolic link rather than writing through it.
-func (w *Workspace) restoreConfig() error {
-	path := filepath.Join(w.dir, ".git", "config")
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("gitrepo: restoring the clone's configuration: %w", err)
-	}
-	if err := os.WriteFile(path, w.config, 0o600); err != nil {
-		return fmt.Errorf("gitrepo: restoring the clone's configuration: %w", err)
-	}
-	return nil
-}
-
 func isExitCode(err error, code int) bool {
 	var exit interface{ ExitCode() int }
 	return errors.As(err, &exit) && exit.ExitCode() == code
@@ -333,19 +396,7 @@ func (w *Workspace) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.closed = true
-	err := os.RemoveAll(w.root)
-	if err != nil {
-		// The agent may have left folders without write permission, which
-		// RemoveAll cannot empty; give them back and try again.
-		_ = filepath.WalkDir(w.root, func(path string, d fs.DirEntry, err error) error {
-			if err == nil && d.IsDir() {
-				_ = os.Chmod(path, 0o700)
-			}
-			return nil
-		})
-		err = os.RemoveAll(w.root)
-	}
-	if err != nil {
+	if err := w.folder.Remove(); err != nil {
 		return fmt.Errorf("gitrepo: removing the workspace: %w", err)
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/docsapi/docsapi-go/server/internal/gitname"
 )
 
 // errRefused is the reason a path is refused, worded for the model.
@@ -34,7 +36,7 @@ func (w *Workspace) resolve(p string, dirOK bool) (string, error) {
 	if clean == "." && !dirOK {
 		return "", errRefused(fmt.Sprintf("%s: names the repository root, not a file", p))
 	}
-	if inGit(clean) {
+	if gitname.InPath(clean) {
 		return "", errRefused(fmt.Sprintf("%s: the .git folder is off limits", p))
 	}
 	if err := w.refuseLinks(p, clean); err != nil {
@@ -83,48 +85,4 @@ func isLink(m fs.FileMode) bool {
 	return m&(fs.ModeSymlink|fs.ModeIrregular) != 0
 }
 
-// inGit reports whether a clean slash path is or goes through a .git entry.
-// Backslashes separate components too, as they do on Windows.
-func inGit(clean string) bool {
-	parts := strings.FieldsFunc(clean, func(r rune) bool { return r == '/' || r == '\\' })
-	for _, part := range parts {
-		if isGitName(part) {
-			return true
-		}
-	}
-	return false
-}
-
-// isGitName reports whether one path component may name the .git folder
-// on some file system: in any letter case; with the dots and spaces Windows
-// drops from the end of a name (".git. "); with an NTFS stream after a
-// colon (".git::$INDEX_ALLOCATION" is the folder itself); as its NTFS short
-// name (git~1, or another number when that one was taken); or with the
-// zero-width code points HFS+ ignores. git refuses these names as well
-// (is_ntfs_dotgit and is_hfs_dotgit in its verify_path); this check is
-// broader where that keeps it simple, since no page needs such a name.
-func isGitName(name string) bool {
-	name = strings.Map(dropHFSIgnorable, name)
-	if i := strings.IndexByte(name, ':'); i >= 0 {
-		name = name[:i]
-	}
-	name = strings.TrimRight(name, ". ")
-	if strings.EqualFold(name, ".git") {
-		return true
-	}
-	if len(name) <= len("git~") || !strings.EqualFold(name[:len("git~")], "git~") {
-		return false
-	}
-	return strings.Trim(name[len("git~"):], "0123456789") == ""
-}
-
-// dropHFSIgnorable drops, for strings.Map, the code points that HFS+
-// leaves out when it compares names (the list of git's next_hfs_char).
-func dropHFSIgnorable(r rune) rune {
-	switch {
-	case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
-		return -1
-	}
-	return r
-}
 func (e errRefused) Error() string { return string(e) }

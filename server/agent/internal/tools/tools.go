@@ -48,6 +48,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/docsapi/docsapi-go/server/internal/gitname"
 )
 
 // Defaults of Limits.
@@ -296,7 +298,7 @@ func (w *Workspace) list(dir, glob string) Result {
 		if err != nil {
 			return nil // an unreadable entry is skipped, not fatal
 		}
-		if isGitName(d.Name()) {
+		if gitname.IsDotGit(d.Name()) {
 			// A folder, or the file a worktree or submodule has instead.
 			if d.IsDir() {
 				return fs.SkipDir
@@ -492,7 +494,7 @@ func (w *Workspace) search(pattern string, isRegexp, ignoreCase bool, dir, glob 
 		if err != nil {
 			return nil
 		}
-		if isGitName(d.Name()) {
+		if gitname.IsDotGit(d.Name()) {
 			// A folder, or the file a worktree or submodule has instead.
 			if d.IsDir() {
 				return fs.SkipDir
