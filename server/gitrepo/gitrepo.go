@@ -73,7 +73,7 @@ type Config struct {
 	// user's own git configuration out).
 	Git string
 	// Dir is the folder under which workspaces are made, each in its own
-	// private (0700) folder named docsapi-git-*. Default os.TempDir().
+	// private (0700) folder named docsapi-workspace-*. Default os.TempDir().
 	// Processes may share it: New removes the workspaces whose process
 	// ended without removing them (killed, say), and no other.
 	Dir string
@@ -200,7 +200,10 @@ func New(cfg Config) (*Repositories, error) {
 }
 
 // workspacePrefix begins the names of the workspace folders in Config.Dir.
-const workspacePrefix = "docsapi-git"
+// Releases before the folders were locked named theirs "docsapi-git-…";
+// a new name keeps New from sweeping the live workspaces of such a
+// release running beside this one during an upgrade.
+const workspacePrefix = "docsapi-workspace"
 
 // repositoryVars are the variables that tell git where a repository and
 // its parts are: the workspace sets them, or must leave them unset.

@@ -21,7 +21,7 @@ const holdEnv = "GITREPO_TEST_HOLD_WORKSPACE"
 
 func TestMain(m *testing.M) {
 	if parent := os.Getenv(holdEnv); parent != "" {
-		d, err := rundir.New(parent, "docsapi-git")
+		d, err := rundir.New(parent, workspacePrefix)
 		if err != nil {
 			fmt.Println("error:", err)
 			os.Exit(1)
@@ -74,7 +74,7 @@ func TestNewRemovesDeadRunsWorkspaces(t *testing.T) {
 	}
 	_ = cmd.Wait()
 	// A folder of the workspaces' form that nobody holds.
-	orphan := filepath.Join(parent, "docsapi-git-0123456789abcdef")
+	orphan := filepath.Join(parent, workspacePrefix+"-0123456789abcdef")
 	writeFile(t, filepath.Join(orphan, "tree", "README.md"), "left\n")
 
 	var logs logBuffer
