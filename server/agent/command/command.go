@@ -9,6 +9,20 @@
 // run, a few DOCSAPI_* variables describing the job, and the variables the
 // configuration lists are passed.
 //
+// # The sandbox
+//
+// The program's actions are chosen by a model, from text that anyone able
+// to open a job or edit the documentation may have written, so it runs in a
+// sandbox (package sandbox, with bubblewrap) unless the configuration turns
+// it off in so many words (Config.Sandbox.Mode = sandbox.Off). In the
+// sandbox it sees a read-only system (/usr and a few files of /etc), writes
+// only to the workspace and its private home, reaches no network but the
+// hosts Config.Sandbox.AllowHosts names, cannot read the server's
+// environment, files or processes, and dies whole with the run: at the
+// timeout, when the run's context ends, and when the server dies. New fails
+// where the sandbox cannot run (bubblewrap missing, user namespaces off),
+// saying what to do.
+//
 // # The prompt
 //
 // The program receives one text, built from the job's prompts: a job with one
@@ -50,6 +64,11 @@
 //		Command: "claude",
 //		Args:    []string{"-p", "--model", "{model}", "--permission-mode", "acceptEdits"},
 //		PassEnv: []string{"ANTHROPIC_API_KEY"},
+//		Sandbox: sandbox.Config{
+//			ReadOnly:   []string{"/opt/node"},
+//			AllowHosts: []string{"api.anthropic.com"},
+//			Bridge:     []string{"/usr/local/bin/docsapi", "sandbox-bridge"},
+//		},
 //	}
 package command
 
@@ -69,7 +88,9 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/agent/internal/prompt"
+	"github.com/docsapi/docsapi-go/server/agent/sandbox"
 	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/internal/rundir"
 )
 
 // Defaults of Config.
@@ -78,6 +99,12 @@ const (
 	DefaultMaxOutputBytes = 64 << 10
 	DefaultLang           = "C.UTF-8"
 )
+
+// runPrefix names the runs' private folders in Config.Dir. Releases before
+// the folders were locked named their homes "docsapi-agent-home-…"; a name
+// that does not begin like that keeps New from sweeping the live homes of
+// such a release running beside this one during an upgrade.
+const runPrefix = "docsapi-agentrun"
 
 // errorTailBytes is how much of the captured output an error quotes: enough
 // for the last messages of a failing agent, small enough for a failure
@@ -129,8 +156,18 @@ type Config struct {
 	PassEnv []string
 	// Env sets variables for the program; it wins over PassEnv.
 	Env map[string]string
+	// Sandbox confines the program. Its zero value requires the sandbox:
+	// New fails where it cannot run. See package sandbox for what an
+	// unsandboxed agent (sandbox.Off) can do.
+	Sandbox sandbox.Config
+	// Dir is the folder in which each run gets a private folder, holding
+	// the program's home and the sandbox's proxy socket, removed after
+	// the run; default os.TempDir(). New removes the ones a server that
+	// died left there.
+	Dir string
 	// Logger receives one event per run (metadata at Info, the captured
-	// output at Debug). The default discards them.
+	// output at Debug) and the sandbox proxy's refusals (at Warn). The
+	// default discards them.
 	Logger *slog.Logger
 }
 
@@ -138,7 +175,9 @@ type Config struct {
 // starts its own process.
 type Agent struct {
 	cfg     Config
-	path    string // the resolved program
+	path    string           // the resolved program, absolute
+	sandbox *sandbox.Sandbox // nil when Config.Sandbox.Mode is Off
+	dir     string           // Config.Dir, absolute
 	env     []string
 	secrets *strings.Replacer // hides passed values in output and errors
 	log     *slog.Logger
@@ -155,7 +194,9 @@ var placeholderRE = regexp.MustCompile(`\{[a-z_]+\}`)
 
 var placeholders = map[string]bool{"{prompt}": true, "{model}": true, "{job}": true, "{project}": true, "{dir}": true}
 
-// New checks cfg, looks the program up and returns an Agent.
+// New checks cfg, looks the program up, checks that the sandbox can run
+// (unless it is off), removes the folders of runs that a dead server left
+// in Config.Dir, and returns an Agent.
 func New(cfg Config) (*Agent, error) {
 	if cfg.Command == "" {
 		return nil, errors.New("command agent: Command is empty")
@@ -189,9 +230,12 @@ func New(cfg Config) (*Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("command agent: %w", err)
 	}
+	if path, err = filepath.Abs(path); err != nil {
+		return nil, fmt.Errorf("command agent: %w", err)
+	}
 	vars := map[string]string{}
 	for _, name := range cfg.PassEnv {
-		if err := checkName(name); err != nil {
+		if err := checkName(name, cfg.Sandbox); err != nil {
 			return nil, err
 		}
 		if v, ok := os.LookupEnv(name); ok {
@@ -199,7 +243,7 @@ func New(cfg Config) (*Agent, error) {
 		}
 	}
 	for name, v := range cfg.Env {
-		if err := checkName(name); err != nil {
+		if err := checkName(name, cfg.Sandbox); err != nil {
 			return nil, err
 		}
 		vars[name] = v
@@ -225,15 +269,76 @@ func New(cfg Config) (*Agent, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Agent{cfg: cfg, path: path, env: env, secrets: strings.NewReplacer(hide...), log: log}, nil
+	dir := cfg.Dir
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return nil, fmt.Errorf("command agent: %w", err)
+	}
+	sb, err := newSandbox(cfg.Sandbox, dir)
+	if err != nil {
+		return nil, err
+	}
+	if sb == nil {
+		log.Warn("command agent: the sandbox is off: the agent runs as the server's user and can read what the server can")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("command agent: the folder of the runs: %w", err)
+	}
+	swept, err := rundir.Sweep(dir, runPrefix)
+	for _, p := range swept {
+		log.Info("command agent: removed the folder of a run whose server died", slog.String("path", p))
+	}
+	if err != nil {
+		log.Warn("command agent: removing the folders of dead runs", slog.Any("error", err))
+	}
+	return &Agent{cfg: cfg, path: path, sandbox: sb, dir: dir, env: env, secrets: strings.NewReplacer(hide...), log: log}, nil
 }
 
-func checkName(name string) error {
+// newSandbox returns the sandbox cfg asks for, or nil when it is off. dir
+// is where the runs' folders are made.
+func newSandbox(cfg sandbox.Config, dir string) (*sandbox.Sandbox, error) {
+	if cfg.Mode == sandbox.Off {
+		// Settings that only the sandbox applies would be ignored, and the
+		// operator believe the agent confined.
+		if len(cfg.ReadOnly) > 0 || len(cfg.AllowHosts) > 0 || len(cfg.Bridge) > 0 {
+			return nil, errors.New("command agent: Sandbox.Mode is off, yet ReadOnly, AllowHosts or Bridge is set: they apply only in the sandbox; remove them or turn the sandbox on")
+		}
+		return nil, nil
+	}
+	sb, err := sandbox.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("command agent: %w", err)
+	}
+	for _, p := range sb.ReadOnly() {
+		if within(dir, p) {
+			return nil, fmt.Errorf("command agent: Sandbox.ReadOnly path %s holds the folder of the runs (%s): every run would read the others' homes", p, dir)
+		}
+	}
+	return sb, nil
+}
+
+// within reports whether path is root or lies under it; both are clean and
+// absolute.
+func within(path, root string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+func checkName(name string, sc sandbox.Config) error {
 	switch {
 	case name == "" || strings.ContainsAny(name, "=\x00"):
 		return fmt.Errorf("command agent: invalid environment variable name %q", name)
 	case reserved[name]:
 		return fmt.Errorf("command agent: %s is set by the agent and cannot be configured", name)
+	}
+	if sc.Mode != sandbox.Off && len(sc.AllowHosts) > 0 {
+		for _, v := range sandbox.ProxyVariables() {
+			if strings.EqualFold(name, v) {
+				return fmt.Errorf("command agent: %s is set by the sandbox to its proxy for Sandbox.AllowHosts and cannot be configured", name)
+			}
+		}
 	}
 	return nil
 }
@@ -243,7 +348,9 @@ var errTimedOut = errors.New("the agent command timed out")
 
 // ExitError reports a program that ended with a non-zero status.
 type ExitError struct {
-	// Code is the exit status, or -1 if a signal ended the program.
+	// Code is the exit status, or -1 if a signal ended the program. In
+	// the sandbox, a signal that ends the program gives 128 plus its
+	// number, as a shell reports it.
 	Code int
 	// Output is the captured output (see Config.MaxOutputBytes), with the
 	// values of passed variables redacted.
@@ -292,34 +399,60 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 		return engine.Permanent(err)
 	}
 
-	home, err := os.MkdirTemp("", "docsapi-agent-home-")
+	if a.sandbox != nil && task.Dir == "" {
+		return engine.Permanent(errors.New("command agent: the task has no workspace folder"))
+	}
+	run, err := rundir.New(a.dir, runPrefix)
 	if err != nil {
-		return fmt.Errorf("command agent: creating the home folder: %w", err)
+		return fmt.Errorf("command agent: making the run's folder: %w", err)
 	}
 	defer func() {
-		if rerr := removeAll(home); rerr != nil {
-			a.log.Warn("command agent: removing the home folder", slog.String("job_id", task.JobID), slog.Any("error", rerr))
+		if rerr := run.Remove(); rerr != nil {
+			a.log.Warn("command agent: removing the run's folder", slog.String("job_id", task.JobID), slog.Any("error", rerr))
 		}
 	}()
+	home := filepath.Join(run.Path(), "home")
 	tmp := filepath.Join(home, "tmp")
-	if err := os.Mkdir(tmp, 0o700); err != nil {
-		return fmt.Errorf("command agent: creating the temporary folder: %w", err)
+	for _, d := range []string{home, tmp} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return fmt.Errorf("command agent: making the home folder: %w", err)
+		}
 	}
 
 	runCtx, cancel := context.WithTimeoutCause(ctx, a.cfg.Timeout, errTimedOut)
 	defer cancel()
-	cmd := exec.CommandContext(runCtx, a.path, args...)
-	cmd.Dir = task.Dir
-	cmd.Env = append(a.env[:len(a.env):len(a.env)],
+	env := append(a.env[:len(a.env):len(a.env)],
 		"HOME="+home, "TMPDIR="+tmp,
 		"DOCSAPI_JOB_ID="+task.JobID, "DOCSAPI_PROJECT_ID="+task.ProjectID, "DOCSAPI_MODEL="+model)
-	setProcessGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd.Process) }
+	var cmd *exec.Cmd
+	if a.sandbox != nil {
+		dir, err := filepath.Abs(task.Dir)
+		if err != nil {
+			return engine.Permanent(fmt.Errorf("command agent: %w", err))
+		}
+		sc, err := a.sandbox.Command(runCtx, sandbox.Run{Program: a.path, Args: args, Env: env,
+			Dir: dir, Home: home, Private: run.Path(), JobID: task.JobID, Logger: a.log})
+		if errors.Is(err, fs.ErrNotExist) {
+			return engine.Permanent(fmt.Errorf("command agent: %w", err))
+		}
+		if err != nil {
+			return fmt.Errorf("command agent: %w", err)
+		}
+		defer sc.Close()
+		cmd = sc.Cmd
+	} else {
+		cmd = exec.CommandContext(runCtx, a.path, args...)
+		cmd.Dir = task.Dir
+		cmd.Env = env
+		setProcessGroup(cmd)
+		cmd.Cancel = func() error { return killGroup(cmd.Process) }
+	}
 
 	if a.cfg.PromptVia == PromptStdin {
 		// A file rather than a pipe: a program that never reads its input
-		// cannot block a writer, and no goroutine outlives the run.
-		in, err := promptFile(home, text)
+		// cannot block a writer, and no goroutine outlives the run. It
+		// lies outside the home: the program needs the descriptor only.
+		in, err := promptFile(run.Path(), text)
 		if err != nil {
 			return fmt.Errorf("command agent: %w", err)
 		}
@@ -354,7 +487,8 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 
 	waitErr := cmd.Wait()
 	// Whatever the program left running in the background (a language
-	// server, a watcher) dies with it: the workspace is about to go.
+	// server, a watcher) dies with it: the workspace is about to go. In
+	// the sandbox, bwrap's death ends every process of the sandbox.
 	_ = killGroup(cmd.Process)
 	select {
 	case <-copied:
@@ -369,7 +503,7 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 	if cmd.ProcessState != nil {
 		code = cmd.ProcessState.ExitCode()
 	}
-	a.log.Info("command agent: finished", slog.String("job_id", task.JobID), slog.Int("exit_code", code),
+	a.log.Info("command agent: finished", slog.String("job_id", task.JobID), slog.Bool("sandboxed", a.sandbox != nil), slog.Int("exit_code", code),
 		slog.Duration("duration", elapsed), slog.Int64("output_bytes", out.total), slog.Int64("dropped_bytes", out.dropped()))
 	a.log.Debug("command agent: output", slog.String("job_id", task.JobID), slog.String("output", output))
 
@@ -425,20 +559,4 @@ func promptFile(dir, text string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
-}
-
-// removeAll removes a folder the program may have left read-only parts in
-// (Go's module cache, for one), by making them writable when a first
-// attempt fails.
-func removeAll(dir string) error {
-	if os.RemoveAll(dir) == nil {
-		return nil
-	}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	return os.RemoveAll(dir)
 }

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,19 +64,25 @@ func task(dir string, prompts ...string) engine.Task {
 }
 
 func TestRunEditsTheWorkspace(t *testing.T) {
-	dir := workspace(t)
-	a := newAgent(t, Config{Command: script(t, `echo "Added by the agent." >> docs/page.md`)})
-	if err := a.Run(context.Background(), task(dir, "Add a sentence.")); err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	if got := readFile(t, dir, "docs/page.md"); got != "# Page\nAdded by the agent.\n" {
-		t.Errorf("page = %q", got)
-	}
+	inModes(t, func(t *testing.T, mode func(Config) Config) {
+		dir := workspace(t)
+		a := newAgent(t, mode(Config{Command: script(t, `echo "Added by the agent." >> docs/page.md`)}))
+		if err := a.Run(context.Background(), task(dir, "Add a sentence.")); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		if got := readFile(t, dir, "docs/page.md"); got != "# Page\nAdded by the agent.\n" {
+			t.Errorf("page = %q", got)
+		}
+	})
 }
 
 func TestPromptOnStdin(t *testing.T) {
+	inModes(t, testPromptOnStdin)
+}
+
+func testPromptOnStdin(t *testing.T, mode func(Config) Config) {
 	dir := workspace(t)
-	a := newAgent(t, Config{Command: script(t, `cat > received.txt`)})
+	a := newAgent(t, mode(Config{Command: script(t, `cat > received.txt`)}))
 	if err := a.Run(context.Background(), task(dir, "Document the CLI.\n", "Add an example.")); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -93,6 +98,10 @@ func TestPromptOnStdin(t *testing.T) {
 }
 
 func TestArguments(t *testing.T) {
+	inModes(t, testArguments)
+}
+
+func testArguments(t *testing.T, mode func(Config) Config) {
 	// Each argument is written on its own, followed by a separator line,
 	// so that an argument split by a shell would show.
 	const dump = `for a in "$@"; do printf '%s\n--\n' "$a"; done > args.txt; cat > stdin.txt`
@@ -148,7 +157,7 @@ func TestArguments(t *testing.T) {
 			dir := workspace(t)
 			tt.cfg.Command = script(t, dump)
 			tt.task.Dir = dir
-			err := newAgent(t, tt.cfg).Run(context.Background(), tt.task)
+			err := newAgent(t, mode(tt.cfg)).Run(context.Background(), tt.task)
 			if tt.errMsg != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errMsg) || !engine.IsPermanent(err) {
 					t.Fatalf("Run = %v, want a permanent error about %q", err, tt.errMsg)
@@ -176,7 +185,11 @@ func TestArguments(t *testing.T) {
 }
 
 func TestNonZeroExit(t *testing.T) {
-	a := newAgent(t, Config{Command: script(t, `echo "starting"; echo "fatal: the model is unavailable" >&2; exit 3`)})
+	inModes(t, testNonZeroExit)
+}
+
+func testNonZeroExit(t *testing.T, mode func(Config) Config) {
+	a := newAgent(t, mode(Config{Command: script(t, `echo "starting"; echo "fatal: the model is unavailable" >&2; exit 3`)}))
 	err := a.Run(context.Background(), task(workspace(t), "x"))
 	var ee *ExitError
 	if !errors.As(err, &ee) {
@@ -211,80 +224,83 @@ func alive(pid int) bool {
 	return true
 }
 
-// assertDies waits briefly for a process to go; the kill is asynchronous.
-func assertDies(t *testing.T, dir string) {
-	t.Helper()
-	pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, dir, "child.pid")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(2 * time.Second); alive(pid); {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("the agent's child process %d is still running", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+// background is a shell command that starts a child carrying marker in its
+// command line, which stays alive for 30 s unless killed.
+func background(marker string) string {
+	return fmt.Sprintf(`sh -c 'sleep 30; : %s' &`, marker)
 }
 
 func TestTimeoutKillsTheProcessGroup(t *testing.T) {
-	dir := workspace(t)
-	a := newAgent(t, Config{
-		Command: script(t, `sleep 30 & echo $! > child.pid; echo "thinking"; sleep 30`),
-		Timeout: 500 * time.Millisecond,
+	inModes(t, func(t *testing.T, mode func(Config) Config) {
+		dir := workspace(t)
+		marker := unique(t)
+		a := newAgent(t, mode(Config{
+			Command: script(t, background(marker)+` echo "thinking"; sleep 30`),
+			Timeout: 500 * time.Millisecond,
+		}))
+		start := time.Now()
+		err := a.Run(context.Background(), task(dir, "x"))
+		if elapsed := time.Since(start); elapsed > 10*time.Second {
+			t.Errorf("Run took %s", elapsed)
+		}
+		if !engine.IsPermanent(err) || !strings.Contains(err.Error(), "timed out after 500ms") || !strings.Contains(err.Error(), "thinking") {
+			t.Fatalf("Run = %v, want a permanent timeout with the output", err)
+		}
+		assertNoMarkedProcess(t, marker, 2*time.Second)
 	})
-	start := time.Now()
-	err := a.Run(context.Background(), task(dir, "x"))
-	if elapsed := time.Since(start); elapsed > 10*time.Second {
-		t.Errorf("Run took %s", elapsed)
-	}
-	if !engine.IsPermanent(err) || !strings.Contains(err.Error(), "timed out after 500ms") || !strings.Contains(err.Error(), "thinking") {
-		t.Fatalf("Run = %v, want a permanent timeout with the output", err)
-	}
-	assertDies(t, dir)
 }
 
 func TestLeftoverProcessesAreKilled(t *testing.T) {
-	// The background sleep keeps the output pipe open; Run must neither
+	// The background process keeps the output pipe open; Run must neither
 	// wait for it nor leave it running.
-	dir := workspace(t)
-	a := newAgent(t, Config{Command: script(t, `sleep 30 & echo $! > child.pid; echo done`)})
-	start := time.Now()
-	if err := a.Run(context.Background(), task(dir, "x")); err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	if elapsed := time.Since(start); elapsed > 10*time.Second {
-		t.Errorf("Run took %s", elapsed)
-	}
-	assertDies(t, dir)
+	inModes(t, func(t *testing.T, mode func(Config) Config) {
+		dir := workspace(t)
+		marker := unique(t)
+		a := newAgent(t, mode(Config{Command: script(t, background(marker)+` echo done`)}))
+		start := time.Now()
+		if err := a.Run(context.Background(), task(dir, "x")); err != nil {
+			t.Fatalf("Run: %v", err)
+		}
+		if elapsed := time.Since(start); elapsed > 10*time.Second {
+			t.Errorf("Run took %s", elapsed)
+		}
+		assertNoMarkedProcess(t, marker, 2*time.Second)
+	})
 }
 
 func TestCancellation(t *testing.T) {
-	dir := workspace(t)
-	a := newAgent(t, Config{Command: script(t, `sleep 30 & echo $! > child.pid; sleep 30`)})
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(200*time.Millisecond, cancel)
-	start := time.Now()
-	err := a.Run(ctx, task(dir, "x"))
-	if elapsed := time.Since(start); elapsed > 10*time.Second {
-		t.Errorf("Run took %s", elapsed)
-	}
-	if !errors.Is(err, context.Canceled) || engine.IsPermanent(err) {
-		t.Fatalf("Run = %v, want a cancellation that is not permanent", err)
-	}
-	assertDies(t, dir)
+	inModes(t, func(t *testing.T, mode func(Config) Config) {
+		dir := workspace(t)
+		marker := unique(t)
+		a := newAgent(t, mode(Config{Command: script(t, background(marker)+` sleep 30`)}))
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(200*time.Millisecond, cancel)
+		start := time.Now()
+		err := a.Run(ctx, task(dir, "x"))
+		if elapsed := time.Since(start); elapsed > 10*time.Second {
+			t.Errorf("Run took %s", elapsed)
+		}
+		if !errors.Is(err, context.Canceled) || engine.IsPermanent(err) {
+			t.Fatalf("Run = %v, want a cancellation that is not permanent", err)
+		}
+		assertNoMarkedProcess(t, marker, 2*time.Second)
+	})
 }
 
 func TestOutputBound(t *testing.T) {
+	inModes(t, testOutputBound)
+}
+
+func testOutputBound(t *testing.T, mode func(Config) Config) {
 	var all strings.Builder
 	for i := range 2000 {
 		fmt.Fprintf(&all, "line %d\n", i)
 	}
 	all.WriteString("LAST LINE\n")
-	a := newAgent(t, Config{
+	a := newAgent(t, mode(Config{
 		Command:        script(t, `i=0; while [ $i -lt 2000 ]; do echo "line $i"; i=$((i+1)); done; echo "LAST LINE" >&2; exit 1`),
 		MaxOutputBytes: 1000,
-	})
+	}))
 	err := a.Run(context.Background(), task(workspace(t), "x"))
 	var ee *ExitError
 	if !errors.As(err, &ee) {
@@ -304,6 +320,10 @@ func TestOutputBound(t *testing.T) {
 }
 
 func TestMinimalEnvironment(t *testing.T) {
+	inModes(t, testMinimalEnvironment)
+}
+
+func testMinimalEnvironment(t *testing.T, mode func(Config) Config) {
 	const sentinel = "sentinel-server-secret-5f3a"
 	const token = "tok-passed-to-the-agent-0123456789"
 	t.Setenv("DOCSAPI_TEST_SERVER_SECRET", sentinel)
@@ -311,14 +331,14 @@ func TestMinimalEnvironment(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	var logs bytes.Buffer
 	dir := workspace(t)
-	a := newAgent(t, Config{
+	a := newAgent(t, mode(Config{
 		Command: script(t, `env > env.txt; pwd -P > pwd.txt; echo "$HOME" > home.txt
 test -d "$HOME" && test -d "$TMPDIR" && echo ok > dirs.txt
 env; exit 1`),
 		PassEnv: []string{"AGENT_API_KEY", "NOT_SET_ANYWHERE"},
 		Env:     map[string]string{"AGENT_REGION": "eu"},
 		Logger:  slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	})
+	}))
 	err := a.Run(context.Background(), task(dir, "x"))
 	if err == nil {
 		t.Fatal("Run succeeded; the script exits 1")
@@ -397,6 +417,7 @@ func TestNew(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			tt.cfg.Dir = t.TempDir()
 			_, err := New(tt.cfg)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("New = %v, want an error about %q", err, tt.want)
@@ -404,7 +425,7 @@ func TestNew(t *testing.T) {
 		})
 	}
 	// Braces that are not placeholders pass through.
-	if _, err := New(Config{Command: ok, Args: []string{`{"json": true}`, "{}"}}); err != nil {
+	if _, err := New(unsandboxed(t, Config{Command: ok, Args: []string{`{"json": true}`, "{}"}})); err != nil {
 		t.Errorf("New with literal braces: %v", err)
 	}
 }

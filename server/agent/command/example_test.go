@@ -6,12 +6,15 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/agent/command"
+	"github.com/docsapi/docsapi-go/server/agent/sandbox"
 	"github.com/docsapi/docsapi-go/server/engine"
 )
 
 // Claude Code as the agent: the prompt arrives on standard input, the
 // project's model through {model}, and the key through an allow-listed
-// variable of the server's environment.
+// variable of the server's environment. It runs in the sandbox, which
+// shows it Node.js where it is installed and lets it reach its API only,
+// through the proxy that the server's own binary bridges into the sandbox.
 func ExampleNew() {
 	agent, err := command.New(command.Config{
 		Command:        "claude",
@@ -19,7 +22,12 @@ func ExampleNew() {
 		PromptVia:      command.PromptStdin,
 		Timeout:        15 * time.Minute,
 		MaxOutputBytes: 64 << 10,
-		PassEnv:        []string{"ANTHROPIC_API_KEY", "HTTPS_PROXY"},
+		PassEnv:        []string{"ANTHROPIC_API_KEY"},
+		Sandbox: sandbox.Config{
+			ReadOnly:   []string{"/opt/node"},
+			AllowHosts: []string{"api.anthropic.com"},
+			Bridge:     []string{"/usr/local/bin/docsapi", "sandbox-bridge"},
+		},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -12,8 +12,10 @@ import (
 // setProcessGroup starts the program in a process group of its own, so that
 // one signal reaches everything it started: coding agents run shells, test
 // runners and language servers that would otherwise outlive a timeout.
+// Where the kernel can, the program is also killed when the server dies.
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setDeathSignal(cmd.SysProcAttr)
 }
 
 // killGroup kills the program's process group.

@@ -1,0 +1,192 @@
+// Package sandbox runs a program under bubblewrap (bwrap) so that it sees
+// and reaches only what its run needs. It is made for coding agents, whose
+// actions a model chooses from text an attacker may have written, so it
+// treats the program as the attacker.
+//
+// A sandboxed program runs in new user, PID, IPC, UTS, network and (where
+// the kernel has them) cgroup namespaces, with no capabilities, in a
+// session of its own, under a read-only root made of the host's /usr, the
+// /bin and /lib links or folders, and the few files of /etc that programs
+// need to start. It has its own /proc (showing only the sandbox's
+// processes), /dev and /tmp. Two host folders are writable: the workspace
+// and the run's private home. Nothing else of the host is there: not the
+// server's configuration, data or secret files, not /home, /root, /var,
+// /run or /sys.
+//
+// The network is off: the sandbox has only a loopback interface. With
+// Config.AllowHosts, the server runs an HTTP CONNECT proxy for the run that
+// opens tunnels to those hosts only, and a bridge inside the sandbox (see
+// BridgeMain) makes it reachable at a loopback address, which the program
+// finds in HTTPS_PROXY and its kin.
+//
+// Nothing outlives the run: bwrap gets SIGKILL when the server's thread
+// that started it dies (and the sandbox when bwrap dies), and killing
+// bwrap's process group at the end of the run ends the PID namespace, and
+// with it every process the program started, those that called setsid
+// included.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+)
+
+// Mode says whether the program runs in a sandbox.
+type Mode string
+
+// The modes. The zero value is Required.
+const (
+	// Required runs every program in the sandbox; New fails when the
+	// sandbox cannot run on this machine.
+	Required Mode = "required"
+	// Off runs the program as the server's user with no sandbox. It then
+	// can read everything the server can: the configuration, the secret
+	// files it names, the data folder, and through /proc the server's own
+	// environment (host tokens, the database's password). It can write
+	// wherever the server can, connect anywhere, and leave processes
+	// running after the run (a grandchild that calls setsid escapes the
+	// kill at the end of the run). Use it only where the agent is trusted
+	// as much as the server.
+	Off Mode = "off"
+)
+
+// DefaultBwrap is the bubblewrap program looked up in PATH when
+// Config.Bwrap is empty.
+const DefaultBwrap = "bwrap"
+
+// Config configures a Sandbox.
+type Config struct {
+	// Mode is Required (the zero value) or Off. The sandbox is off only
+	// when this says so: a machine that cannot run it fails New, never
+	// falls back.
+	Mode Mode
+	// Bwrap is the bubblewrap program, a path or a name looked up in
+	// PATH; default DefaultBwrap.
+	Bwrap string
+	// ReadOnly lists more host paths the program sees, read-only, at the
+	// same path: where its runtime lives outside /usr, such as /opt/node.
+	// They must be absolute and exist; the host's top folders (/, /etc,
+	// /home, /root, /tmp, /var) and /proc, /sys, /dev, /run are refused.
+	// Never name a folder that holds the server's data, configuration or
+	// secrets, or the other jobs' workspaces.
+	ReadOnly []string
+	// AllowHosts lists the hosts the program may connect to, through a
+	// proxy for HTTPS (CONNECT) tunnels: "api.example.com" (port 443),
+	// "api.example.com:8443", "[2001:db8::1]:443", or "*.example.com" for
+	// every subdomain of example.com (not example.com itself), with an
+	// optional port. Empty: no network at all. Needs Bridge.
+	AllowHosts []string
+	// Bridge is the command that starts the network bridge inside the
+	// sandbox, the program and its first arguments: a program that calls
+	// BridgeMain with the arguments that follow them, such as
+	// {"/usr/local/bin/docsapi", "sandbox-bridge"}. It is used only with
+	// AllowHosts; the program is bound into the sandbox read-only.
+	Bridge []string
+}
+
+// Sandbox runs programs under bubblewrap. It is safe for concurrent use:
+// each run has its own sandbox and proxy.
+type Sandbox struct {
+	bwrap    string
+	readOnly []string
+	allow    *allowlist // nil: no network
+	bridge   []string   // Bridge with its program resolved; nil without allow
+}
+
+// ErrUnavailable is the error New and Check return when this machine
+// cannot run the sandbox; the error wrapping it says why and what to do.
+var ErrUnavailable = errors.New("the agent sandbox cannot run here")
+
+// New checks cfg and that bubblewrap can make the sandbox on this machine
+// (see Check), and returns a Sandbox. It refuses a cfg whose Mode is Off:
+// there is no sandbox to make then.
+func New(cfg Config) (*Sandbox, error) {
+	switch cfg.Mode {
+	case "", Required:
+	case Off:
+		return nil, errors.New("sandbox: Mode is off, so there is no sandbox to make")
+	default:
+		return nil, fmt.Errorf("sandbox: Mode %q is neither %q nor %q", cfg.Mode, Required, Off)
+	}
+	s := &Sandbox{}
+	for _, p := range cfg.ReadOnly {
+		clean, err := checkReadOnly(p)
+		if err != nil {
+			return nil, err
+		}
+		s.readOnly = append(s.readOnly, clean)
+	}
+	if len(cfg.AllowHosts) > 0 {
+		allow, err := parseAllowlist(cfg.AllowHosts)
+		if err != nil {
+			return nil, err
+		}
+		if len(cfg.Bridge) == 0 {
+			return nil, errors.New(`sandbox: AllowHosts needs Bridge, the command that starts the network bridge inside the sandbox, such as ["/usr/local/bin/docsapi", "sandbox-bridge"]`)
+		}
+		prog, err := exec.LookPath(cfg.Bridge[0])
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: Bridge: %w", err)
+		}
+		if prog, err = filepath.Abs(prog); err != nil {
+			return nil, fmt.Errorf("sandbox: Bridge: %w", err)
+		}
+		s.allow = allow
+		s.bridge = append([]string{prog}, cfg.Bridge[1:]...)
+	}
+	bwrap := cfg.Bwrap
+	if bwrap == "" {
+		bwrap = DefaultBwrap
+	}
+	if err := Check(bwrap); err != nil {
+		return nil, err
+	}
+	path, _ := exec.LookPath(bwrap) // Check found it
+	s.bwrap, _ = filepath.Abs(path)
+	return s, nil
+}
+
+// refusedReadOnly are folders that would show the sandbox far more than a
+// program's runtime: the host's configuration, users' files, the server's
+// state, other runs' folders.
+var refusedReadOnly = []string{"/", "/etc", "/home", "/root", "/tmp", "/var", "/boot", "/mnt", "/media"}
+
+// checkReadOnly checks a Config.ReadOnly path and returns it cleaned.
+func checkReadOnly(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("sandbox: ReadOnly holds an empty path")
+	}
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("sandbox: ReadOnly path %q is relative; write it in full, from /", p)
+	}
+	clean := filepath.Clean(p)
+	if slices.Contains(refusedReadOnly, clean) {
+		return "", fmt.Errorf("sandbox: ReadOnly path %q would show the sandbox much of the host; name the folder the program needs, such as /opt/node", p)
+	}
+	for _, root := range []string{"/proc", "/sys", "/dev", "/run"} {
+		if within(clean, root) {
+			return "", fmt.Errorf("sandbox: ReadOnly path %q is under %s, which the sandbox has its own of or must not see", p, root)
+		}
+	}
+	if _, err := os.Stat(clean); err != nil {
+		return "", fmt.Errorf("sandbox: ReadOnly path %q: %w", p, err)
+	}
+	return clean, nil
+}
+
+// ReadOnly returns the host paths the sandbox adds read-only
+// (Config.ReadOnly, cleaned).
+func (s *Sandbox) ReadOnly() []string { return slices.Clone(s.readOnly) }
+
+// within reports whether path is root or lies under it. Both are clean
+// and absolute.
+func within(path, root string) bool {
+	if root == "/" {
+		return true
+	}
+	return path == root || len(path) > len(root) && path[:len(root)] == root && path[len(root)] == '/'
+}
