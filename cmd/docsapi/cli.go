@@ -8,6 +8,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/docsapi/docsapi-go/server/agent/sandbox"
 )
 
 // Exit codes. Scripts rely on them, so they are part of the documented
@@ -113,6 +115,10 @@ func (e *hintError) Unwrap() error { return e.err }
 // run is the whole program: it parses args (without the program name), runs
 // the command and returns the exit code. main only wires it to the process.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) > 0 && args[0] == bridgeCommand {
+		// Not a command for people: the sandbox runs it (see projects.go).
+		return sandbox.BridgeMain(args[1:])
+	}
 	s := &stdio{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
 	cmds := commands()
 	if len(args) == 0 {

@@ -110,6 +110,7 @@ type agentConfig struct {
 	MaxOutputBytes int               `json:"maxOutputBytes,omitempty"`
 	PassEnv        []string          `json:"passEnv,omitempty"`
 	Env            map[string]string `json:"env,omitempty"`
+	Sandbox        sandboxConfig     `json:"sandbox,omitzero"`
 
 	// kind llm
 	Provider         string    `json:"provider,omitempty"`
@@ -120,6 +121,60 @@ type agentConfig struct {
 	AnthropicVersion string    `json:"anthropicVersion,omitempty"`
 	Instructions     string    `json:"instructions,omitempty"`
 	Limits           llmLimits `json:"limits,omitzero"`
+}
+
+// sandboxConfig is a command agent's "sandbox": the string "off", which
+// runs the agent unsandboxed, or an object that adjusts the sandbox. Absent,
+// the sandbox is required. "off" is a word of its own rather than a false
+// somewhere, so that running an agent without a sandbox is said in so many
+// words.
+type sandboxConfig struct {
+	Off        bool     `json:"-"`
+	AllowHosts []string `json:"allowHosts,omitempty"` // hosts reachable through the proxy
+	ReadOnly   []string `json:"readOnly,omitempty"`   // more host paths, read-only
+	Bwrap      string   `json:"bwrap,omitempty"`      // the bubblewrap program
+}
+
+// sandboxOff is the one string a "sandbox" field takes.
+const sandboxOff = "off"
+
+func (s sandboxConfig) MarshalJSON() ([]byte, error) {
+	if s.Off {
+		return json.Marshal(sandboxOff)
+	}
+	type plain sandboxConfig
+	return json.Marshal(plain(s))
+}
+
+func (s *sandboxConfig) UnmarshalJSON(b []byte) error {
+	if err := checkSandboxString(b); err != nil {
+		return err
+	}
+	if bytes.HasPrefix(bytes.TrimSpace(b), []byte(`"`)) {
+		*s = sandboxConfig{Off: true}
+		return nil
+	}
+	type plain sandboxConfig
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var p plain
+	if err := dec.Decode(&p); err != nil {
+		return err
+	}
+	*s = sandboxConfig(p)
+	return nil
+}
+
+// checkSandboxString accepts a JSON string only if it is "off".
+func checkSandboxString(b []byte) error {
+	var word string
+	if json.Unmarshal(b, &word) != nil {
+		return nil // not a string: an object, checked field by field
+	}
+	if word != sandboxOff {
+		return fmt.Errorf(`%q is not a sandbox setting: write "off" to run the agent without a sandbox, or an object such as {"allowHosts": ["api.anthropic.com"]}`, word)
+	}
+	return nil
 }
 
 type llmLimits struct {
@@ -308,6 +363,15 @@ func checkFields(v any, t reflect.Type, path string) error {
 	wrongType := func() error {
 		return fmt.Errorf("%s: want %s, got %s", path, jsonKind(t), describeJSON(v))
 	}
+	if t == reflect.TypeFor[sandboxConfig]() {
+		if word, ok := v.(string); ok {
+			b, _ := json.Marshal(word)
+			if err := checkSandboxString(b); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			return nil
+		}
+	}
 	if t == reflect.TypeFor[duration]() {
 		var d duration
 		b, _ := json.Marshal(v)
@@ -433,6 +497,12 @@ func (c *fileConfig) resolvePaths(dir string) {
 		// A bare program name is looked up in PATH; a path is the file's.
 		if strings.ContainsRune(p.Agent.Command, filepath.Separator) {
 			abs(&p.Agent.Command)
+		}
+		for j := range p.Agent.Sandbox.ReadOnly {
+			abs(&p.Agent.Sandbox.ReadOnly[j])
+		}
+		if strings.ContainsRune(p.Agent.Sandbox.Bwrap, filepath.Separator) {
+			abs(&p.Agent.Sandbox.Bwrap)
 		}
 		// A local repository path is relative to the file too; URLs and
 		// scp-like "host:path" stay as written.

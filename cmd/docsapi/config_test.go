@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/agent/sandbox"
 	"github.com/docsapi/docsapi-go/server/runner"
 )
 
@@ -74,6 +76,14 @@ func TestConfigErrors(t *testing.T) {
 			[]string{"a model is required"}},
 		{"two models", `{"projects": [{"id": "p", "repository": "r", "model": "a", "host": {"kind": "push-only"}, "agent": {"kind": "llm", "provider": "openai", "model": "b"}}]}`,
 			[]string{`model "b" differs from the project's model "a"`}},
+		{"sandbox neither off nor an object", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": "no"}}]}`,
+			[]string{`projects[0].agent.sandbox: "no" is not a sandbox setting: write "off"`}},
+		{"sandbox false", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": false}}]}`,
+			[]string{`projects[0].agent.sandbox: want an object, got true or false`}},
+		{"unknown sandbox field", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": {"allowHost": ["a.example"]}}}]}`,
+			[]string{`projects[0].agent.sandbox: unknown field "allowHost"`}},
+		{"sandbox of an llm agent", `{"projects": [{"id": "p", "repository": "r", "model": "m", "host": {"kind": "push-only"}, "agent": {"kind": "llm", "provider": "openai", "sandbox": "off"}}]}`,
+			[]string{"sandbox is a field of kind command, not llm"}},
 		{"unknown agent", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "magic"}}]}`,
 			[]string{`unknown kind "magic": use command or llm`}},
 	} {
@@ -88,6 +98,46 @@ func TestConfigErrors(t *testing.T) {
 				t.Errorf("the error repeats the secret:\n%s", r.stderr)
 			}
 		})
+	}
+}
+
+// TestSandboxSettings: a command agent is sandboxed unless its
+// configuration says "off", which serve warns about at every start; the
+// settings reach the agent and read back the same.
+func TestSandboxSettings(t *testing.T) {
+	path := configFile(t, `{"projects": [
+  {"id": "open", "repository": "r", "host": {"kind": "push-only"},
+   "agent": {"kind": "command", "command": "sh", "sandbox": "off"}},
+  {"id": "tight", "repository": "r", "host": {"kind": "push-only"},
+   "agent": {"kind": "command", "command": "sh", "sandbox": {"allowHosts": ["api.anthropic.com"], "readOnly": ["tools"]}}}
+]}`)
+	cfg, err := loadConfigFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	projects, err := resolveProjects(cfg, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, tight := projects.runner["open"].Agent.Command.Sandbox, projects.runner["tight"].Agent.Command.Sandbox
+	if open.Mode != sandbox.Off {
+		t.Errorf(`"off" gave %+v`, open)
+	}
+	if tight.Mode != "" || !slices.Equal(tight.AllowHosts, []string{"api.anthropic.com"}) ||
+		!slices.Equal(tight.ReadOnly, []string{filepath.Join(filepath.Dir(path), "tools")}) {
+		t.Errorf("the object gave %+v", tight)
+	}
+	self, _ := os.Executable()
+	if !slices.Equal(tight.Bridge, []string{self, "sandbox-bridge"}) {
+		t.Errorf("the bridge is %q, want this program's sandbox-bridge", tight.Bridge)
+	}
+	if len(projects.warnings) != 1 || !strings.Contains(projects.warnings[0], `projects[0] ("open").agent: sandbox is "off"`) {
+		t.Errorf("warnings %q, want one about the project without a sandbox", projects.warnings)
+	}
+	r := runCLI(t, nil, "", "serve", "--config", path, "--data", t.TempDir(), "--print-config")
+	r.expect(t, exitOK)
+	if !strings.Contains(r.stdout, `"sandbox": "off"`) || !strings.Contains(r.stdout, `"allowHosts": [`) {
+		t.Errorf("--print-config does not show the sandbox settings:\n%s", r.stdout)
 	}
 }
 

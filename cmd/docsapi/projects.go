@@ -13,6 +13,7 @@ import (
 	"github.com/docsapi/docsapi-go/server"
 	commandagent "github.com/docsapi/docsapi-go/server/agent/command"
 	"github.com/docsapi/docsapi-go/server/agent/llm"
+	"github.com/docsapi/docsapi-go/server/agent/sandbox"
 	"github.com/docsapi/docsapi-go/server/githost/github"
 	"github.com/docsapi/docsapi-go/server/githost/gitlab"
 	"github.com/docsapi/docsapi-go/server/runner"
@@ -118,6 +119,7 @@ func resolveAgent(where string, a agentConfig, model *string, getenv func(string
 	commandFields := map[string]bool{
 		"command": a.Command != "", "args": len(a.Args) > 0, "promptVia": a.PromptVia != "", "timeout": a.Timeout != 0,
 		"maxOutputBytes": a.MaxOutputBytes != 0, "passEnv": len(a.PassEnv) > 0, "env": len(a.Env) > 0,
+		"sandbox": !a.Sandbox.isZero(),
 	}
 	llmFields := map[string]bool{
 		"provider": a.Provider != "", "baseURL": a.BaseURL != "", "model": a.Model != "", "apiKeyEnv": a.APIKeyEnv != "",
@@ -141,10 +143,14 @@ func resolveAgent(where string, a agentConfig, model *string, getenv func(string
 		if a.Command == "" {
 			return runner.Agent{}, "", fmt.Errorf("%s: command is required: the program to run (a name in PATH or a path)", where)
 		}
+		sb, warn, err := resolveSandbox(where, a.Sandbox)
+		if err != nil {
+			return runner.Agent{}, "", err
+		}
 		return runner.Agent{Kind: runner.Command, Command: commandagent.Config{
 			Command: a.Command, Args: a.Args, PromptVia: commandagent.PromptVia(a.PromptVia), Timeout: time.Duration(a.Timeout),
-			MaxOutputBytes: a.MaxOutputBytes, PassEnv: a.PassEnv, Env: a.Env,
-		}}, "", nil
+			MaxOutputBytes: a.MaxOutputBytes, PassEnv: a.PassEnv, Env: a.Env, Sandbox: sb,
+		}}, warn, nil
 	case runner.LLM:
 		if err := misplaced(commandFields, "command"); err != nil {
 			return runner.Agent{}, "", err
@@ -179,6 +185,34 @@ func resolveAgent(where string, a agentConfig, model *string, getenv func(string
 		return runner.Agent{}, "", fmt.Errorf("%s: kind is required: command or llm", where)
 	}
 	return runner.Agent{}, "", fmt.Errorf("%s: unknown kind %q: use command or llm", where, a.Kind)
+}
+
+func (s sandboxConfig) isZero() bool {
+	return !s.Off && len(s.AllowHosts) == 0 && len(s.ReadOnly) == 0 && s.Bwrap == ""
+}
+
+// bridgeCommand is the hidden command that runs the sandbox's network
+// bridge (sandbox.BridgeMain): the sandbox starts this program with it.
+const bridgeCommand = "sandbox-bridge"
+
+// resolveSandbox turns an agent's "sandbox" into the command agent's
+// sandbox settings. With allowHosts, the bridge that the sandbox runs is this
+// very program (its sandbox-bridge command). "off" comes with a warning that
+// serve logs at every start.
+func resolveSandbox(where string, s sandboxConfig) (sandbox.Config, string, error) {
+	if s.Off {
+		return sandbox.Config{Mode: sandbox.Off},
+			where + `: sandbox is "off": the command agent runs as the server's user, and can read the server's environment, configuration and secret files, reach any host, and leave processes behind`, nil
+	}
+	cfg := sandbox.Config{Bwrap: s.Bwrap, ReadOnly: s.ReadOnly, AllowHosts: s.AllowHosts}
+	if len(s.AllowHosts) > 0 {
+		self, err := os.Executable()
+		if err != nil {
+			return sandbox.Config{}, "", fmt.Errorf("%s: sandbox.allowHosts needs this program's path, for the sandbox's network bridge: %w", where, err)
+		}
+		cfg.Bridge = []string{self, bridgeCommand}
+	}
+	return cfg, "", nil
 }
 
 // readSecret reads the secret named by field+"Env" or field+"File". The

@@ -93,7 +93,8 @@ and agent.kind is optional):
       "agent": {"kind": "command", "command": "claude",
                 "args": ["-p", "--model", "{model}", "--permission-mode", "acceptEdits"],
                 "promptVia": "stdin", "timeout": "20m",
-                "passEnv": ["ANTHROPIC_API_KEY"]}
+                "passEnv": ["ANTHROPIC_API_KEY"],
+                "sandbox": {"allowHosts": ["api.anthropic.com"], "readOnly": ["/opt/node"]}}
     },
     {
       "id": "api-docs", "repository": "https://gitlab.example.com/acme/api-docs.git",
@@ -117,10 +118,21 @@ self-managed GitLab), draft, repositoryHosts; the token (tokenEnv or
 tokenFile) is required for github and gitlab, and optional for push-only
 (with username, for HTTPS remotes). agent: kind command (command, args with
 {prompt} {model} {job} {project} {dir}, promptVia stdin|arg, timeout,
-maxOutputBytes, passEnv, env) or kind llm (provider openai|anthropic,
+maxOutputBytes, passEnv, env, sandbox) or kind llm (provider openai|anthropic,
 baseURL, model, apiKeyEnv|apiKeyFile, anthropicVersion, instructions, limits:
 maxTurns, maxTokens, maxFileBytes, maxChangedBytes, requestTimeout,
-maxRetries).`
+maxRetries).
+
+A command agent runs in a bubblewrap sandbox (Linux; Debian package
+bubblewrap): it writes only to its workspace and home, sees a read-only
+/usr and a few files of /etc, cannot see the server's environment, files or
+processes, reaches no network, and dies with its run and with the server.
+sandbox.allowHosts lists hosts it may reach over HTTPS through a proxy the
+server runs (host, host:port, *.example.com); sandbox.readOnly adds host
+paths it may read (where its runtime lives); sandbox.bwrap names the
+bubblewrap program. Where the sandbox cannot run, serve refuses to start
+unless the agent says "sandbox": "off", which runs it as the server's user
+with access to all the server can read (serve warns at every start).`
 
 const serveExamples = `docsapi serve --config docsapi.json
 DOCSAPI_DATABASE_URL=postgres://docsapi@db/docsapi docsapi serve --config docsapi.json --listen :8080

@@ -10,7 +10,10 @@
 // would: it creates an agent job, waits for it, shows the change the agent
 // pushed, and exports the page views.
 //
-// It needs git (2.32 or newer) on PATH; nothing leaves the machine. Pass
+// The agent runs in a bubblewrap sandbox where bubblewrap is installed and
+// user namespaces are allowed; elsewhere the quickstart says so and runs it
+// with the sandbox off. It needs git (2.32 or newer) on PATH; nothing leaves
+// the machine. Pass
 // -keep to keep the temporary folder (database and repository) for a look.
 package main
 
@@ -33,6 +36,7 @@ import (
 	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/agent/command"
+	"github.com/docsapi/docsapi-go/server/agent/sandbox"
 	"github.com/docsapi/docsapi-go/server/engine"
 	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/runner"
@@ -92,7 +96,7 @@ func run(ctx context.Context, out io.Writer, keep bool) error {
 	defer st.Close()
 	parts, err := runner.New(runner.Config{Projects: map[string]runner.Project{project: {
 		Host:  runner.Host{Kind: runner.PushOnly},
-		Agent: runner.Agent{Kind: runner.Command, Command: command.Config{Command: self, Args: []string{"agent"}}},
+		Agent: runner.Agent{Kind: runner.Command, Command: command.Config{Command: self, Args: []string{"agent"}, Sandbox: agentSandbox(out)}},
 	}}})
 	if err != nil {
 		return err
@@ -195,6 +199,19 @@ func run(ctx context.Context, out io.Writer, keep bool) error {
 	fmt.Fprintf(out, "    %-24s %6d %6d %6d\n", "(totals)", page.Totals.Human, page.Totals.AI, page.Totals.Total)
 	step(out, "Done.")
 	return nil
+}
+
+// agentSandbox says how the agent will run. A real deployment requires the
+// sandbox (the zero sandbox.Config), so that a server that cannot make one
+// refuses to start; the quickstart must run anywhere, so where bubblewrap
+// cannot run here it says so and turns the sandbox off, explicitly.
+func agentSandbox(out io.Writer) sandbox.Config {
+	if err := sandbox.Check(sandbox.DefaultBwrap); err != nil {
+		fmt.Fprintf(out, "    The agent runs WITHOUT a sandbox (sandbox off): %v\n", err)
+		return sandbox.Config{Mode: sandbox.Off}
+	}
+	fmt.Fprintln(out, "    The agent runs in a bubblewrap sandbox: it sees its workspace and nothing of the server")
+	return sandbox.Config{}
 }
 
 func step(out io.Writer, title string) { fmt.Fprintln(out, "\n"+title) }

@@ -160,6 +160,11 @@ func build(cfg Config, p Project) (engine.Parts, error) {
 	case Command:
 		ac := p.Agent.Command
 		ac.Logger = or(ac.Logger, cfg.Logger)
+		if ac.Dir == "" {
+			// The runs' folders in one place: workspaces and agent homes
+			// alike are swept there at start-up.
+			ac.Dir = git.Dir
+		}
 		parts.Agent, err = command.New(ac)
 	case LLM:
 		ac := p.Agent.LLM
