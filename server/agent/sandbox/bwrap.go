@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // Hostname is the host name the program sees: the host's own would tell
@@ -43,12 +44,17 @@ var etcPaths = []string{
 	"/etc/mime.types", "/etc/services", "/etc/protocols",
 }
 
+// tmpBytes caps the sandbox's /tmp, which lives in the host's memory: an
+// agent that fills it must not fill the machine's. The home (TMPDIR) is on
+// disk, for what needs more.
+const tmpBytes = 256 << 20
+
 // rootArgs returns the mounts of the sandbox's own /proc, /dev and /tmp and
 // of its read-only root, and the paths they make visible. host prefixes
 // every host path looked at ("" but in tests). /tmp comes first, since
 // other mounts may lie in it.
 func rootArgs(host string) (args, visible []string) {
-	args = []string{"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--ro-bind", host + "/usr", "/usr"}
+	args = []string{"--proc", "/proc", "--dev", "/dev", "--size", strconv.Itoa(tmpBytes), "--tmpfs", "/tmp", "--ro-bind", host + "/usr", "/usr"}
 	visible = []string{"/usr"}
 	for _, p := range systemPaths {
 		fi, err := os.Lstat(host + p)

@@ -37,7 +37,7 @@ func TestRootArgs(t *testing.T) {
 	h := fakeHost(t)
 	args, visible := rootArgs(h)
 	want := []string{
-		"--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+		"--proc", "/proc", "--dev", "/dev", "--size", "268435456", "--tmpfs", "/tmp",
 		"--ro-bind", h + "/usr", "/usr",
 		"--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin", "--symlink", "usr/lib", "/lib",
 		"--ro-bind", h + "/lib64", "/lib64",
