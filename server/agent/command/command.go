@@ -90,6 +90,7 @@ import (
 	"github.com/docsapi/docsapi-go/server/agent/internal/prompt"
 	"github.com/docsapi/docsapi-go/server/agent/sandbox"
 	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/internal/procgroup"
 	"github.com/docsapi/docsapi-go/server/internal/rundir"
 )
 
@@ -444,8 +445,8 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 		cmd = exec.CommandContext(runCtx, a.path, args...)
 		cmd.Dir = task.Dir
 		cmd.Env = env
-		setProcessGroup(cmd)
-		cmd.Cancel = func() error { return killGroup(cmd.Process) }
+		cmd.SysProcAttr = procgroup.Attr()
+		cmd.Cancel = func() error { return procgroup.Kill(cmd.Process) }
 	}
 
 	if a.cfg.PromptVia == PromptStdin {
@@ -489,7 +490,7 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 	// Whatever the program left running in the background (a language
 	// server, a watcher) dies with it: the workspace is about to go. In
 	// the sandbox, bwrap's death ends every process of the sandbox.
-	_ = killGroup(cmd.Process)
+	_ = procgroup.Kill(cmd.Process)
 	select {
 	case <-copied:
 	case <-time.After(drainTimeout):

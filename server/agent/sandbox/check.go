@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/docsapi/docsapi-go/server/internal/procgroup"
 )
 
 // checkTimeout bounds the trial run of Check; a sandbox starts in
@@ -51,8 +53,8 @@ func trial(bwrap string) ([]byte, error) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bwrap, args...)
 	cmd.Env = []string{}
-	cmd.SysProcAttr = sysProcAttr()
-	cmd.Cancel = func() error { return killGroup(cmd.Process) }
+	cmd.SysProcAttr = procgroup.Attr()
+	cmd.Cancel = func() error { return procgroup.Kill(cmd.Process) }
 	return cmd.CombinedOutput()
 }
 

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/docsapi/docsapi-go/server/internal/procgroup"
 )
 
 // bridgeAddr is where the bridge listens inside the sandbox. The sandbox
@@ -168,8 +170,8 @@ func (s *Sandbox) Command(ctx context.Context, r Run) (*Cmd, error) {
 	// Empty, not nil: nil would give bwrap the server's environment.
 	cmd.Env = []string{}
 	cmd.ExtraFiles = []*os.File{f} // descriptor 3
-	cmd.SysProcAttr = sysProcAttr()
-	cmd.Cancel = func() error { return killGroup(cmd.Process) }
+	cmd.SysProcAttr = procgroup.Attr()
+	cmd.Cancel = func() error { return procgroup.Kill(cmd.Process) }
 	return &Cmd{Cmd: cmd, proxy: p, args: f}, nil
 }
 

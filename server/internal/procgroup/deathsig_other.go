@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package command
+package procgroup
 
 import "syscall"
 
