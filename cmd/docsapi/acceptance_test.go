@@ -25,11 +25,13 @@ import (
 // TestAcceptance drives the built binary the way an operator and a script
 // would: serve on a temporary data folder, the admin commands beside it, a
 // job run by a command agent on a local bare repository, page views sent to
-// the ingestion endpoint and exported, and a graceful stop on SIGTERM.
+// the ingestion endpoint and exported, and a graceful stop on SIGTERM. The
+// agents run in the sandbox, as configured by default.
 func TestAcceptance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs a server")
 	}
+	requireSandbox(t)
 	gitBin, err := exec.LookPath("git")
 	if err != nil {
 		t.Skip("git is not installed")

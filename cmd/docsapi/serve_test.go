@@ -90,11 +90,13 @@ func TestServeSyncsProjectsAndStopsGracefully(t *testing.T) {
 	env := map[string]string{"DOCSAPI_DATA": data, "HOME": t.TempDir()}
 	runCLI(t, env, "", "project", "create", "--id", "handbook", "--repository", "https://git.example.com/old.git", "--model", "old-model", "--name", "Handbook").expect(t, exitOK)
 	runCLI(t, env, "", "project", "create", "--id", "orphan", "--repository", "https://git.example.com/orphan.git").expect(t, exitOK)
+	// No job runs: the test is about the projects' sync and the stop, not
+	// the sandbox, which is off.
 	config := configFile(t, `{"projects": [
 	  {"id": "handbook", "repository": "https://git.example.com/new.git", "ref": "main", "model": "new-model",
-	   "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh"}},
+	   "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": "off"}},
 	  {"id": "extra", "name": "Extra", "repository": "https://git.example.com/extra.git",
-	   "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh"}}]}`)
+	   "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": "off"}}]}`)
 
 	addr, logs, stop := serveInProcess(t, env, "--config", config)
 	resp, err := http.Get("http://" + addr + "/healthz")
@@ -214,8 +216,10 @@ func TestServeRefusesAnInvalidProjectID(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
+	// The sandbox is off: the test is about the refusal of the ID, which
+	// must not wait on whether this machine can run the sandbox.
 	config := configFile(t, `{"projects": [{"id": "bad id", "repository": "https://git.example.com/r.git",
-	  "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh"}}]}`)
+	  "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": "off"}}]}`)
 	r := runCLI(t, nil, "", "serve", "--config", config, "--data", t.TempDir(), "--listen", "127.0.0.1:0")
 	r.expect(t, exitFailure, config, `project ID "bad id" must be 1 to 64 letters`)
 }

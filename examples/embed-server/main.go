@@ -30,10 +30,21 @@
 // job's branch (docs-agent/<job id>) is pushed to the repository and no pull
 // request is opened (a push-only host: jobs complete with no prLink). The
 // agent runs in a clone with a minimal environment; -pass-env lists the
-// variables it needs. For example, with Claude Code:
+// variables it needs.
+//
+// The agent runs in a bubblewrap sandbox (package sandbox): it sees its
+// clone, a home of its own and the system's programs, nothing else of this
+// machine, and has no network. bubblewrap (bwrap) must be installed and
+// unprivileged user namespaces allowed; where they are not, the program
+// refuses to start with an agent, and says why. -allow-host names a host
+// the agent may reach, through a proxy (HTTPS), such as its model's API;
+// repeat it or separate hosts with commas. -no-sandbox runs the agent without a sandbox, as this program's
+// user: it can then read everything this program can, and reach any host.
+// For example, with Claude Code:
 //
 //	go run ./examples/embed-server -data ./data -repo /srv/git/handbook.git \
-//		-pass-env ANTHROPIC_API_KEY -- claude -p --permission-mode acceptEdits
+//		-pass-env ANTHROPIC_API_KEY -allow-host api.anthropic.com \
+//		-- claude -p --permission-mode acceptEdits
 //
 // -repo is a local path or a remote that git reaches without credentials;
 // git (2.32 or newer) must be installed.
@@ -60,6 +71,7 @@ import (
 
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/agent/command"
+	"github.com/docsapi/docsapi-go/server/agent/sandbox"
 	"github.com/docsapi/docsapi-go/server/engine"
 	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/runner"
@@ -73,17 +85,30 @@ import (
 var site embed.FS
 
 type config struct {
-	addr    string // where to listen
-	data    string // the folder of the database; "" for a temporary one
-	project string
-	repo    string        // the docs repository, for jobs
-	agent   []string      // the agent's command and arguments; none: no engine
-	passEnv []string      // variables of this environment the agent receives
-	flush   time.Duration // how often views are written to the store
-	logger  *slog.Logger
+	addr       string // where to listen
+	data       string // the folder of the database; "" for a temporary one
+	project    string
+	repo       string        // the docs repository, for jobs
+	agent      []string      // the agent's command and arguments; none: no engine
+	passEnv    []string      // variables of this environment the agent receives
+	noSandbox  bool          // run the agent without its sandbox
+	allowHosts hostList      // the hosts the sandboxed agent may reach
+	flush      time.Duration // how often views are written to the store
+	logger     *slog.Logger
 }
 
+// bridgeCommand is the first argument with which the sandbox starts this
+// program as its network bridge (see agentSandbox).
+const bridgeCommand = "sandbox-bridge"
+
 func main() {
+	// With -allow-host, the sandbox runs this very program, with these
+	// arguments, as the agent's network bridge: it is not started to serve
+	// then, and hands over to the bridge before anything else.
+	if len(os.Args) > 1 && os.Args[1] == bridgeCommand {
+		os.Exit(sandbox.BridgeMain(os.Args[2:]))
+	}
+
 	var cfg config
 	flag.StringVar(&cfg.addr, "addr", "localhost:8080", "the address to listen on")
 	flag.StringVar(&cfg.data, "data", "", "the folder for the database (default: a temporary folder, removed at exit)")
@@ -91,6 +116,8 @@ func main() {
 	flag.StringVar(&cfg.repo, "repo", "", "the docs repository that jobs change: a local path or a git URL")
 	flag.DurationVar(&cfg.flush, "flush", pageviews.DefaultFlushInterval, "how often page views are written to the store (and at exit)")
 	passEnv := flag.String("pass-env", "", "comma-separated variables the agent receives, such as ANTHROPIC_API_KEY")
+	flag.BoolVar(&cfg.noSandbox, "no-sandbox", false, "run the agent without a sandbox: it can then read everything this program can")
+	flag.Var(&cfg.allowHosts, "allow-host", "a `host` the sandboxed agent may reach through a proxy (HTTPS), such as api.anthropic.com; repeat the flag or separate hosts with commas")
 	flag.Usage = func() {
 		fmt.Fprintln(flag.CommandLine.Output(), "usage: embed-server [flags] [-- agent command and arguments]")
 		flag.PrintDefaults()
@@ -136,8 +163,15 @@ func run(ctx context.Context, cfg config, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "project %s: use the API key printed at its first start\n", cfg.project)
 	}
 	fmt.Fprintf(stdout, "docs site: http://%s/\nAPI:       http://%s/api/\n", ln.Addr(), ln.Addr())
-	if a.engine == nil {
+	switch {
+	case a.engine == nil:
 		fmt.Fprintln(stdout, "no agent given: jobs stay active")
+	case cfg.noSandbox:
+		fmt.Fprintln(stdout, "WARNING: -no-sandbox: the agent runs without a sandbox, as this program's user: it can read everything this program can (the data folder, this program's environment), write wherever it can, and reach any host")
+	case len(cfg.allowHosts) > 0:
+		fmt.Fprintf(stdout, "the agent runs in a sandbox: it sees its clone and the system's programs, nothing else of this machine, and reaches only %s, through a proxy\n", strings.Join(cfg.allowHosts, ", "))
+	default:
+		fmt.Fprintln(stdout, "the agent runs in a sandbox: it sees its clone and the system's programs, nothing else of this machine, and has no network")
 	}
 
 	a.start()
@@ -262,15 +296,22 @@ func setUp(ctx context.Context, srv *server.Server, st store.Store, cfg config) 
 // newEngine makes the job engine: the project's jobs run the command agent
 // in a clone of the repository and push their branch.
 func newEngine(st store.Store, cfg config) (*engine.Engine, error) {
+	sb, err := agentSandbox(cfg)
+	if err != nil {
+		return nil, err
+	}
 	parts, err := runner.New(runner.Config{
 		Logger: cfg.logger,
 		Projects: map[string]runner.Project{cfg.project: {
 			Host: runner.Host{Kind: runner.PushOnly},
 			Agent: runner.Agent{Kind: runner.Command, Command: command.Config{
-				Command: cfg.agent[0], Args: cfg.agent[1:], PassEnv: cfg.passEnv,
+				Command: cfg.agent[0], Args: cfg.agent[1:], PassEnv: cfg.passEnv, Sandbox: sb,
 			}},
 		}},
 	})
+	if errors.Is(err, sandbox.ErrUnavailable) {
+		return nil, fmt.Errorf("%w; to run the agent without a sandbox all the same, give -no-sandbox", err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -281,6 +322,48 @@ func newEngine(st store.Store, cfg config) (*engine.Engine, error) {
 		Parts:  parts.Parts,
 		Logger: cfg.logger,
 	})
+}
+
+// agentSandbox returns the agent's sandbox settings: the sandbox is
+// required (the zero sandbox.Config) unless -no-sandbox turns it off.
+func agentSandbox(cfg config) (sandbox.Config, error) {
+	if cfg.noSandbox {
+		if len(cfg.allowHosts) > 0 {
+			return sandbox.Config{}, errors.New("-allow-host names the hosts the agent's sandbox lets it reach: without a sandbox (-no-sandbox) it reaches any host; give one flag or the other")
+		}
+		return sandbox.Config{Mode: sandbox.Off}, nil
+	}
+	sb := sandbox.Config{AllowHosts: cfg.allowHosts}
+	if len(cfg.allowHosts) > 0 {
+		// The sandbox has no network: the agent reaches the allowed hosts
+		// through a proxy that this program runs, and a bridge inside the
+		// sandbox passes the agent's connections to it. That bridge is
+		// this very program, started by the sandbox with the argument
+		// sandbox-bridge, which main hands to sandbox.BridgeMain.
+		self, err := os.Executable()
+		if err != nil {
+			return sandbox.Config{}, fmt.Errorf("-allow-host needs this program's path, for the sandbox's network bridge: %w", err)
+		}
+		sb.Bridge = []string{self, bridgeCommand}
+	}
+	return sb, nil
+}
+
+// hostList is the value of -allow-host: the flag repeated, or hosts
+// separated by commas.
+type hostList []string
+
+func (h *hostList) String() string { return strings.Join(*h, ",") }
+
+func (h *hostList) Set(value string) error {
+	for _, host := range strings.Split(value, ",") {
+		host = strings.TrimSpace(host)
+		if host == "" {
+			return fmt.Errorf("an empty host in %q", value)
+		}
+		*h = append(*h, host)
+	}
+	return nil
 }
 
 // start begins the periodic flushes of views and the job engine.

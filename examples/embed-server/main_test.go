@@ -3,19 +3,49 @@ package main
 import (
 	"bufio"
 	"context"
+	"flag"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/agent/sandbox"
+	"github.com/docsapi/docsapi-go/server/agent/sandbox/sandboxtest"
 )
+
+// TestMain lets the test binary be the sandbox's network bridge, as main
+// lets the program be: with -allow-host, the bridge is os.Executable(),
+// which under go test is this binary.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == bridgeCommand {
+		os.Exit(sandbox.BridgeMain(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
+
+var sandboxCheck = sync.OnceValue(func() error { return sandbox.Check(sandbox.DefaultBwrap) })
+
+// requireSandbox skips a test whose agent runs in the sandbox where this
+// machine cannot run it, or fails it where the test set-up says it can
+// (sandboxtest.Require). It is called before the program starts: an agent
+// that cannot start would leave the test waiting for its job.
+func requireSandbox(t *testing.T) {
+	t.Helper()
+	sandboxtest.Require(t, sandboxCheck())
+}
 
 const (
 	browser = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36"
@@ -81,7 +111,10 @@ func start(t *testing.T, cfg config) *instance {
 			return in
 		}
 	}
-	t.Fatalf("run ended before serving: %v\noutput:\n%s", <-in.done, strings.Join(in.Lines, "\n"))
+	err := <-in.done
+	in.cancel() // run has returned: nothing for the clean-up to stop
+	in.cancel = nil
+	t.Fatalf("run ended before serving: %v\noutput:\n%s", err, strings.Join(in.Lines, "\n"))
 	return nil
 }
 
@@ -239,7 +272,9 @@ func TestTemporaryDataFolder(t *testing.T) {
 
 func TestAgentWithoutRepository(t *testing.T) {
 	cfg := testConfig(t, t.TempDir())
-	cfg.agent = []string{"true"}
+	// The test is about -repo, not the sandbox: off, so that whether this
+	// machine can run it does not decide the error.
+	cfg.agent, cfg.noSandbox = []string{"true"}, true
 	err := run(t.Context(), cfg, io.Discard)
 	if err == nil || err.Error() != "an agent needs the docs repository: give -repo" {
 		t.Fatalf("run = %v, want -repo asked for", err)
@@ -258,17 +293,13 @@ func git(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
-// TestRunsJobsWithAnAgent runs a job through the embedded API, the engine
-// and a command agent (a shell script that appends the newest instruction to
-// guide.md), on a local bare repository.
-func TestRunsJobsWithAnAgent(t *testing.T) {
+// handbook returns a local bare repository whose main branch holds
+// guide.md, in root.
+func handbook(t *testing.T, root string) string {
+	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	if runtime.GOOS == "windows" {
-		t.Skip("the test's agent is a shell script")
-	}
-	root := t.TempDir()
 	bare := filepath.Join(root, "handbook.git")
 	git(t, root, "init", "--bare", bare)
 	work := filepath.Join(root, "scratch")
@@ -279,30 +310,151 @@ func TestRunsJobsWithAnAgent(t *testing.T) {
 	git(t, work, "add", "guide.md")
 	git(t, work, "commit", "-m", "Initial docs")
 	git(t, work, "push", "origin", "HEAD:main")
+	return bare
+}
+
+// writeAgent writes the agent, a shell script, to root.
+func writeAgent(t *testing.T, root, source string) string {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the test's agent is a shell script")
+	}
 	script := filepath.Join(root, "agent.sh")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\nset -e\nprintf '\\n%s\\n' \"$(tail -n 1)\" >> guide.md\n"), 0o755); err != nil {
+	if err := os.WriteFile(script, []byte(source), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return script
+}
 
-	cfg := testConfig(t, t.TempDir())
-	cfg.repo, cfg.agent = bare, []string{script}
-	in := start(t, cfg)
-	if hasLine(in.Lines, "no agent given") {
-		t.Errorf("output:\n%s\nsays no agent runs", strings.Join(in.Lines, "\n"))
-	}
-	job, err := in.client(in.Key).AgentJobs.CreateAndWait(t.Context(), "",
-		docsapi.CreateJobParams{Prompt: "Add a troubleshooting section"},
+// appendAgent appends the newest instruction to guide.md.
+const appendAgent = "#!/bin/sh\nset -e\nprintf '\\n%s\\n' \"$(tail -n 1)\" >> guide.md\n"
+
+// runJob runs one job with the prompt and returns guide.md on its branch.
+func (in *instance) runJob(bare, prompt string) string {
+	in.t.Helper()
+	job, err := in.client(in.Key).AgentJobs.CreateAndWait(in.t.Context(), "",
+		docsapi.CreateJobParams{Prompt: prompt},
 		docsapi.WaitParams{MinInterval: 20 * time.Millisecond, MaxInterval: 100 * time.Millisecond, Timeout: time.Minute})
 	if err != nil {
-		t.Fatalf("CreateAndWait: %v", err)
+		in.t.Fatalf("CreateAndWait: %v", err)
 	}
 	if job.Status != docsapi.JobStatusCompleted || job.PRLink != "" || job.Source.Repository != bare {
-		t.Fatalf("job = %+v, want completed on %s without a pull request (push-only)", job, bare)
+		in.t.Fatalf("job = %+v, want completed on %s without a pull request (push-only)", job, bare)
 	}
-	if got := git(t, bare, "show", "docs-agent/"+job.ID+":guide.md"); got != "# Guide\n\nAdd a troubleshooting section\n" {
+	return git(in.t, bare, "show", "docs-agent/"+job.ID+":guide.md")
+}
+
+// TestRunsJobsWithAnAgent runs a job through the embedded API, the engine
+// and a command agent (a shell script that appends the newest instruction to
+// guide.md) in its sandbox, on a local bare repository.
+func TestRunsJobsWithAnAgent(t *testing.T) {
+	requireSandbox(t)
+	root := t.TempDir()
+	bare := handbook(t, root)
+	cfg := testConfig(t, t.TempDir())
+	cfg.repo, cfg.agent = bare, []string{writeAgent(t, root, appendAgent)}
+	in := start(t, cfg)
+	if got := in.runJob(bare, "Add a troubleshooting section"); got != "# Guide\n\nAdd a troubleshooting section\n" {
 		t.Errorf("guide.md on the job's branch = %q", got)
 	}
 	if err := in.stop(); err != nil {
 		t.Fatalf("run: %v", err)
+	}
+	if hasLine(in.Lines, "no agent given") || !hasLine(in.Lines, "the agent runs in a sandbox: it sees its clone and the system's programs, nothing else of this machine, and has no network") {
+		t.Errorf("output:\n%s\nwant the agent's sandbox described", strings.Join(in.Lines, "\n"))
+	}
+}
+
+// TestNoSandbox: with -no-sandbox the agent runs, on any machine, and the
+// program warns that it can read everything the program can.
+func TestNoSandbox(t *testing.T) {
+	root := t.TempDir()
+	bare := handbook(t, root)
+	cfg := testConfig(t, t.TempDir())
+	cfg.repo, cfg.agent, cfg.noSandbox = bare, []string{writeAgent(t, root, appendAgent)}, true
+	in := start(t, cfg)
+	if got := in.runJob(bare, "Add a FAQ"); got != "# Guide\n\nAdd a FAQ\n" {
+		t.Errorf("guide.md on the job's branch = %q", got)
+	}
+	if err := in.stop(); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if !hasLine(in.Lines, "WARNING: -no-sandbox: the agent runs without a sandbox, as this program's user: it can read everything this program can") {
+		t.Errorf("output:\n%s\nwant a warning", strings.Join(in.Lines, "\n"))
+	}
+}
+
+// TestAllowHost: with -allow-host, the sandboxed agent reaches that host
+// through the proxy, by way of the bridge (this program, here the test
+// binary), and no other host. The agent is a bash script speaking CONNECT
+// by hand; it writes what it saw into guide.md.
+func TestAllowHost(t *testing.T) {
+	requireSandbox(t)
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed")
+	}
+	allowed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, "hello-from-the-allowed-host")
+	}))
+	defer allowed.Close()
+	other, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	allowedPort, otherPort := allowed.Listener.Addr().(*net.TCPAddr).Port, other.Addr().(*net.TCPAddr).Port
+
+	root := t.TempDir()
+	bare := handbook(t, root)
+	agent := writeAgent(t, root, `#!/bin/bash
+set -u
+proxy=${HTTPS_PROXY#http://}
+connect() { # port name
+  exec 3<>/dev/tcp/${proxy%:*}/${proxy#*:} || { echo "no proxy" >> guide.md; return 1; }
+  printf 'CONNECT 127.0.0.1:%s HTTP/1.1\r\nHost: 127.0.0.1:%s\r\n\r\n' "$1" "$1" >&3
+  read -r version code rest <&3
+  echo "$2: $code" >> guide.md
+  while read -r line <&3 && [ -n "${line%$'\r'}" ]; do :; done
+  [ "$code" = 200 ]
+}
+connect `+strconv.Itoa(allowedPort)+` allowed && {
+  printf 'GET / HTTP/1.0\r\nHost: allowed\r\n\r\n' >&3
+  tail -n 1 <&3 >> guide.md; echo >> guide.md
+}
+connect `+strconv.Itoa(otherPort)+` other
+exit 0
+`)
+	cfg := testConfig(t, t.TempDir())
+	cfg.repo, cfg.agent = bare, []string{agent}
+	// As the command line gives it: repeated and comma-separated.
+	fs := flag.NewFlagSet("embed-server", flag.ContinueOnError)
+	fs.Var(&cfg.allowHosts, "allow-host", "")
+	if err := fs.Parse([]string{"-allow-host", "127.0.0.1:" + strconv.Itoa(allowedPort) + ",api.example.com", "-allow-host", "*.example.org"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"127.0.0.1:" + strconv.Itoa(allowedPort), "api.example.com", "*.example.org"}; !slices.Equal(cfg.allowHosts, want) {
+		t.Fatalf("-allow-host gave %q, want %q", cfg.allowHosts, want)
+	}
+	in := start(t, cfg)
+	if got, want := in.runJob(bare, "Fetch the allowed host"), "# Guide\nallowed: 200\nhello-from-the-allowed-host\nother: 403\n"; got != want {
+		t.Errorf("what the agent saw:\n%s\nwant:\n%s", got, want)
+	}
+	if err := in.stop(); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if !hasLine(in.Lines, "the agent runs in a sandbox: it sees its clone and the system's programs, nothing else of this machine, and reaches only 127.0.0.1:") {
+		t.Errorf("output:\n%s\nwant the allowed hosts named", strings.Join(in.Lines, "\n"))
+	}
+}
+
+func TestAllowHostRefusals(t *testing.T) {
+	var h hostList
+	if err := h.Set("a.example,,b.example"); err == nil {
+		t.Errorf("an empty host was accepted: %q", h)
+	}
+	cfg := testConfig(t, t.TempDir())
+	cfg.repo, cfg.agent, cfg.noSandbox, cfg.allowHosts = "unused", []string{"true"}, true, hostList{"api.example.com"}
+	if err := run(t.Context(), cfg, io.Discard); err == nil || !strings.Contains(err.Error(), "-allow-host") || !strings.Contains(err.Error(), "-no-sandbox") {
+		t.Errorf("run = %v, want -allow-host refused with -no-sandbox", err)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/agent/command"
+	"github.com/docsapi/docsapi-go/server/agent/sandbox"
+	"github.com/docsapi/docsapi-go/server/agent/sandbox/sandboxtest"
 	"github.com/docsapi/docsapi-go/server/engine"
 	"github.com/docsapi/docsapi-go/server/runner"
 	"github.com/docsapi/docsapi-go/server/sqlite"
@@ -51,11 +53,13 @@ func bareDocsRepo(t *testing.T) string {
 // TestSDKToPushedBranch runs a job the way a user meets it: the SDK creates
 // it on the server, the engine clones the repository, a command agent edits
 // a file, the branch is pushed, and the SDK sees the job completed. A
-// follow-up then continues on the same branch.
+// follow-up then continues on the same branch. The agent runs in the
+// sandbox, as it does by default.
 func TestSDKToPushedBranch(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
+	sandboxtest.Require(t, sandbox.Check(sandbox.DefaultBwrap))
 	ctx := context.Background()
 	bare := bareDocsRepo(t)
 
@@ -136,7 +140,9 @@ func TestSDKToPushedBranch(t *testing.T) {
 }
 
 func TestNewRefusesBadConfig(t *testing.T) {
-	good := runner.Agent{Kind: runner.Command, Command: command.Config{Command: "sh"}}
+	// The sandbox is off: the test is about the refusals of the runner's
+	// own settings, not about whether this machine can run the sandbox.
+	good := runner.Agent{Kind: runner.Command, Command: command.Config{Command: "sh", Sandbox: sandbox.Config{Mode: sandbox.Off}}}
 	for name, cfg := range map[string]runner.Config{
 		"no projects":          {},
 		"unknown host":         {Projects: map[string]runner.Project{"p": {Host: runner.Host{Kind: "bitbucket"}, Agent: good}}},

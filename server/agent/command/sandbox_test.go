@@ -16,23 +16,18 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/agent/sandbox"
+	"github.com/docsapi/docsapi-go/server/agent/sandbox/sandboxtest"
 	"github.com/docsapi/docsapi-go/server/engine"
 )
 
 var sandboxCheck = sync.OnceValue(func() error { return sandbox.Check(sandbox.DefaultBwrap) })
 
 // requireSandbox skips a test of the sandbox where this machine cannot run
-// it, saying why (bwrap missing, user namespaces off). Where the CI says
-// the machine can (DOCSAPI_TEST_SANDBOX=required), it fails instead: a skip
-// would hide a broken sandbox.
+// it (bwrap missing, user namespaces off), or fails it where the test set-up
+// says the machine can (sandboxtest.Require).
 func requireSandbox(t testing.TB) {
 	t.Helper()
-	if err := sandboxCheck(); err != nil {
-		if os.Getenv("DOCSAPI_TEST_SANDBOX") == "required" {
-			t.Fatalf("DOCSAPI_TEST_SANDBOX=required, yet: %v", err)
-		}
-		t.Skipf("skipped: %v", err)
-	}
+	sandboxtest.Require(t, sandboxCheck())
 }
 
 // hardened returns cfg for a run in the sandbox, with its runs' folders in
@@ -60,6 +55,10 @@ func unsandboxed(t testing.TB, cfg Config) Config {
 // prepares its configuration.
 func inModes(t *testing.T, test func(t *testing.T, mode func(Config) Config)) {
 	t.Run("sandboxed", func(t *testing.T) {
+		// Skip (or fail) here, before the test starts: it may call mode in
+		// subtests of its own, and a skip of this t from one of them would
+		// not end this t but fail the subtest.
+		requireSandbox(t)
 		test(t, func(c Config) Config { return hardened(t, c) })
 	})
 	t.Run("off", func(t *testing.T) {

@@ -16,21 +16,18 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/docsapi/docsapi-go/server/agent/sandbox/sandboxtest"
 )
 
 var check = sync.OnceValue(func() error { return Check(DefaultBwrap) })
 
 // newSandbox returns a Sandbox for cfg, skipping the test where this
-// machine cannot run one, and saying why. Where the CI says it can
-// (DOCSAPI_TEST_SANDBOX=required), it fails instead.
+// machine cannot run one, or failing it where the test set-up says it can
+// (sandboxtest.Require).
 func newSandbox(t *testing.T, cfg Config) *Sandbox {
 	t.Helper()
-	if err := check(); err != nil {
-		if os.Getenv("DOCSAPI_TEST_SANDBOX") == "required" {
-			t.Fatalf("DOCSAPI_TEST_SANDBOX=required, yet: %v", err)
-		}
-		t.Skipf("skipped: %v", err)
-	}
+	sandboxtest.Require(t, check())
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -90,6 +87,16 @@ func TestSandboxEnvironment(t *testing.T) {
 	}
 	if slices.ContainsFunc(cmd.Args, func(a string) bool { return strings.Contains(a, secret) }) {
 		t.Errorf("a variable is on bwrap's command line: %q", cmd.Args)
+	}
+}
+
+// TestSandboxTmpIsBounded: /tmp is memory, so an agent filling it must hit
+// the cap, not the host's memory.
+func TestSandboxTmpIsBounded(t *testing.T) {
+	s := newSandbox(t, Config{})
+	out, code, _ := run(t, s, "dd if=/dev/zero of=/tmp/fill bs=1M count=300 2>&1; echo status $?; rm -f /tmp/fill")
+	if code != 0 || !strings.Contains(out, "No space left") || strings.Contains(out, "status 0") {
+		t.Errorf("writing 300 MiB to /tmp: exit %d, output:\n%s", code, out)
 	}
 }
 
