@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -17,8 +18,10 @@ import (
 type apiKind int
 
 const (
-	agentAPI apiKind = iota
-	analyticsAPI
+	agentAPI     apiKind = iota
+	analyticsAPI         // analytics reads
+	ingestAPI            // page views sent to POST /v1/analytics/{projectId}/views
+	apiKinds
 )
 
 // caller is an authenticated request: the key that signed it and the
@@ -29,8 +32,10 @@ type caller struct {
 }
 
 // api wraps an endpoint of the contract: authentication, the key's project
-// and scope, the project's existence and the rate limit, in that order, so
-// that no answer tells a caller about a project its key may not see.
+// and scope, the project's existence, the rate limit and the declared size
+// of a POST body, in that order, so that no answer tells a caller about a
+// project its key may not see. None of these refusals reads the body, so
+// each closes the connection (see closeUnreadBodies).
 func (s *Server) api(kind apiKind, scope store.Scope, h func(http.ResponseWriter, *http.Request, caller)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, status, msg := s.authenticate(r)
@@ -64,6 +69,13 @@ func (s *Server) api(kind apiKind, scope store.Scope, h func(http.ResponseWriter
 		if wait, limited := s.limiter.take(kind, key.ID, s.cfg.Now()); limited {
 			w.Header().Set("Retry-After", retryAfterSeconds(wait))
 			writeError(w, http.StatusTooManyRequests, "rate limit exceeded for this API key")
+			return
+		}
+		// A body declared too large is refused before a byte of it is
+		// read; the handlers' own bound catches chunked bodies. GET and
+		// archive ignore bodies, whose contracts have no 413.
+		if r.Method == http.MethodPost && r.ContentLength > s.cfg.MaxBodyBytes && !strings.HasSuffix(r.Pattern, "/archive") {
+			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", s.cfg.MaxBodyBytes))
 			return
 		}
 		h(w, r, caller{key: key, project: project})

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,6 +29,42 @@ const (
 	maxIngestFuture = time.Hour
 )
 
+// minIngestTime is the earliest view accepted: anything older is a broken
+// clock or a zero value, not traffic of a documentation site.
+var minIngestTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// pathProblem says what makes an ingested path unfit to store and show, or
+// "" if nothing does. Paths reach dashboards and CSV exports as text, so
+// besides control characters (C0, DEL, C1) it refuses the invisible
+// characters that reorder text (bidirectional overrides, embeddings,
+// isolates and marks), with which a path can display as another.
+func pathProblem(path string) string {
+	switch {
+	case !strings.HasPrefix(path, "/"):
+		return "must start with /"
+	case len(path) > maxIngestPath:
+		return fmt.Sprintf("has %d bytes; at most %d are allowed", len(path), maxIngestPath)
+	}
+	for i, c := range path {
+		switch {
+		case unicode.IsControl(c):
+			return fmt.Sprintf("holds a control character (%U) at byte %d", c, i)
+		case isBidiControl(c):
+			return fmt.Sprintf("holds a bidirectional formatting character (%U) at byte %d", c, i)
+		}
+	}
+	return ""
+}
+
+// isBidiControl reports whether c is an invisible character that changes
+// the direction of the text around it: the Arabic letter mark, the
+// left-to-right and right-to-left marks, the embeddings and overrides
+// (U+202A to U+202E) and the isolates (U+2066 to U+2069).
+func isBidiControl(c rune) bool {
+	return c == '\u061c' || c == '\u200e' || c == '\u200f' ||
+		('\u202a' <= c && c <= '\u202e') || ('\u2066' <= c && c <= '\u2069')
+}
+
 // ingestView is one entry of an ingestion body. The server classifies it
 // from userAgent, path and accept, exactly as the middleware classifies a
 // request, so that both sources count alike.
@@ -43,7 +78,15 @@ type ingestView struct {
 
 // recordViews: POST /v1/analytics/{projectId}/views, a self-hosted addition
 // for sites not served by a Go handler (a static host, a CDN's logs).
+//
+// The answer 202 means the views are committed to the store: they are
+// written by a group commit (see groupCommitter), never held in memory
+// after the answer, so a crash loses no view that was acknowledged. Any
+// other answer means they were not stored, except when a commit outcome
+// could not be told (a 503 after the request ended, which no client reads).
 func (s *Server) recordViews(w http.ResponseWriter, r *http.Request, c caller) {
+	pending := s.ingest.arrive()
+	defer pending.leave()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
@@ -64,32 +107,29 @@ func (s *Server) recordViews(w http.ResponseWriter, r *http.Request, c caller) {
 		counts[i].ProjectID = c.project.ID
 		total += counts[i].Human + counts[i].AI + counts[i].Bot
 	}
-	if err := s.storeViews(r.Context(), counts); err != nil {
+	switch err := pending.submit(r.Context(), counts); {
+	case err == nil:
+		writeJSON(w, http.StatusAccepted, map[string]int64{"accepted": total})
+	case errors.Is(err, errIngestQueueFull):
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "the server is storing too many page views at once; nothing was recorded, retry later")
+	case errors.Is(err, errIngestCancelled):
+		// The client went away (or the server is closing its
+		// connections): whatever is written here is likely unread.
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusServiceUnavailable, "the request ended before its page views were stored")
+	default:
 		s.internalError(w, r, "recording page views", err)
-		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]int64{"accepted": total})
 }
 
+// classifier is the recorder's, so ingested views are classified exactly
+// as the middleware classifies requests.
 func (s *Server) classifier() *traffic.Classifier {
 	if s.cfg.PageViews != nil {
 		return s.cfg.PageViews.Classifier()
 	}
 	return traffic.Default()
-}
-
-// storeViews hands counts to the recorder (flushed with the middleware's
-// counts) or, without one, adds them to the store at once, all or none.
-func (s *Server) storeViews(ctx context.Context, counts []store.ViewCount) error {
-	if rec := s.cfg.PageViews; rec != nil {
-		for _, vc := range counts {
-			rec.Record(vc.ProjectID, vc.Path, traffic.Human, vc.Hour, vc.Human)
-			rec.Record(vc.ProjectID, vc.Path, traffic.AI, vc.Hour, vc.AI)
-			rec.Record(vc.ProjectID, vc.Path, traffic.OtherBot, vc.Hour, vc.Bot)
-		}
-		return nil
-	}
-	return s.cfg.Store.AddViews(ctx, counts)
 }
 
 // parseIngest reads {"views": [...]} and returns one count per view,
@@ -136,9 +176,11 @@ func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.Vi
 		case v.Path == nil || *v.Path == "":
 			fail("%s.path is required", where)
 			ok = false
-		case len(*v.Path) > maxIngestPath || !strings.HasPrefix(*v.Path, "/") || strings.ContainsFunc(*v.Path, unicode.IsControl):
-			fail("%s.path must start with / and have at most %d bytes and no control characters", where, maxIngestPath)
-			ok = false
+		default:
+			if p := pathProblem(*v.Path); p != "" {
+				fail("%s.path %s", where, p)
+				ok = false
+			}
 		}
 		if len(v.UserAgent) > maxIngestHeader || len(v.Accept) > maxIngestHeader {
 			fail("%s: userAgent and accept may have at most %d bytes", where, maxIngestHeader)
@@ -151,7 +193,10 @@ func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.Vi
 				fail("%s.at must be an RFC 3339 timestamp, got %q", where, v.At)
 				ok = false
 			case t.After(now.Add(maxIngestFuture)):
-				fail("%s.at (%s) is in the future", where, v.At)
+				fail("%s.at (%s) is more than an hour in the future", where, v.At)
+				ok = false
+			case t.Before(minIngestTime):
+				fail("%s.at (%s) is before %s", where, v.At, minIngestTime.Format(time.RFC3339))
 				ok = false
 			default:
 				at = t

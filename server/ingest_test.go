@@ -13,6 +13,7 @@ import (
 	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/pageviews"
+	"github.com/docsapi/docsapi-go/server/store"
 )
 
 const ingestBody = `{"views": [
@@ -46,7 +47,11 @@ func TestIngestedViewsAreClassifiedAndExported(t *testing.T) {
 	}
 }
 
-func TestIngestThroughTheRecorderAppearsOnFlush(t *testing.T) {
+// TestIngestAcknowledgedViewsAreStored: configured as "docsapi serve"
+// configures it (a Recorder, never flushed here), a 202 means the views are
+// in the store at that moment, not in the Recorder's memory, where a crash
+// would lose them.
+func TestIngestAcknowledgedViewsAreStored(t *testing.T) {
 	var rec *pageviews.Recorder
 	e := newEnv(t, func(c *server.Config) {
 		var err error
@@ -59,14 +64,23 @@ func TestIngestThroughTheRecorderAppearsOnFlush(t *testing.T) {
 	if resp, body := e.do("rw", "POST", "/v1/analytics/alpha/views", ingestBody); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("ingest: %d %s", resp.StatusCode, body)
 	}
-	if p := e.views("ro", ""); p.Totals.Total != 0 {
-		t.Fatalf("views visible before the flush: %+v", p.Totals)
+	// Straight from the store, right after the answer.
+	res, err := e.store.QueryViews(context.Background(), store.ViewsQuery{ProjectID: "alpha", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
 	}
+	if want := (store.Counts{Human: 3, AI: 5}); res.Totals != want {
+		t.Fatalf("the store holds %+v right after the 202, want %+v", res.Totals, want)
+	}
+	if s := rec.Stats(); s.Recorded != 0 {
+		t.Errorf("ingested views went through the recorder: %+v", s)
+	}
+	// The recorder's flush adds nothing: the views are not counted twice.
 	if err := rec.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if p := e.views("ro", ""); p.Totals != (docsapi.ViewCounts{Human: 3, AI: 5, Total: 8}) {
-		t.Fatalf("after the flush: %+v", p.Totals)
+		t.Fatalf("after the recorder's flush: %+v", p.Totals)
 	}
 }
 
@@ -89,8 +103,8 @@ func TestIngestRefusals(t *testing.T) {
 		{`{"views":[{"path":"/a","count":"2"}]}`, []string{`field "views.count" must be a number, not a JSON string`}},
 		{`{"views":[{"path":"/a","referrer":"x"}]}`, []string{`unknown field "referrer"`}},
 		{`{"views":[{"path":"a"},{"userAgent":"x"},{"path":"/b","count":0},{"path":"/c","at":"yesterday"},{"path":"/d","at":"` + future + `"}]}`,
-			[]string{"views[0].path must start with /", "views[1].path is required", "views[2].count must be from 1 to 1000000", "views[3].at must be an RFC 3339 timestamp", "views[4].at (" + future + ") is in the future"}},
-		{`{"views":[{"path":"/a\u0007"}]}`, []string{"no control characters"}},
+			[]string{"views[0].path must start with /", "views[1].path is required", "views[2].count must be from 1 to 1000000", "views[3].at must be an RFC 3339 timestamp", "views[4].at (" + future + ") is more than an hour in the future"}},
+		{`{"views":[{"path":"/a\u0007"}]}`, []string{"views[0].path holds a control character (U+0007) at byte 2"}},
 	}
 	for _, tt := range tests {
 		resp, body := e.do("rw", "POST", "/v1/analytics/alpha/views", tt.body)
@@ -110,5 +124,70 @@ func TestIngestRefusals(t *testing.T) {
 	}
 	if p := e.views("ro", ""); p.Totals.Total != 0 {
 		t.Fatalf("refused batches stored views: %+v", p.Totals)
+	}
+}
+
+// TestIngestRefusesViewsOutsideTheWindowOrWithHiddenCharacters: a view
+// before 2000 or more than an hour ahead of the server's clock, or whose
+// path holds a control or bidirectional formatting character, is refused
+// with a 400 naming the view; the whole request is then refused.
+func TestIngestRefusesViewsOutsideTheWindowOrWithHiddenCharacters(t *testing.T) {
+	e := newEnv(t) // the server's clock: 2026-08-14T09:00:00Z
+	ok := `{"path": "/ok"}, `
+	tests := []struct {
+		name, view string
+		want       string // "" if the view is accepted
+	}{
+		{"the earliest instant", `{"path": "/a", "at": "2000-01-01T00:00:00Z"}`, ""},
+		{"before 2000", `{"path": "/a", "at": "1999-12-31T23:59:59Z"}`, "views[1].at (1999-12-31T23:59:59Z) is before 2000-01-01T00:00:00Z"},
+		{"before 2000 in another zone", `{"path": "/a", "at": "2000-01-01T00:30:00+01:00"}`, "views[1].at (2000-01-01T00:30:00+01:00) is before 2000-01-01T00:00:00Z"},
+		{"the Unix epoch", `{"path": "/a", "at": "1970-01-01T00:00:00Z"}`, "views[1].at (1970-01-01T00:00:00Z) is before 2000"},
+		{"year 1", `{"path": "/a", "at": "0001-01-01T00:00:00Z"}`, "views[1].at (0001-01-01T00:00:00Z) is before 2000"},
+		{"an hour ahead", `{"path": "/a", "at": "2026-08-14T10:00:00Z"}`, ""},
+		{"just over an hour ahead", `{"path": "/a", "at": "2026-08-14T10:00:00.001Z"}`, "views[1].at (2026-08-14T10:00:00.001Z) is more than an hour in the future"},
+		{"far ahead", `{"path": "/a", "at": "9999-12-31T23:59:59Z"}`, "views[1].at (9999-12-31T23:59:59Z) is more than an hour in the future"},
+		{"letters of any script", `{"path": "/caf\u00e9/\u65e5\u672c\u8a9e"}`, ""},
+		{"NUL", `{"path": "/a\u0000b"}`, "views[1].path holds a control character (U+0000) at byte 2"},
+		{"line feed", `{"path": "/a\nb"}`, "views[1].path holds a control character (U+000A)"},
+		{"escape", `{"path": "/a\u001b[31m"}`, "views[1].path holds a control character (U+001B)"},
+		{"DEL", `{"path": "/a\u007f"}`, "views[1].path holds a control character (U+007F)"},
+		{"C1 next line", `{"path": "/a\u0085"}`, "views[1].path holds a control character (U+0085)"},
+		{"C1 CSI", `{"path": "/a\u009b"}`, "views[1].path holds a control character (U+009B)"},
+		{"right-to-left override", `{"path": "/invoice\u202efdp.exe"}`, "views[1].path holds a bidirectional formatting character (U+202E) at byte 8"},
+		{"left-to-right embedding", `{"path": "/a\u202a"}`, "views[1].path holds a bidirectional formatting character (U+202A)"},
+		{"first strong isolate", `{"path": "/a\u2068"}`, "views[1].path holds a bidirectional formatting character (U+2068)"},
+		{"pop directional isolate", `{"path": "/a\u2069"}`, "views[1].path holds a bidirectional formatting character (U+2069)"},
+		{"left-to-right mark", `{"path": "/a\u200e"}`, "views[1].path holds a bidirectional formatting character (U+200E)"},
+		{"right-to-left mark", `{"path": "/a\u200f"}`, "views[1].path holds a bidirectional formatting character (U+200F)"},
+		{"Arabic letter mark", `{"path": "/a\u061c"}`, "views[1].path holds a bidirectional formatting character (U+061C)"},
+	}
+	var accepted int64
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// A browser's views, so that the export shows them.
+			views := strings.ReplaceAll(ok+tt.view, `{"path"`, `{"userAgent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0", "path"`)
+			resp, body := e.do("rw", "POST", "/v1/analytics/alpha/views", `{"views": [`+views+`]}`)
+			if tt.want == "" {
+				if resp.StatusCode != http.StatusAccepted {
+					t.Fatalf("%d %s, want 202", resp.StatusCode, body)
+				}
+				accepted += 2
+				return
+			}
+			var got struct {
+				Error   string                `json:"error"`
+				Details []docsapi.ErrorDetail `json:"details"`
+			}
+			if err := json.Unmarshal(body, &got); err != nil || resp.StatusCode != http.StatusBadRequest || len(got.Details) != 1 {
+				t.Fatalf("%d %s, want 400 with one detail", resp.StatusCode, body)
+			}
+			if !strings.Contains(got.Details[0].Message, tt.want) {
+				t.Errorf("detail %q, want %q", got.Details[0].Message, tt.want)
+			}
+		})
+	}
+	// Refused requests store nothing, not even their good view.
+	if p := e.views("ro", "?dateFrom=2000-01-01&dateTo=2027-01-01"); p.Totals.Total != accepted {
+		t.Errorf("stored %d views, want the %d of the accepted requests", p.Totals.Total, accepted)
 	}
 }

@@ -46,14 +46,30 @@ type Config struct {
 	MaxPromptLength int
 	// MaxBodyBytes bounds a request body; a larger one answers 413.
 	MaxBodyBytes int64
-	// RateLimits bounds requests per API key. Off by default.
+	// RateLimits bounds requests per API key. Off by default (the zero
+	// value); DefaultRateLimits are those `docsapi serve` applies.
 	RateLimits RateLimits
 	// Now tells the time; tests inject a clock. Default time.Now.
 	Now func() time.Time
-	// PageViews, if set, receives the views sent to the ingestion endpoint,
-	// to be flushed with those its middleware counts. Without it, ingested
-	// views are written to the Store at once.
+	// PageViews, if set, lends its Classifier to the ingestion endpoint, so
+	// that ingested views are classified as its middleware classifies
+	// requests. Ingested views never go through it: the endpoint answers
+	// 202 only once they are committed to the Store.
 	PageViews *pageviews.Recorder
+	// IngestWindow bounds how long the ingestion endpoint holds a
+	// request's views for others arriving at the same time, so that they
+	// share one commit (see DefaultIngestWindow); negative: no wait, only
+	// requests that queued during the previous commit share the next.
+	// At most one second.
+	IngestWindow time.Duration
+	// IngestMaxCommit bounds the counts (one per path and hour of a
+	// request) written by one shared commit. A request is never split: a
+	// larger one is committed alone. DefaultIngestMaxCommit by default.
+	IngestMaxCommit int
+	// IngestMaxQueued bounds the counts waiting for a commit; a request
+	// that finds no room is answered 503 with Retry-After (a request
+	// always fits an empty queue). DefaultIngestMaxQueued by default.
+	IngestMaxQueued int
 	// Jobs, if set, hears of queued and archived jobs, so that a job
 	// engine in this process starts them at once and stops archived runs
 	// (an *engine.Engine does). Without it, engines find jobs by polling.
@@ -73,6 +89,7 @@ type Server struct {
 	cfg     Config
 	mux     *http.ServeMux
 	limiter *keyLimiter
+	ingest  *groupCommitter // ingested views on their way to the Store
 }
 
 // New checks cfg and returns a Server.
@@ -112,7 +129,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, limiter: newKeyLimiter(cfg.RateLimits)}
+	ingest, err := newGroupCommitter(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, limiter: newKeyLimiter(cfg.RateLimits), ingest: ingest}
 	s.mux = s.routes()
 	return s, nil
 }
@@ -124,7 +145,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("POST /v2/agent/{projectId}/job/{id}/message", s.api(agentAPI, store.ScopeWrite, s.sendMessage))
 	mux.Handle("POST /v2/agent/{projectId}/job/{id}/archive", s.api(agentAPI, store.ScopeWrite, s.archiveJob))
 	mux.Handle("GET /v1/analytics/{projectId}/views", s.api(analyticsAPI, store.ScopeRead, s.views))
-	mux.Handle("POST /v1/analytics/{projectId}/views", s.api(analyticsAPI, store.ScopeWrite, s.recordViews))
+	mux.Handle("POST /v1/analytics/{projectId}/views", s.api(ingestAPI, store.ScopeWrite, s.recordViews))
 	mux.HandleFunc("GET /healthz", s.health)
 	mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
 	return mux
@@ -134,6 +155,7 @@ func (s *Server) routes() *http.ServeMux {
 // panics, logs the outcome and routes, answering unknown paths and methods
 // with JSON like every other error.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w, r = closeUnreadBodies(w, r)
 	start := s.cfg.Now()
 	id := requestID(r)
 	w.Header().Set("X-Request-Id", id)

@@ -24,6 +24,7 @@ import (
 // unknown ones, naming them with their path.
 type fileConfig struct {
 	Listen        string           `json:"listen,omitempty"`
+	MaxConns      int              `json:"maxConnections,omitempty"` // 0: defaultMaxConnections
 	Data          string           `json:"data,omitempty"`
 	Database      string           `json:"database,omitempty"`
 	TLS           tlsConfig        `json:"tls,omitzero"`
@@ -51,13 +52,19 @@ type pageViewsConfig struct {
 	MaxKeys       int      `json:"maxKeys,omitempty"`
 }
 
+// rateLimitsConfig is "rateLimits": per API key, agent requests, analytics
+// reads and page-view ingestion, each on its own budget. Absent fields take
+// serve's defaults (see serveRateLimits).
 type rateLimitsConfig struct {
 	Agent     rateLimit `json:"agent,omitzero"`
 	Analytics rateLimit `json:"analytics,omitzero"`
+	Ingest    rateLimit `json:"ingest,omitzero"`
 }
 
+// rateLimit allows requests per per. Requests is a pointer so that an
+// absent value (the default) differs from 0 (no limit).
 type rateLimit struct {
-	Requests int      `json:"requests,omitempty"`
+	Requests *int     `json:"requests,omitempty"`
 	Per      duration `json:"per,omitzero"`
 }
 
@@ -381,6 +388,8 @@ func checkFields(v any, t reflect.Type, path string) error {
 		return nil
 	}
 	switch t.Kind() {
+	case reflect.Pointer:
+		return checkFields(v, t.Elem(), path)
 	case reflect.Bool:
 		if _, ok := v.(bool); !ok {
 			return wrongType()

@@ -72,13 +72,15 @@ and agent.kind is optional):
 
 {
   "listen": "127.0.0.1:8080",
+  "maxConnections": 1024,
   "data": "/var/lib/docsapi",
   "tls": {"cert": "cert.pem", "key": "key.pem"},
   "log": {"format": "json", "level": "info"},
   "shutdownGrace": "30s",
   "pageViews": {"flushInterval": "10s", "maxKeys": 100000},
   "rateLimits": {"agent": {"requests": 100, "per": "1h"},
-                 "analytics": {"requests": 100, "per": "1h"}},
+                 "analytics": {"requests": 600, "per": "1m"},
+                 "ingest": {"requests": 6000, "per": "1m"}},
   "engine": {"concurrency": 2, "jobTimeout": "30m", "maxAttempts": 3,
              "leaseFor": "2m", "pollInterval": "5s", "retryDelay": "30s"},
   "git": {"authorName": "Docs Agent", "authorEmail": "docs-agent@example.com",
@@ -123,6 +125,23 @@ baseURL, model, apiKeyEnv|apiKeyFile, anthropicVersion, instructions, limits:
 maxTurns, maxTokens, maxFileBytes, maxChangedBytes, requestTimeout,
 maxRetries).
 
+rateLimits: per API key, each category on its own budget; past it, requests
+answer 429 with Retry-After. agent: every agent-job request (no limit by
+default). analytics: reads, GET /v1/analytics/{project}/views (default 600
+per minute). ingest: page views sent to POST /v1/analytics/{project}/views,
+up to 1,000 a request (default 6000 requests per minute). A category allows
+"requests" per "per", in bursts of up to "requests"; an absent requests
+takes the default, an absent per is 1m, and "requests": 0 turns the
+category off. Each server process keeps its own budgets.
+
+maxConnections (--max-connections, default 1024) caps the connections open
+at once: past it, new connections wait unanswered until others close (a
+warning is logged the first time). A client gets 10s to send a request's
+headers (and to finish a TLS handshake), a minute to send the whole request,
+and 2m idle between requests; a request refused before its body is read
+(401, 403, 404, 413, 429) closes its connection rather than wait for the
+body.
+
 A command agent runs in a bubblewrap sandbox (Linux; Debian package
 bubblewrap): it writes only to its workspace and home, sees a read-only
 /usr and a few files of /etc, cannot see the server's environment, files or
@@ -163,6 +182,7 @@ type serveFlags struct {
 	listen, tlsCert, tlsKey string
 	logFormat, logLevel     string
 	grace, flush            time.Duration
+	maxConns                int
 	printConfig             bool
 }
 
@@ -175,6 +195,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn or error")
 	fs.DurationVar(&f.grace, "shutdown-grace", defaultShutdownGrace, "how long requests in flight and running jobs get to finish at shutdown")
 	fs.DurationVar(&f.flush, "flush-interval", pageviews.DefaultFlushInterval, "how often recorded page views are written to the storage")
+	fs.IntVar(&f.maxConns, "max-connections", defaultMaxConnections, "most connections open at once, `N`; more wait until one closes")
 	fs.BoolVar(&f.printConfig, "print-config", false, "check the configuration, print it with secrets redacted, and exit")
 }
 
@@ -183,6 +204,8 @@ type serveSettings struct {
 	listen, tlsCert, tlsKey string
 	logFormat, logLevel     string
 	grace, flush            time.Duration
+	maxConns                int
+	rateLimits              server.RateLimits
 	storage                 storage
 	configPath              string
 	file                    *fileConfig // never nil: empty without a file
@@ -229,6 +252,17 @@ func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error)
 	set.logLevel = pick("log.level", "log-level", f.logLevel, "", file.Log.Level, "info")
 	set.grace = pickDur("shutdownGrace", "shutdown-grace", f.grace, file.ShutdownGrace, defaultShutdownGrace)
 	set.flush = pickDur("pageViews.flushInterval", "flush-interval", f.flush, file.PageViews.FlushInterval, pageviews.DefaultFlushInterval)
+	switch {
+	case given(fs, "max-connections"):
+		set.maxConns, set.sources["maxConnections"] = f.maxConns, "--max-connections"
+	case file.MaxConns != 0:
+		set.maxConns, set.sources["maxConnections"] = file.MaxConns, "configuration file"
+	default:
+		set.maxConns, set.sources["maxConnections"] = defaultMaxConnections, "default"
+	}
+	if set.rateLimits, err = serveRateLimits(file.RateLimits); err != nil {
+		return nil, err
+	}
 	if set.storage, err = f.storage.resolve(getenv, fileOrNil(file, path)); err != nil {
 		return nil, err
 	}
@@ -243,6 +277,8 @@ func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error)
 		return nil, usagef("the shutdown grace must be positive, got %s", set.grace)
 	case set.flush <= 0:
 		return nil, usagef("the flush interval must be positive, got %s", set.flush)
+	case set.maxConns < 1:
+		return nil, usagef("maxConnections (from %s) must be at least 1, got %d", set.sources["maxConnections"], set.maxConns)
 	}
 	if _, err := parseLevel(set.logLevel); err != nil {
 		return nil, err
@@ -251,6 +287,50 @@ func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error)
 		return nil, usagef("listen address %q (from %s) must be host:port, such as 127.0.0.1:8080 or :8080", set.listen, set.sources["listen"])
 	}
 	return set, nil
+}
+
+// defaultRatePer is the period of a rate limit whose "per" is not given.
+const defaultRatePer = time.Minute
+
+// serveRateLimits applies serve's defaults (server.DefaultRateLimits) to the
+// configuration's rateLimits: a category's absent requests takes its
+// default, an absent per is a minute, and "requests": 0 turns it off.
+func serveRateLimits(c rateLimitsConfig) (server.RateLimits, error) {
+	def := server.DefaultRateLimits()
+	one := func(name string, c rateLimit, def server.Limit) (server.Limit, error) {
+		n := def.Requests
+		if c.Requests != nil {
+			n = *c.Requests
+		}
+		switch {
+		case n < 0:
+			return server.Limit{}, usagef("rateLimits.%s.requests must be 0 (no limit) or more, got %d", name, n)
+		case n == 0:
+			return server.Limit{}, nil
+		}
+		per := time.Duration(c.Per)
+		if per == 0 {
+			per = defaultRatePer
+		}
+		return server.Limit{Requests: n, Per: per}, nil
+	}
+	var out server.RateLimits
+	var err error
+	if out.Agent, err = one("agent", c.Agent, def.Agent); err != nil {
+		return out, err
+	}
+	if out.Analytics, err = one("analytics", c.Analytics, def.Analytics); err != nil {
+		return out, err
+	}
+	out.Ingest, err = one("ingest", c.Ingest, def.Ingest)
+	return out, err
+}
+
+// printedLimit writes an effective limit as the file would: "requests": 0
+// for none.
+func printedLimit(l server.Limit) rateLimit {
+	n := l.Requests
+	return rateLimit{Requests: &n, Per: duration(l.Per)}
 }
 
 func fileOrNil(file *fileConfig, path string) *fileConfig {
@@ -343,10 +423,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	}
 	srv, err := server.New(server.Config{
 		Store: st, Logger: log, PageViews: rec, Jobs: eng,
-		RateLimits: server.RateLimits{
-			Agent:     server.Limit{Requests: set.file.RateLimits.Agent.Requests, Per: time.Duration(set.file.RateLimits.Agent.Per)},
-			Analytics: server.Limit{Requests: set.file.RateLimits.Analytics.Requests, Per: time.Duration(set.file.RateLimits.Analytics.Per)},
-		},
+		RateLimits: set.rateLimits,
 	})
 	if err != nil {
 		return &usageError{msg: configPrefix(set) + strings.TrimPrefix(err.Error(), "server: ")}
@@ -359,6 +436,9 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	if err != nil {
 		return fmt.Errorf("listening on %s (from %s): %w", set.listen, set.sources["listen"], err)
 	}
+	// The cap wraps the TCP listener, so with TLS it counts connections
+	// still in their handshake too (which the header timeout bounds).
+	ln = newLimitListener(ln, set.maxConns, log)
 	httpSrv := &http.Server{
 		Handler:           srv,
 		TLSConfig:         tlsConfig,
@@ -499,6 +579,12 @@ func printConfig(s *stdio, set *serveSettings) error {
 	eff.TLS = tlsConfig{Cert: set.tlsCert, Key: set.tlsKey}
 	eff.Log = logConfig{Format: set.logFormat, Level: set.logLevel}
 	eff.ShutdownGrace = duration(set.grace)
+	eff.MaxConns = set.maxConns
+	eff.RateLimits = rateLimitsConfig{
+		Agent:     printedLimit(set.rateLimits.Agent),
+		Analytics: printedLimit(set.rateLimits.Analytics),
+		Ingest:    printedLimit(set.rateLimits.Ingest),
+	}
 	eff.PageViews.FlushInterval = duration(set.flush)
 	if eff.PageViews.MaxKeys == 0 {
 		eff.PageViews.MaxKeys = pageviews.DefaultMaxKeys

@@ -24,7 +24,7 @@ func TestDocumentOperationsAndStatuses(t *testing.T) {
 		"POST /v2/agent/{projectId}/job/{id}/message": {"200", "400", "401", "403", "404", "409", "413", "429", "500"},
 		"POST /v2/agent/{projectId}/job/{id}/archive": {"200", "401", "403", "404", "429", "500"},
 		"GET /v1/analytics/{projectId}/views":         {"200", "400", "401", "403", "404", "429", "500"},
-		"POST /v1/analytics/{projectId}/views":        {"202", "400", "401", "403", "404", "413", "429", "500"},
+		"POST /v1/analytics/{projectId}/views":        {"202", "400", "401", "403", "404", "413", "429", "500", "503"},
 		"GET /healthz":                                {"200", "503"},
 		"GET /openapi.yaml":                           {"200"},
 	}
@@ -64,8 +64,10 @@ func TestDocumentResponses(t *testing.T) {
 				if r.Headers["X-Request-Id"] == nil {
 					t.Errorf("%s: no X-Request-Id header", where)
 				}
-				if (status == "429") != (r.Headers["Retry-After"] != nil) {
-					t.Errorf("%s: Retry-After is documented on exactly the 429 answers; headers %v", where, keys(r.Headers))
+				// The ingestion endpoint's 503 (its queue is full) says when to retry too.
+				retry := status == "429" || status == "503" && where == "POST /v1/analytics/{projectId}/views 503"
+				if retry != (r.Headers["Retry-After"] != nil) {
+					t.Errorf("%s: Retry-After is documented on exactly the 429 answers and the ingestion's 503; headers %v", where, keys(r.Headers))
 				}
 				wantType := "application/json"
 				if path == "/openapi.yaml" {
@@ -74,7 +76,7 @@ func TestDocumentResponses(t *testing.T) {
 				if len(r.Content) != 1 || r.Content[wantType] == nil || r.Content[wantType].Schema == nil {
 					t.Errorf("%s: content types %v, want only %s with a schema", where, keys(r.Content), wantType)
 				}
-				if status == "409" || status == "413" {
+				if status == "409" || status == "413" || status == "503" && path != "/healthz" {
 					requireSelfHosted(t, where, r.Extensions, *r.Description)
 				}
 			}

@@ -1,0 +1,340 @@
+package main
+
+import (
+	"bufio"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docsapi/docsapi-go/server"
+)
+
+// keepAliveClient is one connection to serve, plain or TLS, on which
+// requests are sent one after another.
+type keepAliveClient struct {
+	conn net.Conn
+	br   *bufio.Reader
+}
+
+// dialServe opens a TCP connection to addr, wrapped in TLS when roots is
+// set; the handshake, if any, happens with the first request.
+func dialServe(t *testing.T, addr string, roots *x509.CertPool) *keepAliveClient {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if roots != nil {
+		conn = tls.Client(conn, &tls.Config{RootCAs: roots, ServerName: "127.0.0.1", NextProtos: []string{"http/1.1"}})
+	}
+	t.Cleanup(func() { conn.Close() })
+	return &keepAliveClient{conn: conn, br: bufio.NewReader(conn)}
+}
+
+// health sends GET /healthz and waits up to wait for the answer.
+func (c *keepAliveClient) health(wait time.Duration) error {
+	c.conn.SetDeadline(time.Now().Add(wait))
+	if _, err := io.WriteString(c.conn, "GET /healthz HTTP/1.1\r\nHost: docsapi.test\r\n\r\n"); err != nil {
+		return err
+	}
+	resp, err := http.ReadResponse(c.br, nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK || resp.Close {
+		return fmt.Errorf("status %d, Connection: close %t; want 200 on a kept connection", resp.StatusCode, resp.Close)
+	}
+	return nil
+}
+
+// checkConnectionCap checks that serve, listening on addr with a cap of 2
+// connections, serves 2 connections at once and no more: 2 more wait,
+// unanswered, until one of the first closes, and then one at a time.
+func checkConnectionCap(t *testing.T, addr string, roots *x509.CertPool, logs *syncBuffer) {
+	t.Helper()
+	first := []*keepAliveClient{dialServe(t, addr, roots), dialServe(t, addr, roots)}
+	for i, c := range first {
+		if err := c.health(5 * time.Second); err != nil {
+			t.Fatalf("connection %d, under the cap: %v", i+1, err)
+		}
+	}
+	// Two more: the kernel completes their handshakes (the listen
+	// backlog), but serve does not accept them while 2 are open.
+	answered := make(chan int, 2)
+	for i := range 2 {
+		c := dialServe(t, addr, roots)
+		go func() {
+			if err := c.health(10 * time.Second); err == nil {
+				answered <- 3 + i
+			} else {
+				answered <- -(3 + i)
+			}
+		}()
+	}
+	select {
+	case n := <-answered:
+		t.Fatalf("connection %d was answered while 2 connections were open, with a cap of 2", n)
+	case <-time.After(700 * time.Millisecond):
+	}
+	// Both first connections still work: the cap holds others back, not
+	// them.
+	for i, c := range first {
+		if err := c.health(5 * time.Second); err != nil {
+			t.Fatalf("connection %d, at the cap: %v", i+1, err)
+		}
+	}
+	first[0].conn.Close()
+	var n int
+	select {
+	case n = <-answered:
+		if n < 0 {
+			t.Fatalf("connection %d failed once a slot was free", -n)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("closing a connection did not let a waiting one through")
+	}
+	select {
+	case m := <-answered:
+		t.Fatalf("connections %d and %d were both answered after one slot was freed", n, m)
+	case <-time.After(700 * time.Millisecond):
+	}
+	first[1].conn.Close()
+	select {
+	case m := <-answered:
+		if m < 0 {
+			t.Fatalf("connection %d failed once a slot was free", -m)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the last waiting connection was never answered")
+	}
+	if got := strings.Count(logs.String(), "connection limit reached"); got != 1 {
+		t.Errorf("the cap's warning was logged %d times, want once:\n%s", got, logs)
+	}
+}
+
+// serve caps the connections it holds open: one client (or many) cannot
+// hold every connection the process can open.
+func TestServeCapsConnections(t *testing.T) {
+	t.Run("flag", func(t *testing.T) {
+		dir := t.TempDir()
+		addr, logs, stop := serveInProcess(t, map[string]string{"HOME": dir}, "--data", filepath.Join(dir, "data"), "--max-connections", "2")
+		checkConnectionCap(t, addr, nil, logs)
+		if code := stop(); code != exitOK {
+			t.Fatalf("exit %d:\n%s", code, logs)
+		}
+	})
+	t.Run("configuration file", func(t *testing.T) {
+		dir := t.TempDir()
+		config := configFile(t, `{"maxConnections": 2}`)
+		addr, logs, stop := serveInProcess(t, map[string]string{"HOME": dir}, "--data", filepath.Join(dir, "data"), "--config", config)
+		checkConnectionCap(t, addr, nil, logs)
+		if code := stop(); code != exitOK {
+			t.Fatalf("exit %d:\n%s", code, logs)
+		}
+	})
+	t.Run("TLS", func(t *testing.T) {
+		// The cap counts TCP connections, so a client that opens
+		// connections and never finishes the TLS handshake is held back
+		// too (and cut at the header timeout).
+		dir := t.TempDir()
+		certPEM, keyPEM := selfSignedCert(t)
+		cert := writeFile(t, filepath.Join(dir, "cert.pem"), string(certPEM))
+		key := writeFile(t, filepath.Join(dir, "key.pem"), string(keyPEM))
+		addr, logs, stop := serveInProcess(t, map[string]string{"HOME": dir}, "--data", filepath.Join(dir, "data"),
+			"--tls-cert", cert, "--tls-key", key, "--max-connections", "2")
+		roots := x509.NewCertPool()
+		roots.AppendCertsFromPEM(certPEM)
+		checkConnectionCap(t, addr, roots, logs)
+		if code := stop(); code != exitOK {
+			t.Fatalf("exit %d:\n%s", code, logs)
+		}
+	})
+}
+
+// printedConfig runs serve --print-config and decodes what it printed
+// loosely, so the test reads fields this version may not have.
+func printedConfig(t *testing.T, env map[string]string, args ...string) map[string]any {
+	t.Helper()
+	r := runCLI(t, env, "", append([]string{"serve", "--print-config"}, args...)...)
+	r.expect(t, exitOK)
+	var m map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &m); err != nil {
+		t.Fatalf("--print-config did not print JSON: %v\n%s", err, r.stdout)
+	}
+	return m
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// serve limits analytics reads and ingestion per key unless its
+// configuration says otherwise; "requests": 0 turns a category off.
+func TestServeRateLimitDefaults(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"HOME": dir, "DOCSAPI_DATA": filepath.Join(dir, "data")}
+	for _, tt := range []struct {
+		name, config string
+		want         string
+	}{
+		{"no configuration file", "", `{"agent":{"requests":0},"analytics":{"requests":600,"per":"1m"},"ingest":{"requests":6000,"per":"1m"}}`},
+		{"no rateLimits", `{}`, `{"agent":{"requests":0},"analytics":{"requests":600,"per":"1m"},"ingest":{"requests":6000,"per":"1m"}}`},
+		{"0 turns a category off", `{"rateLimits": {"analytics": {"requests": 0}, "ingest": {"requests": 0, "per": "1h"}}}`,
+			`{"agent":{"requests":0},"analytics":{"requests":0},"ingest":{"requests":0}}`},
+		{"each field defaults on its own", `{"rateLimits": {"agent": {"requests": 100, "per": "1h"}, "analytics": {"per": "1h"}, "ingest": {"requests": 50}}}`,
+			`{"agent":{"requests":100,"per":"1h"},"analytics":{"requests":600,"per":"1h"},"ingest":{"requests":50,"per":"1m"}}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var args []string
+			if tt.config != "" {
+				args = []string{"--config", configFile(t, tt.config)}
+			}
+			var want any
+			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
+				t.Fatal(err)
+			}
+			if got := jsonText(printedConfig(t, env, args...)["rateLimits"]); got != jsonText(want) {
+				t.Errorf("rateLimits printed %s, want %s", got, jsonText(want))
+			}
+		})
+	}
+	t.Run("negative requests", func(t *testing.T) {
+		config := configFile(t, `{"rateLimits": {"ingest": {"requests": -1}}}`)
+		runCLI(t, env, "", "serve", "--config", config, "--print-config").expect(t, exitUsage, "rateLimits.ingest.requests")
+	})
+}
+
+// maxConnections: the flag over the file over the default.
+func TestServeMaxConnectionsSetting(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"HOME": dir, "DOCSAPI_DATA": filepath.Join(dir, "data")}
+	config := configFile(t, `{"maxConnections": 7}`)
+	for _, tt := range []struct {
+		name string
+		args []string
+		want float64
+	}{
+		{"default", nil, 1024},
+		{"file", []string{"--config", config}, 7},
+		{"flag over file", []string{"--config", config, "--max-connections", "5"}, 5},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := printedConfig(t, env, tt.args...)["maxConnections"]; got != tt.want {
+				t.Errorf("maxConnections printed %v, want %v", got, tt.want)
+			}
+		})
+	}
+	runCLI(t, env, "", "serve", "--print-config", "--max-connections", "0").expect(t, exitUsage, "--max-connections")
+	bad := configFile(t, `{"maxConnections": -3}`)
+	runCLI(t, env, "", "serve", "--print-config", "--config", bad).expect(t, exitUsage, "maxConnections")
+}
+
+// Through serve, with small budgets so the test is short: reads and
+// ingestion are limited per key, each on its own budget, answering 429 with
+// Retry-After.
+func TestServeLimitsReadsAndIngestionPerKey(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"HOME": dir, "DOCSAPI_DATA": filepath.Join(dir, "data")}
+	runCLI(t, env, "", "project", "create", "--id", "handbook", "--repository", "https://git.example.com/handbook.git").expect(t, exitOK)
+	newKey := func() string {
+		r := runCLI(t, env, "", "key", "create", "--project", "handbook", "--scope", "write")
+		r.expect(t, exitOK)
+		return strings.TrimSpace(r.stdout)
+	}
+	key, other := newKey(), newKey()
+	// per is left out: it defaults to a minute.
+	config := configFile(t, `{"rateLimits": {"analytics": {"requests": 2}, "ingest": {"requests": 3}}}`)
+	addr, logs, stop := serveInProcess(t, env, "--config", config)
+	defer func() {
+		if code := stop(); code != exitOK {
+			t.Errorf("exit %d:\n%s", code, logs)
+		}
+	}()
+
+	do := func(key, method, body string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, "http://"+addr+"/v1/analytics/handbook/views", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode == http.StatusTooManyRequests {
+			return resp.StatusCode, resp.Header.Get("Retry-After")
+		}
+		return resp.StatusCode, string(b)
+	}
+	const views = `{"views": [{"path": "/a"}]}`
+	for i := range 3 {
+		if code, body := do(key, "POST", views); code != http.StatusAccepted {
+			t.Fatalf("ingestion %d: %d %s, want 202", i+1, code, body)
+		}
+	}
+	if code, retry := do(key, "POST", views); code != http.StatusTooManyRequests || retry != "20" {
+		t.Fatalf("ingestion 4: %d Retry-After %q, want 429 and 20", code, retry)
+	}
+	for i := range 2 {
+		if code, body := do(key, "GET", ""); code != http.StatusOK {
+			t.Fatalf("read %d after ingestion ran out: %d %s, want 200", i+1, code, body)
+		}
+	}
+	if code, retry := do(key, "GET", ""); code != http.StatusTooManyRequests || retry != "30" {
+		t.Fatalf("read 3: %d Retry-After %q, want 429 and 30", code, retry)
+	}
+	if code, body := do(other, "POST", views); code != http.StatusAccepted {
+		t.Fatalf("another key: %d %s, want 202", code, body)
+	}
+}
+
+func TestServeRateLimitsFromTheFile(t *testing.T) {
+	decode := func(t *testing.T, rateLimits string) rateLimitsConfig {
+		t.Helper()
+		cfg, err := decodeConfig([]byte(`{"rateLimits": ` + rateLimits + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg.RateLimits
+	}
+	for _, tt := range []struct {
+		name, rateLimits string
+		want             server.RateLimits
+	}{
+		{"nothing said: the defaults", `{}`, server.DefaultRateLimits()},
+		{"0 turns a category off", `{"analytics": {"requests": 0, "per": "1h"}}`,
+			server.RateLimits{Ingest: server.DefaultRateLimits().Ingest}},
+		{"per defaults to a minute", `{"agent": {"requests": 5}, "ingest": {"requests": 9, "per": "1h"}}`,
+			server.RateLimits{Agent: server.Limit{Requests: 5, Per: time.Minute}, Analytics: server.DefaultRateLimits().Analytics,
+				Ingest: server.Limit{Requests: 9, Per: time.Hour}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := serveRateLimits(decode(t, tt.rateLimits))
+			if err != nil || got != tt.want {
+				t.Fatalf("serveRateLimits = %+v, %v; want %+v", got, err, tt.want)
+			}
+		})
+	}
+	if _, err := serveRateLimits(decode(t, `{"agent": {"requests": -1}}`)); err == nil {
+		t.Error("negative requests accepted")
+	}
+	if _, err := decodeConfig([]byte(`{"rateLimits": {"ingest": {"requests": "many"}}}`)); err == nil || !strings.Contains(err.Error(), "rateLimits.ingest.requests: want a whole number") {
+		t.Errorf("a string for requests: %v", err)
+	}
+}
