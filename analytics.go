@@ -17,7 +17,10 @@ const (
 	AllViewsLimit = MaxViewsLimit
 )
 
-// AnalyticsService exports page-view analytics.
+// AnalyticsService reads the Analytics Export API: page views and visitors,
+// searches, feedback, and the assistant's conversations. Every export is a
+// GET under /v1/analytics/{projectId}/, and on the hosted service they share
+// one budget of 100 requests per organisation per hour.
 type AnalyticsService struct {
 	client *Client
 }
@@ -38,31 +41,13 @@ type ViewsParams struct {
 }
 
 func (p ViewsParams) validate() error {
-	switch {
-	case p.Limit < 0 || p.Limit > MaxViewsLimit:
-		return invalid("limit", "must be between 1 and %d, got %d", MaxViewsLimit, p.Limit)
-	case p.Offset < 0:
-		return invalid("offset", "must not be negative, got %d", p.Offset)
-	case !p.DateFrom.IsZero() && !p.DateTo.IsZero() && p.DateFrom.Time().After(p.DateTo.Time()):
-		return invalid("dateFrom", "%s is after dateTo %s", p.DateFrom, p.DateTo)
-	}
-	return nil
+	return checkOffsetParams(p.DateFrom, p.DateTo, p.Limit, MaxViewsLimit, p.Offset)
 }
 
 func (p ViewsParams) query() string {
-	q := make(url.Values, 4)
-	if !p.DateFrom.IsZero() {
-		q.Set("dateFrom", p.DateFrom.String())
-	}
-	if !p.DateTo.IsZero() {
-		q.Set("dateTo", p.DateTo.String())
-	}
-	if p.Limit > 0 {
-		q.Set("limit", strconv.Itoa(p.Limit))
-	}
-	if p.Offset > 0 {
-		q.Set("offset", strconv.Itoa(p.Offset))
-	}
+	q := dateQuery(p.DateFrom, p.DateTo)
+	setPositive(q, "limit", p.Limit)
+	setPositive(q, "offset", p.Offset)
 	return q.Encode()
 }
 
@@ -92,7 +77,10 @@ type PageView struct {
 }
 
 // Views returns one page of per-path view counts, with the totals over the
-// whole range. An empty projectID means the client's default project.
+// whole range: GET /v1/analytics/{projectId}/views. On the hosted service
+// each call counts against the budget of 100 analytics requests per
+// organisation per hour that every export shares. An empty projectID means
+// the client's default project.
 func (s *AnalyticsService) Views(ctx context.Context, projectID string, params ViewsParams, opts ...RequestOption) (*ViewsPage, error) {
 	project, err := s.client.project(projectID)
 	if err != nil {
@@ -102,15 +90,18 @@ func (s *AnalyticsService) Views(ctx context.Context, projectID string, params V
 		return nil, err
 	}
 	page := new(ViewsPage)
-	req := apiRequest{method: http.MethodGet, path: viewsPath(project), query: params.query()}
+	req := apiRequest{method: http.MethodGet, path: analyticsPath(project, "views"), query: params.query()}
 	if err := s.client.do(ctx, req, opts, page); err != nil {
 		return nil, err
 	}
 	return page, nil
 }
 
-// AllViews returns an iterator over the rows of every page from
-// params.Offset on, requesting each page as the previous one is used up.
+// AllViews returns an iterator over the rows of every page of GET
+// /v1/analytics/{projectId}/views from params.Offset on, requesting each
+// page as the previous one is used up. Each page is one request against the
+// hosted budget of 100 analytics requests per organisation per hour, hence
+// pages of 250 rows unless params.Limit says otherwise.
 //
 // Nothing is sent until the loop starts, and each loop starts again from
 // the first page. An error (an invalid argument included) is yielded once
@@ -129,21 +120,8 @@ func (s *AnalyticsService) AllViews(ctx context.Context, projectID string, param
 	if params.Limit == 0 {
 		params.Limit = AllViewsLimit
 	}
-	var call callConfig
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&call)
-		}
-	}
-	if call.err == nil && call.prefetch > 1 && call.response != nil {
-		// Pages in flight at once would all write the one Response.
-		call.err = invalid("prefetch", "cannot be combined with WithResponse")
-	}
-	if call.err != nil {
-		return failed[PageView](call.err)
-	}
-	path := viewsPath(project)
-	fetch := func(ctx context.Context, offset int) ([]PageView, bool, error) {
+	path := analyticsPath(project, "views")
+	return offsetExport(ctx, opts, params.Offset, params.Limit, func(ctx context.Context, offset int) ([]PageView, bool, error) {
 		p := params
 		p.Offset = offset
 		var page ViewsPage
@@ -152,13 +130,66 @@ func (s *AnalyticsService) AllViews(ctx context.Context, projectID string, param
 			return nil, false, err
 		}
 		return page.Views, page.HasMore, nil
-	}
-	if call.prefetch > 1 {
-		return prefetchPager(ctx, params.Offset, params.Limit, call.prefetch, fetch)
-	}
-	return offsetPager(ctx, params.Offset, params.Limit, fetch)
+	})
 }
 
-func viewsPath(project string) string {
-	return "/v1/analytics/" + url.PathEscape(project) + "/views"
+// analyticsPath is the path of one export of the project, such as "views"
+// or "assistant/caller-stats".
+func analyticsPath(project, export string) string {
+	return "/v1/analytics/" + url.PathEscape(project) + "/" + export
+}
+
+// The hosted limits on the parameters every export shares are checked here,
+// before anything is sent.
+
+func checkDates(from, to DateBound) error {
+	if !from.IsZero() && !to.IsZero() && from.Time().After(to.Time()) {
+		return invalid("dateFrom", "%s is after dateTo %s", from, to)
+	}
+	return nil
+}
+
+// checkLimit accepts 0 (the server's or the iterator's default) and 1 to max.
+func checkLimit(limit, max int) error {
+	if limit < 0 || limit > max {
+		return invalid("limit", "must be between 1 and %d, got %d", max, limit)
+	}
+	return nil
+}
+
+func checkOffsetParams(from, to DateBound, limit, maxLimit, offset int) error {
+	if err := checkLimit(limit, maxLimit); err != nil {
+		return err
+	}
+	if offset < 0 {
+		return invalid("offset", "must not be negative, got %d", offset)
+	}
+	return checkDates(from, to)
+}
+
+// dateQuery starts a query with the date bounds that are set.
+func dateQuery(from, to DateBound) url.Values {
+	q := make(url.Values, 6)
+	if !from.IsZero() {
+		q.Set("dateFrom", from.String())
+	}
+	if !to.IsZero() {
+		q.Set("dateTo", to.String())
+	}
+	return q
+}
+
+// setPositive sets key to n when n is above zero; zero leaves the server's
+// default.
+func setPositive(q url.Values, key string, n int) {
+	if n > 0 {
+		q.Set(key, strconv.Itoa(n))
+	}
+}
+
+// setNonEmpty sets key to s when s is not empty.
+func setNonEmpty(q url.Values, key, s string) {
+	if s != "" {
+		q.Set(key, s)
+	}
 }

@@ -375,7 +375,7 @@ func TestViewsUndecodableCountIsErrorWithoutRetry(t *testing.T) {
 		t.Errorf("page = %+v, want nil", page)
 	}
 	const want = `docsapi: GET /v1/analytics/proj/views: decoding 200 response (Content-Type ""): ` +
-		"docsapi: view count 12.5 is not a whole number"
+		`docsapi: views page field "totals.human": 12.5 is not a whole number`
 	if err == nil || err.Error() != want {
 		t.Errorf("error =\n%v\nwant\n%s", err, want)
 	}

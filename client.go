@@ -36,7 +36,8 @@ const (
 type Client struct {
 	// AgentJobs creates, retrieves and waits for agent jobs.
 	AgentJobs *AgentJobsService
-	// Analytics exports page views.
+	// Analytics reads the analytics exports: page views, visitors,
+	// searches, feedback and the assistant's conversations.
 	Analytics *AnalyticsService
 
 	// cfg, and the key inside it, are behind pointers: fmt prints unexported
@@ -217,8 +218,9 @@ func WithRetryDelays(min, max time.Duration) Option {
 }
 
 // WithMaxRetryAfter caps the Retry-After wait the client honours by sleeping.
-// When a server asks for longer, the client returns the *APIError at once
-// with its RetryAfter field set, so the caller can decide to wait or not.
+// When a server asks for longer, or for longer than the call's context has
+// left, the client returns the *APIError at once with its RetryAfter field
+// set, so the caller can decide to wait or not.
 // Zero means never sleep on Retry-After.
 func WithMaxRetryAfter(d time.Duration) Option {
 	return func(c *config) error {
@@ -246,9 +248,9 @@ func WithRateLimiter(l *rate.Limiter) Option {
 }
 
 // WithLogger logs each attempt's metadata (method, path without query,
-// status, attempt, delay, duration, request id) to l: requests at Debug,
-// retries at Info. Keys, bodies and query strings are never logged. The
-// default is silent.
+// status, attempt, delay, duration, and the request id when the server sent
+// one) to l: requests at Debug, retries at Info. Keys, bodies and query
+// strings are never logged. The default is silent.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error {
 		if l == nil {

@@ -2,13 +2,17 @@ package docsapi
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
+	"reflect"
 	"strconv"
+	"strings"
 )
 
-// count decodes a view count from any JSON number: 12, 12.0 and 1.2e1 are
-// all twelve. Fractions, negatives and values past int64 are errors, since
+// count decodes a count from any JSON number: 12, 12.0 and 1.2e1 are all
+// twelve. The value is read from the number's digits, never through a
+// float64, so every count up to the largest int64 is exact in every
+// spelling: 9007199254740993.0 is 9007199254740993, not the nearest
+// float64. Fractions, negatives and values past int64 are errors, since
 // they cannot be counts. set records whether the field was present.
 type count struct {
 	n   int64
@@ -19,23 +23,99 @@ func (c *count) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		return nil
 	}
-	s := string(b)
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		f, ferr := strconv.ParseFloat(s, 64)
-		if ferr != nil || f != math.Trunc(f) || f >= math.MaxInt64 || f <= math.MinInt64 {
-			return fmt.Errorf("docsapi: view count %s is not a whole number", b)
-		}
-		n = int64(f)
-	}
-	if n < 0 {
-		return fmt.Errorf("docsapi: view count %s is negative", b)
+	n, reason := parseCount(string(b))
+	if reason != "" {
+		// encoding/json adds the field's path to an *UnmarshalTypeError
+		// (and to no other error), so decodeWire can name the API field:
+		// "views.human", not just "a count".
+		return &json.UnmarshalTypeError{Value: string(b) + " " + reason, Type: countType}
 	}
 	*c = count{n: n, set: true}
 	return nil
 }
 
-// counts is the wire form shared by totals and rows.
+// MarshalJSON writes the count as a JSON integer.
+func (c count) MarshalJSON() ([]byte, error) {
+	return strconv.AppendInt(nil, c.n, 10), nil
+}
+
+// countOf is the wire form of a count to encode.
+func countOf(n int64) count { return count{n: n, set: true} }
+
+var countType = reflect.TypeFor[count]()
+
+// parseCount returns the whole number that the JSON value s spells, exactly,
+// or why it is not a count. It works on the decimal digits: the mantissa
+// without its trailing zeros, scaled by the exponent, must be a whole
+// number that fits an int64.
+func parseCount(s string) (n int64, reason string) {
+	if n, ok := plainCount(s); ok {
+		return n, ""
+	}
+	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
+		return 0, "is not a number"
+	}
+	negative := s[0] == '-'
+	mantissa, exponent := s, ""
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mantissa, exponent = s[:i], s[i+1:]
+	}
+	mantissa = strings.TrimPrefix(mantissa, "-")
+	whole, frac, _ := strings.Cut(mantissa, ".")
+	digits := strings.TrimLeft(whole+frac, "0")
+	if digits == "" {
+		return 0, "" // any spelling of zero, -0 and 0e99 included
+	}
+	var exp int64
+	if exponent != "" {
+		var err error
+		// The exponent can be any size in JSON; past ±2^31 it only says
+		// "enormous" or "tiny", which a clamp keeps.
+		if exp, err = strconv.ParseInt(exponent, 10, 32); err != nil {
+			exp = math.MaxInt32
+			if strings.HasPrefix(exponent, "-") {
+				exp = math.MinInt32
+			}
+		}
+	}
+	exp -= int64(len(frac))
+	for strings.HasSuffix(digits, "0") {
+		digits = digits[:len(digits)-1]
+		exp++
+	}
+	switch {
+	case exp < 0:
+		return 0, "is not a whole number" // the last digit is not zero
+	case negative:
+		return 0, "is negative"
+	case int64(len(digits))+exp > 19: // more digits than any int64 has
+		return 0, "is out of range"
+	}
+	n, err := strconv.ParseInt(digits+strings.Repeat("0", int(exp)), 10, 64)
+	if err != nil {
+		return 0, "is out of range"
+	}
+	return n, ""
+}
+
+// plainCount reads the common spelling, up to 18 decimal digits and nothing
+// else, which cannot overflow an int64, without the work parseCount does
+// for the others.
+func plainCount(s string) (n int64, ok bool) {
+	if s == "" || len(s) > 18 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// counts is the wire form of views totals and rows.
 type counts struct {
 	Human count `json:"human"`
 	AI    count `json:"ai"`
@@ -52,11 +132,17 @@ func (c counts) values() (human, ai, total int64) {
 
 // pageViewWire is PageView on the wire. Decoding a page goes through these
 // types in one pass over the body, rather than through an UnmarshalJSON per
-// row, which would scan each row twice.
+// row, which would scan each row twice. The counts are fields of their own,
+// not an embedded counts, so that an error names "views.human" and not
+// "views.counts.human".
 type pageViewWire struct {
-	Path string `json:"path"`
-	counts
+	Path  string `json:"path"`
+	Human count  `json:"human"`
+	AI    count  `json:"ai"`
+	Total count  `json:"total"`
 }
+
+func (v pageViewWire) counts() counts { return counts{v.Human, v.AI, v.Total} }
 
 type viewsPageWire struct {
 	Totals  *counts        `json:"totals"`
@@ -90,7 +176,7 @@ func (p *ViewsPage) decodeBody(b []byte) error {
 	for i, v := range w.Views {
 		row := &page.Views[i]
 		row.Path = v.Path
-		row.Human, row.AI, row.Total = v.values()
+		row.Human, row.AI, row.Total = v.counts().values()
 	}
 	*p = page
 	return nil
@@ -123,6 +209,6 @@ func (v *PageView) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	v.Path = w.Path
-	v.Human, v.AI, v.Total = w.values()
+	v.Human, v.AI, v.Total = w.counts().values()
 	return nil
 }

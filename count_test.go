@@ -84,32 +84,32 @@ func TestViewsPageRejectsCountsThatCannotBeCounts(t *testing.T) {
 		{
 			name:    "fraction in a row",
 			body:    `{"totals":{},"views":[{"path":"/a","human":12.5}],"hasMore":false}`,
-			wantErr: "docsapi: view count 12.5 is not a whole number",
+			wantErr: `docsapi: views page field "views.human": 12.5 is not a whole number`,
 		},
 		{
 			name:    "negative in totals",
 			body:    `{"totals":{"human":-1},"views":[],"hasMore":false}`,
-			wantErr: "docsapi: view count -1 is negative",
+			wantErr: `docsapi: views page field "totals.human": -1 is negative`,
 		},
 		{
 			name:    "number written as a string",
 			body:    `{"totals":{"ai":"12"},"views":[],"hasMore":false}`,
-			wantErr: `docsapi: view count "12" is not a whole number`,
+			wantErr: `docsapi: views page field "totals.ai": "12" is not a number`,
 		},
 		{
 			name:    "beyond int64 in exponent form",
 			body:    `{"totals":{"total":1e30},"views":[],"hasMore":false}`,
-			wantErr: "docsapi: view count 1e30 is not a whole number",
+			wantErr: `docsapi: views page field "totals.total": 1e30 is out of range`,
 		},
 		{
 			name:    "one past the largest int64",
 			body:    `{"views":[{"path":"/a","ai":9223372036854775808}]}`,
-			wantErr: "docsapi: view count 9223372036854775808 is not a whole number",
+			wantErr: `docsapi: views page field "views.ai": 9223372036854775808 is out of range`,
 		},
 		{
 			name:    "boolean",
 			body:    `{"views":[{"path":"/a","human":true}]}`,
-			wantErr: "docsapi: view count true is not a whole number",
+			wantErr: `docsapi: views page field "views.human": true is not a number`,
 		},
 	}
 	for _, tt := range tests {
@@ -161,10 +161,10 @@ func TestViewCountsUnmarshalJSONRejectsBadCounts(t *testing.T) {
 		body    string
 		wantErr string
 	}{
-		{`{"human":12.5}`, "docsapi: view count 12.5 is not a whole number"},
-		{`{"ai":-1}`, "docsapi: view count -1 is negative"},
-		{`{"total":"12"}`, `docsapi: view count "12" is not a whole number`},
-		{`{"human":1e30}`, "docsapi: view count 1e30 is not a whole number"},
+		{`{"human":12.5}`, `docsapi: view counts field "human": 12.5 is not a whole number`},
+		{`{"ai":-1}`, `docsapi: view counts field "ai": -1 is negative`},
+		{`{"total":"12"}`, `docsapi: view counts field "total": "12" is not a number`},
+		{`{"human":1e30}`, `docsapi: view counts field "human": 1e30 is out of range`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {
@@ -206,10 +206,10 @@ func TestPageViewUnmarshalJSONRejectsBadCounts(t *testing.T) {
 		body    string
 		wantErr string
 	}{
-		{`{"path":"/a","ai":1.5}`, "docsapi: view count 1.5 is not a whole number"},
-		{`{"path":"/a","human":-3}`, "docsapi: view count -3 is negative"},
-		{`{"path":"/a","total":"3"}`, `docsapi: view count "3" is not a whole number`},
-		{`{"path":"/a","total":1e30}`, "docsapi: view count 1e30 is not a whole number"},
+		{`{"path":"/a","ai":1.5}`, `docsapi: page view field "ai": 1.5 is not a whole number`},
+		{`{"path":"/a","human":-3}`, `docsapi: page view field "human": -3 is negative`},
+		{`{"path":"/a","total":"3"}`, `docsapi: page view field "total": "3" is not a number`},
+		{`{"path":"/a","total":1e30}`, `docsapi: page view field "total": 1e30 is out of range`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {
@@ -246,5 +246,66 @@ func TestViewsPageEncodesWireFieldNames(t *testing.T) {
 	}
 	if diff := cmp.Diff(page, back); diff != "" {
 		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// parseCount is pure: every spelling rule is a row.
+func TestParseCount(t *testing.T) {
+	tests := []struct {
+		in         string
+		want       int64
+		wantReason string
+	}{
+		{"0", 0, ""},
+		{"-0", 0, ""},
+		{"0.000", 0, ""},
+		{"0e999999999999", 0, ""},
+		{"-0.0e-5", 0, ""},
+		{"7", 7, ""},
+		{"7.0", 7, ""},
+		{"70e-1", 7, ""},
+		{"0.7e1", 7, ""},
+		{"7E+0", 7, ""},
+		{"1.2e1", 12, ""},
+		{"1200e-2", 12, ""},
+		{"9007199254740993.0", 9007199254740993, ""},
+		{"999999999999999999", 999999999999999999, ""}, // the longest plain count read fast
+		{"1000000000000000000", 1000000000000000000, ""},
+		{"9223372036854775807", 9223372036854775807, ""},
+		{"9223372036854775807.0e0", 9223372036854775807, ""},
+		{"0.9223372036854775807e19", 9223372036854775807, ""},
+		{"12.5", 0, "is not a whole number"},
+		{"1e-1", 0, "is not a whole number"},
+		{"1e-99999999999", 0, "is not a whole number"},
+		{"-1.5", 0, "is not a whole number"},
+		{"-1", 0, "is negative"},
+		{"-1e3", 0, "is negative"},
+		{"9223372036854775808", 0, "is out of range"},
+		{"1e19", 0, "is out of range"},
+		{"1e30", 0, "is out of range"},
+		{"1e99999999999", 0, "is out of range"},
+		{"10000000000000000000000000000e-10", 1000000000000000000, ""},
+		{"100000000000000000000000000000e-10", 0, "is out of range"},
+		{`"12"`, 0, "is not a number"},
+		{"true", 0, "is not a number"},
+		{"{}", 0, "is not a number"},
+		{"[1]", 0, "is not a number"},
+		{"", 0, "is not a number"},
+	}
+	for _, tt := range tests {
+		got, reason := parseCount(tt.in)
+		if got != tt.want || reason != tt.wantReason {
+			t.Errorf("parseCount(%s) = %d, %q; want %d, %q", tt.in, got, reason, tt.want, tt.wantReason)
+		}
+	}
+}
+
+// A count is written back as a plain integer, whatever spelling it came in.
+func TestCountMarshalsAsAnInteger(t *testing.T) {
+	b, err := json.Marshal(struct {
+		N count `json:"n"`
+	}{countOf(9007199254740993)})
+	if err != nil || string(b) != `{"n":9007199254740993}` {
+		t.Fatalf("Marshal = %s, %v; want {\"n\":9007199254740993}", b, err)
 	}
 }

@@ -1,7 +1,8 @@
 // Package docsapi is a client for the documentation platform's HTTP API: it
 // starts background agent jobs that edit documentation and open pull
-// requests, and it exports page-view analytics split into human and AI
-// traffic. The same client talks to the hosted service and to a self-hosted
+// requests, and it reads the analytics exports: page views and visitors split
+// into human and AI traffic, site searches, reader feedback, and the
+// assistant's conversations. The same client talks to the hosted service and to a self-hosted
 // server built from this module's server package.
 //
 // # Getting started
@@ -45,8 +46,8 @@
 // Reads are retried on network errors, 408, 429 and 5xx, with exponential
 // backoff and jitter (WithMaxRetries, WithRetryDelays), and every wait ends
 // when the context does. A Retry-After header is honoured up to
-// WithMaxRetryAfter; a longer one returns the *APIError at once with
-// RetryAfter set. After the last retry the last error is returned, with the
+// WithMaxRetryAfter; a longer one, or one longer than the context has left,
+// returns the *APIError at once with RetryAfter set. After the last retry the last error is returned, with the
 // attempt count added to its message.
 //
 // Writes (Create, SendMessage) start agents, so a duplicate would open a
@@ -86,9 +87,19 @@
 //	}
 //
 // Nothing is requested until the loop starts; a break stops all requests; an
-// error is yielded once and ends the loop. Collect gathers the rows in a
-// slice. WithPrefetch(n) keeps up to n pages in flight, rows still in order,
-// which shortens a long export when latency dominates.
+// error is yielded once and ends the loop; an empty page ends it too. Collect
+// gathers the rows in a slice. WithPrefetch(n) keeps up to n pages in flight,
+// rows still in order, which shortens a long export when latency dominates.
+//
+// AllVisitors pages by offset like AllViews. AllSearches, AllFeedback and
+// AllAssistantConversations page by cursor, with the same promises: searches
+// end when nextCursor is null, feedback and the assistant when hasMore is
+// false, and a cursor handed out twice is an error rather than an endless
+// loop. Every analytics request, each page of an iterator included, counts
+// against the hosted service's budget of 100 requests per organisation per
+// hour. Counts are exact in any JSON number form; values of enumerations the
+// SDK does not know (a new feedback source, say) are kept, and Known tells
+// them apart.
 //
 // # Logging
 //

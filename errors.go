@@ -42,7 +42,8 @@ type APIError struct {
 	RequestID string
 	// RetryAfter is the wait the server asked for in a Retry-After header;
 	// zero when the header was absent. When it is longer than the client's
-	// cap, the client returns this error instead of sleeping.
+	// cap or than the context has left, the client returns this error
+	// instead of sleeping.
 	RetryAfter time.Duration
 	// Method and Path identify the request. Path has no query string.
 	Method, Path string

@@ -232,3 +232,113 @@ func ExampleWithIdempotencyKey() {
 	}
 	fmt.Println(job.ID)
 }
+
+// The searches export pages by cursor: AllSearches follows nextCursor until
+// it is null, one request per 100 searches.
+func ExampleAnalyticsService_AllSearches() {
+	client, err := docsapi.NewClient(os.Getenv("DOCSAPI_KEY"), docsapi.WithProjectID("my-project"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	params := docsapi.SearchesParams{
+		DateFrom: docsapi.Day(2026, time.January, 1),
+		DateTo:   docsapi.Day(2026, time.February, 1), // exclusive
+	}
+	for s, err := range client.Analytics.AllSearches(context.Background(), "", params) {
+		if err != nil {
+			// Yielded once, then the loop ends; a cursor the server hands
+			// out twice is such an error, never an endless loop.
+			log.Fatal(err)
+		}
+		if s.TopClickedPage == "" { // null: nobody opened a result
+			fmt.Printf("%5d  %q finds nothing useful\n", s.Hits, s.Query)
+		}
+	}
+}
+
+// One page at a time, for a caller that stores the cursor and resumes
+// later, for example after the hourly budget is spent.
+func ExampleAnalyticsService_Searches() {
+	client, err := docsapi.NewClient(os.Getenv("DOCSAPI_KEY"), docsapi.WithProjectID("my-project"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	params := docsapi.SearchesParams{Limit: 100}
+	for {
+		page, err := client.Analytics.Searches(context.Background(), "", params)
+		if err != nil {
+			log.Fatalf("stopped at cursor %q: %v", params.Cursor, err)
+		}
+		for _, s := range page.Searches {
+			fmt.Println(s.Hits, s.Query)
+		}
+		if page.NextCursor == "" { // null: the last page
+			break
+		}
+		params.Cursor = page.NextCursor
+	}
+}
+
+// Feedback entries of every source share one type; Source says which of the
+// source-specific fields mean something.
+func ExampleAnalyticsService_AllFeedback() {
+	client, err := docsapi.NewClient(os.Getenv("DOCSAPI_KEY"), docsapi.WithProjectID("my-project"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	params := docsapi.FeedbackParams{
+		// Sent as status=pending,in_progress.
+		Status: []docsapi.FeedbackStatus{docsapi.FeedbackStatusPending, docsapi.FeedbackStatusInProgress},
+	}
+	for e, err := range client.Analytics.AllFeedback(context.Background(), "", params) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		comment := "(no comment)"
+		if e.Comment != nil {
+			comment = *e.Comment
+		}
+		switch e.Source {
+		case docsapi.FeedbackSourceContextual:
+			fmt.Printf("%s helpful=%v %s\n", e.Path, e.Helpful, comment)
+		case docsapi.FeedbackSourceCodeSnippet:
+			fmt.Printf("%s code block in %s: %s\n", e.Path, e.Lang, comment)
+		default: // agent, thumbs_only, or a source added since
+			fmt.Printf("%s [%s] %s\n", e.Path, e.Source, comment)
+		}
+	}
+}
+
+// The questions the assistant could not answer, over the last week.
+func ExampleAnalyticsService_AllAssistantConversations() {
+	client, err := docsapi.NewClient(os.Getenv("DOCSAPI_KEY"), docsapi.WithProjectID("my-project"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	params := docsapi.AssistantConversationsParams{DateFrom: docsapi.Instant(time.Now().AddDate(0, 0, -7))}
+	for c, err := range client.Analytics.AllAssistantConversations(context.Background(), "", params) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		// Statuses the SDK does not know yet are kept as sent.
+		if c.ResolutionStatus == docsapi.AssistantUnanswered {
+			fmt.Printf("%s  %s (asked on %s)\n", c.Timestamp.Format(time.DateOnly), c.Query, c.PageURL)
+		}
+	}
+}
+
+func ExampleAnalyticsService_AssistantThread() {
+	client, err := docsapi.NewClient(os.Getenv("DOCSAPI_KEY"), docsapi.WithProjectID("my-project"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	thread, err := client.Analytics.AssistantThread(context.Background(), "", "01JH8Z5Q4R7V2W3X4Y5Z6A7B8C")
+	if errors.Is(err, docsapi.ErrNotFound) {
+		log.Fatal("no such thread")
+	} else if err != nil {
+		log.Fatal(err)
+	}
+	for _, m := range thread.Messages {
+		fmt.Printf("%s: %s\n", m.Role, m.Content)
+	}
+}

@@ -102,11 +102,11 @@ func (j *Job) decodeBody(data []byte) error {
 	if err := decodeWire("job", data, &w); err != nil {
 		return err
 	}
-	created, err := parseTimestamp("createdAt", w.CreatedAt)
+	created, err := parseTimestamp("job", "createdAt", w.CreatedAt)
 	if err != nil {
 		return err
 	}
-	archived, err := parseTimestamp("archivedAt", w.ArchivedAt)
+	archived, err := parseTimestamp("job", "archivedAt", w.ArchivedAt)
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,9 @@ var timestampLayouts = [...]string{
 	"2006-01-02T15:04:05.999999999",
 }
 
-func parseTimestamp(field string, s *string) (time.Time, error) {
+// parseTimestamp reads a timestamp field of the response named what. Null,
+// absent and "" are the zero time.
+func parseTimestamp(what, field string, s *string) (time.Time, error) {
 	if s == nil || *s == "" {
 		return time.Time{}, nil
 	}
@@ -146,7 +148,7 @@ func parseTimestamp(field string, s *string) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("docsapi: job field %s: %q is not an ISO 8601 timestamp", field, *s)
+	return time.Time{}, fmt.Errorf("docsapi: %s field %s: %q is not an ISO 8601 timestamp", what, field, *s)
 }
 
 // normalizeTimestamp rewrites the variants RFC 3339 permits but time.Parse

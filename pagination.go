@@ -107,3 +107,20 @@ func Collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
 	}
 	return items, nil
 }
+
+// offsetExport is the iterator of an offset-paginated export: offsetPager,
+// or prefetchPager when the options ask for WithPrefetch.
+func offsetExport[T any](ctx context.Context, opts []RequestOption, start, limit int, fetch fetchPage[T]) iter.Seq2[T, error] {
+	call := applyOptions(opts)
+	if call.err == nil && call.prefetch > 1 && call.response != nil {
+		// Pages in flight at once would all write the one Response.
+		call.err = invalid("prefetch", "cannot be combined with WithResponse")
+	}
+	if call.err != nil {
+		return failed[T](call.err)
+	}
+	if call.prefetch > 1 {
+		return prefetchPager(ctx, start, limit, call.prefetch, fetch)
+	}
+	return offsetPager(ctx, start, limit, fetch)
+}

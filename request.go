@@ -93,13 +93,15 @@ func WithHeader(name, value string) RequestOption {
 	}
 }
 
-// WithPrefetch makes an iterator such as AllViews keep up to n pages in
-// flight: since every page's offset is known in advance, the next pages are
-// requested while the loop consumes the current one. Rows still come in
+// WithPrefetch makes an offset iterator (AllViews, AllVisitors) keep up to n
+// pages in flight: since every page's offset is known in advance, the next
+// pages are requested while the loop consumes the current one. Rows still come in
 // order; the iterator stops at the last page or the first error, and
 // requests at most n-1 pages past the end. Each request still waits for the
 // client's rate limiter. n from 1 (no prefetching, the default) to 32;
-// other calls ignore it.
+// other calls ignore it, the cursor iterators (AllSearches, AllFeedback,
+// AllAssistantConversations) included: each of their cursors comes with the
+// page before it, so there is nothing to request ahead.
 func WithPrefetch(n int) RequestOption {
 	return func(c *callConfig) {
 		if n < 1 || n > maxPrefetch {
@@ -114,6 +116,18 @@ func WithPrefetch(n int) RequestOption {
 // request id, attempts) when the call returns, whether it succeeded or not.
 func WithResponse(dst *Response) RequestOption {
 	return func(c *callConfig) { c.response = dst }
+}
+
+// applyOptions collects a call's options; an invalid one leaves its error
+// in err.
+func applyOptions(opts []RequestOption) callConfig {
+	var call callConfig
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&call)
+		}
+	}
+	return call
 }
 
 // apiRequest is one operation, before the pipeline turns it into attempts.
@@ -131,12 +145,7 @@ func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out
 	if ctx == nil {
 		return invalid("ctx", "is nil")
 	}
-	var call callConfig
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&call)
-		}
-	}
+	call := applyOptions(opts)
 	if call.err != nil {
 		return call.err
 	}
@@ -194,6 +203,12 @@ func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out
 			if res.apiErr.RetryAfter > c.cfg.maxRetryAfter {
 				// Sleeping longer than the cap would look like a hang; hand
 				// the decision to the caller, who can read RetryAfter.
+				return withAttempts(lastErr, attempt)
+			}
+			if deadline, ok := ctx.Deadline(); ok && res.apiErr.RetryAfter >= time.Until(deadline) {
+				// The server refuses until the context has ended, so
+				// sleeping could only end in a context error that hides the
+				// answer: return the answer now, with its RetryAfter.
 				return withAttempts(lastErr, attempt)
 			}
 			delay = max(delay, res.apiErr.RetryAfter)
@@ -306,12 +321,18 @@ func (c *Client) send(ctx context.Context, r apiRequest, target string, body []b
 	// Checking Enabled first keeps the default, silent client from building
 	// attributes on every request.
 	if c.cfg.logger.Enabled(ctx, slog.LevelDebug) {
-		c.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "docsapi: request",
+		attrs := make([]slog.Attr, 0, 7)
+		attrs = append(attrs,
 			slog.String("method", r.method), slog.String("path", r.path),
 			slog.Int("status", res.status()), slog.Int("attempt", attempt),
-			slog.Duration("duration", c.cfg.now().Sub(start)),
-			slog.String("request_id", res.meta(attempt).RequestID),
-			slog.String("error", res.logError()))
+			slog.Duration("duration", c.cfg.now().Sub(start)))
+		// An empty request_id would read as "the server sent an empty
+		// one"; the hosted service documents none, so leave it out.
+		if id := res.meta(attempt).RequestID; id != "" {
+			attrs = append(attrs, slog.String("request_id", id))
+		}
+		attrs = append(attrs, slog.String("error", res.logError()))
+		c.cfg.logger.LogAttrs(ctx, slog.LevelDebug, "docsapi: request", attrs...)
 	}
 	return res
 }

@@ -59,10 +59,18 @@ type usageAPI struct {
 	prs          int
 	rows         []usageRow // in the order the export returns them
 	viewsQueries []string
+
+	// The other exports, as JSON objects: the double knows the contract,
+	// not the SDK's types. queries records every export's raw query by path
+	// suffix ("searches", "feedback", ...).
+	searchRows    []map[string]any // most hits first
+	feedbackList  []map[string]any
+	conversations []map[string]any
+	queries       map[string][]string
 }
 
 func newUsageAPI() *usageAPI {
-	a := &usageAPI{jobs: make(map[string]*usageJob)}
+	a := &usageAPI{jobs: make(map[string]*usageJob), queries: make(map[string][]string)}
 	for i := range usageViewCount {
 		// Counts repeat, so ties exercise the path tiebreak.
 		h, ai := int64(i*37%50), int64(i*11%20)
@@ -71,8 +79,54 @@ func newUsageAPI() *usageAPI {
 	slices.SortFunc(a.rows, func(x, y usageRow) int {
 		return cmp.Or(cmp.Compare(y.Total, x.Total), strings.Compare(x.Path, y.Path))
 	})
+	for i := range usageSearchCount {
+		var top any // null: no result opened
+		if i%4 != 0 {
+			top = fmt.Sprintf("/docs/page-%03d", i%7)
+		}
+		a.searchRows = append(a.searchRows, map[string]any{
+			"searchQuery": fmt.Sprintf("query %03d", i), "hits": usageSearchCount - i, "ctr": float64(i%5) / 4,
+			"topClickedPage": top, "lastSearchedAt": fmt.Sprintf("2026-01-%02dT12:00:00Z", 1+i%28),
+		})
+	}
+	sources := []string{"contextual", "code_snippet", "agent", "thumbs_only", "widget"}
+	statuses := []string{"pending", "in_progress", "resolved", "dismissed"}
+	for i := range usageFeedbackCount {
+		e := map[string]any{
+			"id": fmt.Sprintf("fb_%03d", i), "path": fmt.Sprintf("/docs/page-%03d", i%9),
+			"comment": fmt.Sprintf("comment %d", i), "createdAt": fmt.Sprintf("2026-01-%02dT08:00:00Z", 1+i%28),
+			"source": sources[i%len(sources)], "status": statuses[i%len(statuses)],
+		}
+		switch e["source"] {
+		case "contextual":
+			e["helpful"], e["contact"] = i%2 == 0, nil
+		case "code_snippet":
+			e["code"], e["filename"], e["lang"] = "go run .", nil, "bash"
+		case "thumbs_only":
+			e["comment"] = nil
+		}
+		a.feedbackList = append(a.feedbackList, e)
+	}
+	for i := range usageConversationCount {
+		c := map[string]any{
+			"id": fmt.Sprintf("01JH8Z%020d", i), "timestamp": fmt.Sprintf("2026-01-%02dT09:00:00Z", 1+i%28),
+			"query": fmt.Sprintf("question %d", i), "response": fmt.Sprintf("answer %d", i),
+			"sources":          []map[string]string{{"title": "Keys", "url": "https://docs.example.com/keys"}},
+			"resolutionStatus": []string{"answered", "unanswered"}[i%2], "queryCategory": nil, "pageUrl": nil,
+		}
+		if i%3 == 1 { // otherwise absent, which means answer
+			c["responseType"] = "clarifying_question"
+		}
+		a.conversations = append(a.conversations, c)
+	}
 	return a
 }
+
+const (
+	usageSearchCount       = 230
+	usageFeedbackCount     = 140
+	usageConversationCount = 2500
+)
 
 func (a *usageAPI) handler() http.Handler {
 	mux := http.NewServeMux()
@@ -80,6 +134,13 @@ func (a *usageAPI) handler() http.Handler {
 	mux.HandleFunc("GET /v2/agent/{projectId}/job/{id}", a.getJob)
 	mux.HandleFunc("POST /v2/agent/{projectId}/job/{id}/message", a.sendMessage)
 	mux.HandleFunc("GET /v1/analytics/{projectId}/views", a.views)
+	mux.HandleFunc("GET /v1/analytics/{projectId}/visitors", a.visitors)
+	mux.HandleFunc("GET /v1/analytics/{projectId}/searches", a.searches)
+	mux.HandleFunc("GET /v1/analytics/{projectId}/feedback", a.feedback)
+	mux.HandleFunc("GET /v1/analytics/{projectId}/feedback/by-page", a.feedbackByPage)
+	mux.HandleFunc("GET /v1/analytics/{projectId}/assistant", a.assistant)
+	mux.HandleFunc("GET /v1/analytics/{projectId}/assistant/threads/{threadId}", a.assistantThread)
+	mux.HandleFunc("GET /v1/analytics/{projectId}/assistant/caller-stats", a.callerStats)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+usageKey {
 			usageWriteJSON(w, http.StatusUnauthorized, map[string]any{"error": "Invalid or expired API key"})
@@ -271,6 +332,220 @@ func (a *usageAPI) views(w http.ResponseWriter, r *http.Request) {
 		"views":   a.rows[start:end],
 		"hasMore": end < len(a.rows),
 	})
+}
+
+// usageQuery checks the parameters every export shares, limit included
+// (1 to max, def when absent), and records the raw query under name.
+func (a *usageAPI) usageQuery(w http.ResponseWriter, r *http.Request, name string, max, def int) (limit int, ok bool) {
+	if !usageOwnProject(w, r) {
+		return 0, false
+	}
+	q := r.URL.Query()
+	for _, p := range []string{"dateFrom", "dateTo"} {
+		if s, ok := q[p]; ok {
+			if _, valid := usageParseDate(s[0]); !valid {
+				usageBadQuery(w, p+" must be YYYY-MM-DD or an ISO 8601 timestamp")
+				return 0, false
+			}
+		}
+	}
+	limit = def
+	if s, ok := q["limit"]; ok {
+		n, err := strconv.Atoi(s[0])
+		if err != nil || n < 1 || n > max {
+			usageBadQuery(w, fmt.Sprintf("limit must be an integer between 1 and %d", max))
+			return 0, false
+		}
+		limit = n
+	}
+	a.mu.Lock()
+	a.queries[name] = append(a.queries[name], r.URL.RawQuery)
+	a.mu.Unlock()
+	return limit, true
+}
+
+// usageCursorPage cuts items at the cursor ("cur-<index>", opaque to the
+// client) and returns the page and the next cursor, or nil for the last page.
+func usageCursorPage(w http.ResponseWriter, r *http.Request, items []map[string]any, limit int) ([]map[string]any, any, bool) {
+	start := 0
+	if c := r.URL.Query().Get("cursor"); c != "" {
+		n, err := strconv.Atoi(strings.TrimPrefix(c, "cur-"))
+		if err != nil || !strings.HasPrefix(c, "cur-") || n < 0 || n > len(items) {
+			usageBadQuery(w, "invalid cursor")
+			return nil, nil, false
+		}
+		start = n
+	}
+	end := min(start+limit, len(items))
+	var next any // null
+	if end < len(items) {
+		next = fmt.Sprintf("cur-%d", end)
+	}
+	return items[start:end], next, true
+}
+
+func (a *usageAPI) visitors(w http.ResponseWriter, r *http.Request) {
+	limit, ok := a.usageQuery(w, r, "visitors", 250, 50)
+	if !ok {
+		return
+	}
+	offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+	// Visitors are the views rows halved, total de-duplicated below h + ai.
+	var rows []map[string]any
+	for _, row := range a.rows {
+		h, ai := row.Human/2, row.AI/2
+		rows = append(rows, map[string]any{"path": row.Path, "human": h, "ai": ai, "total": h + ai - min(h, ai)/2})
+	}
+	start, end := min(offset, len(rows)), min(offset+limit, len(rows))
+	usageWriteJSON(w, http.StatusOK, map[string]any{
+		"totals":   map[string]int64{"human": 1000, "ai": 400, "total": 1300},
+		"visitors": rows[start:end],
+		"hasMore":  end < len(rows),
+	})
+}
+
+func (a *usageAPI) searches(w http.ResponseWriter, r *http.Request) {
+	limit, ok := a.usageQuery(w, r, "searches", 100, 50)
+	if !ok {
+		return
+	}
+	page, next, ok := usageCursorPage(w, r, a.searchRows, limit)
+	if !ok {
+		return
+	}
+	total := 0
+	for _, s := range a.searchRows {
+		total += s["hits"].(int)
+	}
+	usageWriteJSON(w, http.StatusOK, map[string]any{"searches": page, "totalSearches": total, "nextCursor": next})
+}
+
+// usageFeedbackFilter keeps the entries of the query's source and statuses.
+func usageFeedbackFilter(w http.ResponseWriter, r *http.Request, all []map[string]any) ([]map[string]any, bool) {
+	q := r.URL.Query()
+	var statuses []string
+	if s := q.Get("status"); s != "" {
+		statuses = strings.Split(s, ",")
+		for _, st := range statuses {
+			if !slices.Contains([]string{"pending", "in_progress", "resolved", "dismissed"}, st) {
+				usageBadQuery(w, "invalid status "+st)
+				return nil, false
+			}
+		}
+	}
+	var kept []map[string]any
+	for _, e := range all {
+		if src := q.Get("source"); src != "" && e["source"] != src {
+			continue
+		}
+		if len(statuses) > 0 && !slices.Contains(statuses, e["status"].(string)) {
+			continue
+		}
+		kept = append(kept, e)
+	}
+	return kept, true
+}
+
+func (a *usageAPI) feedback(w http.ResponseWriter, r *http.Request) {
+	limit, ok := a.usageQuery(w, r, "feedback", 100, 50)
+	if !ok {
+		return
+	}
+	kept, ok := usageFeedbackFilter(w, r, a.feedbackList)
+	if !ok {
+		return
+	}
+	page, next, ok := usageCursorPage(w, r, kept, limit)
+	if !ok {
+		return
+	}
+	usageWriteJSON(w, http.StatusOK, map[string]any{"feedback": page, "nextCursor": next, "hasMore": next != nil})
+}
+
+func (a *usageAPI) feedbackByPage(w http.ResponseWriter, r *http.Request) {
+	limit, ok := a.usageQuery(w, r, "feedback/by-page", 100, 10)
+	if !ok {
+		return
+	}
+	kept, ok := usageFeedbackFilter(w, r, a.feedbackList)
+	if !ok {
+		return
+	}
+	byPath := map[string]map[string]any{}
+	var paths []string
+	for _, e := range kept {
+		p := e["path"].(string)
+		row, seen := byPath[p]
+		if !seen {
+			row = map[string]any{"path": p, "thumbsUp": 0, "thumbsDown": 0, "code": 0, "total": 0}
+			byPath[p] = row
+			paths = append(paths, p)
+		}
+		switch {
+		case e["source"] == "code_snippet":
+			row["code"] = row["code"].(int) + 1
+		case e["helpful"] == true:
+			row["thumbsUp"] = row["thumbsUp"].(int) + 1
+		default:
+			row["thumbsDown"] = row["thumbsDown"].(int) + 1
+		}
+		row["total"] = row["total"].(int) + 1
+	}
+	slices.Sort(paths)
+	rows := []map[string]any{}
+	for _, p := range paths[:min(limit, len(paths))] {
+		rows = append(rows, byPath[p])
+	}
+	usageWriteJSON(w, http.StatusOK, map[string]any{"feedback": rows, "hasMore": len(paths) > limit})
+}
+
+func (a *usageAPI) assistant(w http.ResponseWriter, r *http.Request) {
+	limit, ok := a.usageQuery(w, r, "assistant", 1000, 100)
+	if !ok {
+		return
+	}
+	page, next, ok := usageCursorPage(w, r, a.conversations, limit)
+	if !ok {
+		return
+	}
+	usageWriteJSON(w, http.StatusOK, map[string]any{"conversations": page, "nextCursor": next, "hasMore": next != nil})
+}
+
+func (a *usageAPI) assistantThread(w http.ResponseWriter, r *http.Request) {
+	if _, ok := a.usageQuery(w, r, "assistant/threads", 1, 1); !ok {
+		return
+	}
+	for i, c := range a.conversations {
+		if usageThreadID(i) == r.PathValue("threadId") {
+			usageWriteJSON(w, http.StatusOK, map[string]any{
+				"threadId": usageThreadID(i), "createdAt": c["timestamp"],
+				"messages": []map[string]any{
+					{"id": "m1", "role": "user", "content": c["query"], "createdAt": c["timestamp"]},
+					{"id": "m2", "role": "assistant", "content": c["response"], "createdAt": c["timestamp"]},
+				},
+			})
+			return
+		}
+	}
+	usageWriteJSON(w, http.StatusNotFound, map[string]any{"error": "Thread not found"})
+}
+
+// usageThreadID names the thread of conversation i. The contract does not
+// say how a conversation's id relates to a thread's, so the double keeps
+// them apart and the test learns thread IDs from the double.
+func usageThreadID(i int) string { return fmt.Sprintf("01JHTH%020d", i) }
+
+func (a *usageAPI) callerStats(w http.ResponseWriter, r *http.Request) {
+	if _, ok := a.usageQuery(w, r, "assistant/caller-stats", 1, 1); !ok {
+		return
+	}
+	usageWriteJSON(w, http.StatusOK, map[string]any{"web": 2000, "api": 450.0, "other": 50, "total": 2500})
+}
+
+func (a *usageAPI) queriesOf(name string) []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.queries[name])
 }
 
 func (a *usageAPI) job(id string) usageJob {
@@ -482,5 +757,244 @@ func TestNewUserGetsNotFoundForMissingJobAndProject(t *testing.T) {
 	_, err = client.Analytics.Views(ctx, "someone-elses-docs", docsapi.ViewsParams{})
 	if !errors.Is(err, docsapi.ErrNotFound) {
 		t.Errorf("Views of another project: error = %v, want one matching ErrNotFound", err)
+	}
+}
+
+func TestNewUserExportsVisitors(t *testing.T) {
+	api, client := startUsage(t, usageKey)
+	ctx := t.Context()
+
+	page, err := client.Analytics.Visitors(ctx, "", docsapi.VisitorsParams{Limit: 5})
+	if err != nil {
+		t.Fatalf("Visitors: %v", err)
+	}
+	// The total is de-duplicated, so less than human + ai, and kept as sent.
+	if want := (docsapi.VisitorCounts{Human: 1000, AI: 400, Total: 1300}); page.Totals != want || len(page.Visitors) != 5 || !page.HasMore {
+		t.Errorf("page: totals %+v, %d rows, hasMore %v; want %+v, 5 rows, more", page.Totals, len(page.Visitors), page.HasMore, want)
+	}
+	rows, err := docsapi.Collect(client.Analytics.AllVisitors(ctx, "", docsapi.VisitorsParams{Limit: 50}))
+	if err != nil {
+		t.Fatalf("AllVisitors: %v", err)
+	}
+	if len(rows) != usageViewCount || rows[0].Path != api.rows[0].Path {
+		t.Errorf("AllVisitors: %d rows starting %q, want %d starting %q", len(rows), rows[0].Path, usageViewCount, api.rows[0].Path)
+	}
+	want := []string{"limit=5", "limit=50", "limit=50&offset=50", "limit=50&offset=100"}
+	if diff := gocmp.Diff(want, api.queriesOf("visitors")); diff != "" {
+		t.Errorf("queries mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestNewUserExportsAllSearches(t *testing.T) {
+	api, client := startUsage(t, usageKey)
+	ctx := t.Context()
+
+	var got []docsapi.Search
+	for s, err := range client.Analytics.AllSearches(ctx, "", docsapi.SearchesParams{DateFrom: docsapi.Day(2026, time.January, 1)}) {
+		if err != nil {
+			t.Fatalf("AllSearches: %v", err)
+		}
+		got = append(got, s)
+	}
+	if len(got) != usageSearchCount {
+		t.Fatalf("got %d searches, want %d", len(got), usageSearchCount)
+	}
+	for i, s := range got {
+		w := api.searchRows[i]
+		top, _ := w["topClickedPage"].(string) // nil (null) is ""
+		if s.Query != w["searchQuery"] || s.Hits != int64(w["hits"].(int)) || s.CTR != w["ctr"] || s.TopClickedPage != top ||
+			s.LastSearchedAt.Format(time.RFC3339) != w["lastSearchedAt"] {
+			t.Fatalf("search %d = %+v, want %v", i, s, w)
+		}
+	}
+	want := []string{"dateFrom=2026-01-01&limit=100", "cursor=cur-100&dateFrom=2026-01-01&limit=100", "cursor=cur-200&dateFrom=2026-01-01&limit=100"}
+	if diff := gocmp.Diff(want, api.queriesOf("searches")); diff != "" {
+		t.Errorf("queries mismatch (-want +got):\n%s", diff)
+	}
+
+	// One page at a time, by hand, with the page's cursor.
+	page, err := client.Analytics.Searches(ctx, "", docsapi.SearchesParams{Limit: 100, Cursor: "cur-200"})
+	if err != nil {
+		t.Fatalf("Searches: %v", err)
+	}
+	if len(page.Searches) != 30 || page.NextCursor != "" || page.TotalSearches != int64(usageSearchCount*(usageSearchCount+1)/2) {
+		t.Errorf("last page: %d rows, next %q, total %d", len(page.Searches), page.NextCursor, page.TotalSearches)
+	}
+}
+
+func TestNewUserFiltersFeedback(t *testing.T) {
+	api, client := startUsage(t, usageKey)
+	ctx := t.Context()
+
+	params := docsapi.FeedbackParams{
+		Limit:  10,
+		Source: docsapi.FeedbackSourceContextual,
+		Status: []docsapi.FeedbackStatus{docsapi.FeedbackStatusPending, docsapi.FeedbackStatusResolved},
+	}
+	entries, err := docsapi.Collect(client.Analytics.AllFeedback(ctx, "", params))
+	if err != nil {
+		t.Fatalf("AllFeedback: %v", err)
+	}
+	var wantIDs []string
+	for _, e := range api.feedbackList {
+		if e["source"] == "contextual" && (e["status"] == "pending" || e["status"] == "resolved") {
+			wantIDs = append(wantIDs, e["id"].(string))
+		}
+	}
+	var gotIDs []string
+	for _, e := range entries {
+		gotIDs = append(gotIDs, e.ID)
+		if e.Source != docsapi.FeedbackSourceContextual || e.Comment == nil || e.Contact != "" || e.Code != "" {
+			t.Errorf("entry %+v: want a contextual entry with a comment and no contact", e)
+		}
+	}
+	if diff := gocmp.Diff(wantIDs, gotIDs); diff != "" {
+		t.Errorf("entries mismatch (-want +got):\n%s", diff)
+	}
+	if n := len(api.queriesOf("feedback")); n != (len(wantIDs)+9)/10 {
+		t.Errorf("%d requests for %d entries in pages of 10", n, len(wantIDs))
+	}
+
+	// Every source, by hand: unknown sources and all three shapes come through.
+	page, err := client.Analytics.Feedback(ctx, "", docsapi.FeedbackParams{Limit: 5})
+	if err != nil {
+		t.Fatalf("Feedback: %v", err)
+	}
+	if !page.HasMore || page.NextCursor != "cur-5" || len(page.Feedback) != 5 {
+		t.Fatalf("page: %d entries, next %q, more %v", len(page.Feedback), page.NextCursor, page.HasMore)
+	}
+	code, thumbs, unknown := page.Feedback[1], page.Feedback[3], page.Feedback[4]
+	if code.Source != docsapi.FeedbackSourceCodeSnippet || code.Code != "go run ." || code.Lang != "bash" || code.Filename != "" {
+		t.Errorf("code-snippet entry = %+v", code)
+	}
+	if thumbs.Source != docsapi.FeedbackSourceThumbsOnly || thumbs.Comment != nil {
+		t.Errorf("thumbs-only entry = %+v, want a nil Comment", thumbs)
+	}
+	if unknown.Source != "widget" || unknown.Source.Known() {
+		t.Errorf("entry from an unknown source = %+v, want it kept as widget", unknown)
+	}
+
+	// The server refuses a status it does not know; the SDK lets it through.
+	_, err = client.Analytics.Feedback(ctx, "", docsapi.FeedbackParams{Status: []docsapi.FeedbackStatus{"escalated"}})
+	var apiErr *docsapi.APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest || len(apiErr.Details) != 1 {
+		t.Errorf("unknown status: error = %v, want the server's 400 with its details", err)
+	}
+}
+
+func TestNewUserReadsFeedbackByPage(t *testing.T) {
+	api, client := startUsage(t, usageKey)
+
+	res, err := client.Analytics.FeedbackByPage(t.Context(), "", docsapi.FeedbackByPageParams{Limit: 3})
+	if err != nil {
+		t.Fatalf("FeedbackByPage: %v", err)
+	}
+	if len(res.Feedback) != 3 || !res.HasMore {
+		t.Fatalf("%d rows, hasMore %v; want 3 and more", len(res.Feedback), res.HasMore)
+	}
+	var total int64
+	for _, e := range api.feedbackList {
+		if e["path"] == res.Feedback[0].Path {
+			total++
+		}
+	}
+	r := res.Feedback[0]
+	if r.Total != total || r.ThumbsUp+r.ThumbsDown+r.Code != total {
+		t.Errorf("row %+v, want a total of %d", r, total)
+	}
+	if diff := gocmp.Diff([]string{"limit=3"}, api.queriesOf("feedback/by-page")); diff != "" {
+		t.Errorf("queries mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestNewUserReadsAssistantConversationsAndThreads(t *testing.T) {
+	api, client := startUsage(t, usageKey)
+	ctx := t.Context()
+
+	var conversations []docsapi.AssistantConversation
+	for c, err := range client.Analytics.AllAssistantConversations(ctx, "", docsapi.AssistantConversationsParams{}) {
+		if err != nil {
+			t.Fatalf("AllAssistantConversations: %v", err)
+		}
+		conversations = append(conversations, c)
+	}
+	if len(conversations) != usageConversationCount {
+		t.Fatalf("got %d conversations, want %d", len(conversations), usageConversationCount)
+	}
+	if diff := gocmp.Diff([]string{"limit=1000", "cursor=cur-1000&limit=1000", "cursor=cur-2000&limit=1000"}, api.queriesOf("assistant")); diff != "" {
+		t.Errorf("queries mismatch (-want +got):\n%s", diff)
+	}
+	first, second := conversations[0], conversations[1]
+	if first.ResponseType != docsapi.AssistantResponseAnswer || second.ResponseType != docsapi.AssistantResponseClarifyingQuestion {
+		t.Errorf("response types %q, %q; want answer (absent on the wire) and clarifying_question", first.ResponseType, second.ResponseType)
+	}
+	if first.ResolutionStatus != docsapi.AssistantAnswered || len(first.Sources) != 1 || first.PageURL != "" {
+		t.Errorf("first conversation = %+v", first)
+	}
+
+	page, err := client.Analytics.AssistantConversations(ctx, "", docsapi.AssistantConversationsParams{Limit: 10, Cursor: "cur-2495"})
+	if err != nil || len(page.Conversations) != 5 || page.HasMore || page.NextCursor != "" {
+		t.Fatalf("last page by hand: %+v, %v", page, err)
+	}
+
+	thread, err := client.Analytics.AssistantThread(ctx, "", usageThreadID(0))
+	if err != nil {
+		t.Fatalf("AssistantThread: %v", err)
+	}
+	want := &docsapi.AssistantThread{
+		ThreadID:  usageThreadID(0),
+		CreatedAt: first.Timestamp,
+		Messages: []docsapi.AssistantMessage{
+			{ID: "m1", Role: docsapi.AssistantRoleUser, Content: first.Query, CreatedAt: first.Timestamp},
+			{ID: "m2", Role: docsapi.AssistantRoleAssistant, Content: first.Response, CreatedAt: first.Timestamp},
+		},
+	}
+	if diff := gocmp.Diff(want, thread); diff != "" {
+		t.Errorf("thread mismatch (-want +got):\n%s", diff)
+	}
+	if _, err := client.Analytics.AssistantThread(ctx, "", "01JH8ZNOSUCHTHREAD"); !errors.Is(err, docsapi.ErrNotFound) {
+		t.Errorf("unknown thread: error = %v, want ErrNotFound", err)
+	}
+}
+
+func TestNewUserReadsAssistantCallerStats(t *testing.T) {
+	api, client := startUsage(t, usageKey)
+
+	stats, err := client.Analytics.AssistantCallerStats(t.Context(), "", docsapi.AssistantCallerStatsParams{
+		DateFrom: docsapi.Day(2026, time.January, 1),
+		DateTo:   docsapi.Day(2026, time.February, 1),
+	})
+	if err != nil {
+		t.Fatalf("AssistantCallerStats: %v", err)
+	}
+	if want := (docsapi.AssistantCallerStats{Web: 2000, API: 450, Other: 50, Total: 2500}); *stats != want {
+		t.Errorf("stats = %+v, want %+v", *stats, want)
+	}
+	if diff := gocmp.Diff([]string{"dateFrom=2026-01-01&dateTo=2026-02-01"}, api.queriesOf("assistant/caller-stats")); diff != "" {
+		t.Errorf("queries mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// A wrong key is refused the same way by every export.
+func TestNewUserWithWrongKeyIsRefusedByEveryExport(t *testing.T) {
+	_, client := startUsage(t, "mint_notTheRightKey")
+	ctx := t.Context()
+	a := client.Analytics
+	errs := map[string]error{}
+	_, errs["Visitors"] = a.Visitors(ctx, "", docsapi.VisitorsParams{})
+	_, errs["AllVisitors"] = docsapi.Collect(a.AllVisitors(ctx, "", docsapi.VisitorsParams{}))
+	_, errs["Searches"] = a.Searches(ctx, "", docsapi.SearchesParams{})
+	_, errs["AllSearches"] = docsapi.Collect(a.AllSearches(ctx, "", docsapi.SearchesParams{}))
+	_, errs["Feedback"] = a.Feedback(ctx, "", docsapi.FeedbackParams{})
+	_, errs["AllFeedback"] = docsapi.Collect(a.AllFeedback(ctx, "", docsapi.FeedbackParams{}))
+	_, errs["FeedbackByPage"] = a.FeedbackByPage(ctx, "", docsapi.FeedbackByPageParams{})
+	_, errs["AssistantConversations"] = a.AssistantConversations(ctx, "", docsapi.AssistantConversationsParams{})
+	_, errs["AllAssistantConversations"] = docsapi.Collect(a.AllAssistantConversations(ctx, "", docsapi.AssistantConversationsParams{}))
+	_, errs["AssistantThread"] = a.AssistantThread(ctx, "", "01JH8Z")
+	_, errs["AssistantCallerStats"] = a.AssistantCallerStats(ctx, "", docsapi.AssistantCallerStatsParams{})
+	for name, err := range errs {
+		if !errors.Is(err, docsapi.ErrUnauthorized) {
+			t.Errorf("%s: error = %v, want one matching ErrUnauthorized", name, err)
+		}
 	}
 }

@@ -17,6 +17,14 @@ func decodeWire(what string, data []byte, v any) error {
 	if !errors.As(err, &typeErr) {
 		return err
 	}
+	if typeErr.Type == countType {
+		// A count's own error: Value holds the number and what is wrong
+		// with it ("1.5 is not a whole number").
+		if typeErr.Field == "" {
+			return fmt.Errorf("docsapi: %s: count %s", what, typeErr.Value)
+		}
+		return fmt.Errorf("docsapi: %s field %q: %s", what, typeErr.Field, typeErr.Value)
+	}
 	if typeErr.Field == "" {
 		return fmt.Errorf("docsapi: %s: expected %s, got JSON %s", what, jsonKind(typeErr.Type), typeErr.Value)
 	}
@@ -48,3 +56,28 @@ func jsonKind(t reflect.Type) string {
 	}
 	return "another type"
 }
+
+// optString is a nullable JSON string that also records whether its field
+// was there at all, for the one field whose absence must not pass for null:
+// the searches export's nextCursor, the only sign of its last page.
+type optString struct {
+	s     *string // nil for null
+	found bool
+}
+
+func (o *optString) UnmarshalJSON(b []byte) error {
+	o.found = true
+	if string(b) == "null" {
+		o.s = nil
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err // an *UnmarshalTypeError, which encoding/json gives the field's path
+	}
+	o.s = &s
+	return nil
+}
+
+// MarshalJSON writes the string, or null.
+func (o optString) MarshalJSON() ([]byte, error) { return json.Marshal(o.s) }

@@ -1,0 +1,86 @@
+package docsapi
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jarcoal/httpmock"
+)
+
+// AllVisitors is the offset pager of AllViews over another export; these
+// tests check the wiring, the pager's own promises are tested with views.
+
+var exVisitorsAll = []PageVisitors{
+	{Path: "/quickstart", Human: 7, AI: 5, Total: 10},
+	{Path: "/api-reference/auth", Human: 5, AI: 4, Total: 9},
+	{Path: "/guides/llms-txt", Human: 0, AI: 2, Total: 0},
+}
+
+func TestAllVisitorsWalksPagesWithOffsetPlusLimit(t *testing.T) {
+	tests := []struct {
+		prefetch int
+		must     []string // sorted
+		may      []string // may also be asked for, then cancelled
+	}{
+		{1, []string{"limit=2&offset=4", "limit=2&offset=6"}, nil},
+		// Three in flight, then one more as the first page is used up; the
+		// last may be cancelled before it reaches the server. At most two
+		// pages past the last are asked for.
+		{3, []string{"limit=2&offset=4", "limit=2&offset=6", "limit=2&offset=8"}, []string{"limit=2&offset=10"}},
+	}
+	for _, tt := range tests {
+		prefetch := tt.prefetch
+		t.Run(fmt.Sprint("prefetch ", prefetch), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c, mt := newTestClient(t)
+				// Pages in flight at once arrive in any order: answer by offset.
+				var mu sync.Mutex
+				var queries []string
+				mt.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
+					mu.Lock()
+					queries = append(queries, req.URL.RawQuery)
+					mu.Unlock()
+					name := "visitors_page2.json"
+					if req.URL.Query().Get("offset") == "4" {
+						name = "visitors_page1.json"
+					}
+					return httpmock.NewBytesResponse(http.StatusOK, fixture(t, name)), nil
+				})
+				rows, err := Collect(c.Analytics.AllVisitors(t.Context(), "", VisitorsParams{Limit: 2, Offset: 4}, WithPrefetch(prefetch)))
+				if err != nil {
+					t.Fatalf("Collect: %v", err)
+				}
+				if diff := cmp.Diff(exVisitorsAll, rows); diff != "" {
+					t.Errorf("rows mismatch (-want +got):\n%s", diff)
+				}
+				synctest.Wait()
+				slices.Sort(queries)
+				want := tt.must
+				if len(queries) > len(tt.must) {
+					want = slices.Sorted(slices.Values(slices.Concat(tt.must, tt.may)))
+				}
+				if diff := cmp.Diff(want, queries); diff != "" {
+					t.Errorf("queries mismatch (-want +got):\n%s", diff)
+				}
+			})
+		})
+	}
+}
+
+func TestAllVisitorsErrorOnSecondPageYieldsOnce(t *testing.T) {
+	c, mt := newTestClient(t)
+	stubViews(t, mt, viewsOK(fixture(t, "visitors_page1.json")), viewsReply{http.StatusNotFound, []byte(`{"error":"Project not found"}`)})
+	rows, err := Collect(c.Analytics.AllVisitors(t.Context(), "", VisitorsParams{Limit: 2}))
+	if !errors.Is(err, ErrNotFound) {
+		t.Errorf("error = %v, want ErrNotFound", err)
+	}
+	if diff := cmp.Diff(exVisitorsAll[:2], rows); diff != "" {
+		t.Errorf("rows mismatch (-want +got):\n%s", diff)
+	}
+}
