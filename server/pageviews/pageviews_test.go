@@ -319,6 +319,8 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		"negative interval": {Sink: &memSink{}, FlushInterval: -1},
 		"negative keys":     {Sink: &memSink{}, MaxKeys: -1},
 		"negative batch":    {Sink: &memSink{}, BatchSize: -1},
+		"negative pending":  {Sink: &memSink{}, MaxPendingKeys: -1},
+		"negative path":     {Sink: &memSink{}, MaxPathBytes: -1},
 	} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("%s: accepted", name)

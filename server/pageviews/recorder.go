@@ -7,6 +7,34 @@
 // flush that fails keeps its counts for the next one: views are never
 // dropped and, because the store applies a batch whole or not at all, never
 // counted twice.
+//
+// # Memory
+//
+// Whoever can request a page can make up paths, so memory is bounded by
+// counters, not by traffic. A counter costs about 150 bytes plus its
+// project and path (the strings it is keyed by are kept until it is
+// written), and a path is at most Config.MaxPathBytes long: views of longer
+// paths are counted under Config.OverflowPath. A Recorder holds at most:
+//
+//   - live counters, between two flushes: Config.MaxKeys counters of
+//     distinct (project, path, hour), then up to MaxKeys overflow counters,
+//     one per project and hour, then one overflow counter per project for
+//     each hour the views are recorded in (Config.Now; one or two, unless
+//     FlushInterval is longer than an hour);
+//   - pending counters, kept by failed flushes until the store takes them:
+//     Config.MaxPendingKeys counters, plus one per project.
+//
+// The number of projects is the caller's: the middleware counts for one,
+// the ingest endpoint for projects that exist.
+//
+// Past a bound, views are not dropped but counted on a coarser counter:
+// under OverflowPath for their project, class and hour, and, past the last
+// bound, at another hour (live: the hour the view is recorded in; pending:
+// the first hour folded for its project). So every view is counted exactly
+// once, and totals per project and class stay exact; what is given up is
+// the path, and then the hour. Stats counts these views (Overflowed when
+// recorded, Folded when a failed flush keeps them), and the Logger is
+// warned once per flush that finds new ones.
 package pageviews
 
 import (
@@ -14,6 +42,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,6 +56,8 @@ const (
 	DefaultFlushInterval = 10 * time.Second
 	DefaultMaxKeys       = 100_000
 	DefaultOverflowPath  = "/(other pages)"
+	// DefaultMaxPathBytes is the ingest endpoint's limit on a path.
+	DefaultMaxPathBytes = 2048
 	// DefaultBatchSize bounds one AddViews call, so that a very large flush
 	// does not hold the store's write lock for long.
 	DefaultBatchSize = 5000
@@ -42,18 +73,48 @@ type Config struct {
 	Sink Sink
 	// FlushInterval is how often counts are written to the Sink.
 	FlushInterval time.Duration
-	// MaxKeys bounds memory: the number of distinct (project, path, hour)
-	// counters held between flushes. Views of further paths are counted
-	// under OverflowPath, so totals stay exact, and reported in Stats. The
-	// overflow counters (one per project and hour at most) come on top.
+	// MaxKeys bounds the live counters: the distinct (project, path, hour)
+	// counters held between two flushes. Views of further paths are
+	// counted under OverflowPath, one counter per project and hour, so
+	// totals stay exact, and reported in Stats.Overflowed. The overflow
+	// counters come on top, up to MaxKeys of them; past that, views of an
+	// hour with no overflow counter are counted under the overflow counter
+	// of the hour they are recorded in (Now), one per project. So between
+	// two flushes at most 2×MaxKeys counters are held, plus one per
+	// project and hour that passes. Default DefaultMaxKeys.
 	MaxKeys int
-	// OverflowPath is the path that views past MaxKeys are counted under.
+	// MaxPendingKeys bounds the pending counters: those a failed flush
+	// keeps for the next one, which pile up for as long as the store
+	// fails. A flush writes every counter it holds; of those it fails to
+	// write, the ones already pending stay as they are, and the others
+	// become pending while fewer than MaxPendingKeys are. Past that, their
+	// views are folded into the overflow counter of their project and hour
+	// (OverflowPath), while it fits in the bound (the last 1/16 of which
+	// is kept for overflow counters), else into one further counter per
+	// project: the overflow counter of the first hour folded there. So at
+	// most MaxPendingKeys counters are pending, plus one per project; a
+	// flush that succeeds folds nothing; totals per project and class stay
+	// exact; folded views are reported in Stats.Folded.
+	//
+	// Default 2×MaxKeys: a flush takes at most MaxKeys counters of paths,
+	// so a site whose pages fit in MaxKeys keeps every page's count
+	// through an outage across an hour boundary (every page viewed again
+	// makes a new counter for the new hour). With the live counters, that
+	// is at most about 4×MaxKeys counters, about 60 MiB at the default
+	// MaxKeys and short paths.
+	MaxPendingKeys int
+	// MaxPathBytes bounds the length of a path kept in a counter: views of
+	// longer paths are counted under OverflowPath (and in
+	// Stats.Overflowed). Default DefaultMaxPathBytes.
+	MaxPathBytes int
+	// OverflowPath is the path that views past MaxKeys, MaxPendingKeys or
+	// MaxPathBytes are counted under.
 	OverflowPath string
 	// BatchSize bounds the counters written by one AddViews call.
 	BatchSize int
 	// Classifier tells humans from AI and bots; traffic.Default() if nil.
 	Classifier *traffic.Classifier
-	// Logger receives flush failures and overflow reports.
+	// Logger receives flush failures and overflow and fold reports.
 	Logger *slog.Logger
 	// Now tells the time; tests inject a clock. Default time.Now.
 	Now func() time.Time
@@ -64,14 +125,20 @@ type Recorder struct {
 	cfg    Config
 	shards [shardCount]shard
 	keys   atomic.Int64 // counters held across shards, for MaxKeys
+	// maxLive bounds keys but for the overflow counters of the hours
+	// recorded in: 2×MaxKeys.
+	maxLive int64
 
 	flushMu sync.Mutex // one flush at a time; guards pending
-	pending map[key]*counts
+	pending *pendingCounts
 
 	stats struct {
-		recorded, flushed, overflowed, flushErrors atomic.Int64
+		recorded, flushed, overflowed, folded, flushErrors atomic.Int64
+		// rehoured counts overflowed views moved to the hour they were
+		// recorded in, past the live overflow counters.
+		rehoured atomic.Int64
 	}
-	reportedOverflow int64 // overflowed views already logged; guarded by flushMu
+	reportedOverflow, reportedRehoured int64 // views already logged; guarded by flushMu
 
 	startOnce sync.Once
 	started   atomic.Bool
@@ -100,9 +167,21 @@ type counts struct {
 
 // Stats reports what a Recorder has done since it was created.
 type Stats struct {
-	Recorded    int64 // views counted
-	Flushed     int64 // views written to the Sink
-	Overflowed  int64 // views counted under OverflowPath because MaxKeys was reached
+	Recorded int64 // views counted
+	Flushed  int64 // views written to the Sink
+	// Overflowed counts views counted under OverflowPath when recorded,
+	// because MaxKeys live counters were held or their path was longer
+	// than MaxPathBytes (past MaxKeys overflow counters as well, at the
+	// hour they were recorded in; the overflow warning says how many).
+	Overflowed int64
+	// Folded counts views that a failed flush moved from their own
+	// counter to an overflow counter because MaxPendingKeys counters were
+	// pending: views of a path moved under OverflowPath, and views already
+	// under it moved to another hour. Overflowed views lose their path
+	// when recorded, Folded ones when a flush fails to write them and has
+	// no room to keep them; a view is counted in both only if it is moved
+	// to another hour.
+	Folded      int64
 	FlushErrors int64 // failed AddViews calls (their counts were kept)
 	Pending     int64 // views counted but not yet written
 }
@@ -118,6 +197,10 @@ func New(cfg Config) (*Recorder, error) {
 		return nil, fmt.Errorf("pageviews: Config.FlushInterval must not be negative, got %s", cfg.FlushInterval)
 	case cfg.MaxKeys < 0:
 		return nil, fmt.Errorf("pageviews: Config.MaxKeys must not be negative, got %d", cfg.MaxKeys)
+	case cfg.MaxPendingKeys < 0:
+		return nil, fmt.Errorf("pageviews: Config.MaxPendingKeys must not be negative, got %d", cfg.MaxPendingKeys)
+	case cfg.MaxPathBytes < 0:
+		return nil, fmt.Errorf("pageviews: Config.MaxPathBytes must not be negative, got %d", cfg.MaxPathBytes)
 	case cfg.BatchSize < 0:
 		return nil, fmt.Errorf("pageviews: Config.BatchSize must not be negative, got %d", cfg.BatchSize)
 	}
@@ -126,6 +209,15 @@ func New(cfg Config) (*Recorder, error) {
 	}
 	if cfg.MaxKeys == 0 {
 		cfg.MaxKeys = DefaultMaxKeys
+	}
+	if cfg.MaxPendingKeys == 0 {
+		cfg.MaxPendingKeys = cfg.MaxKeys * 2
+		if cfg.MaxKeys > math.MaxInt/2 {
+			cfg.MaxPendingKeys = math.MaxInt
+		}
+	}
+	if cfg.MaxPathBytes == 0 {
+		cfg.MaxPathBytes = DefaultMaxPathBytes
 	}
 	if cfg.OverflowPath == "" {
 		cfg.OverflowPath = DefaultOverflowPath
@@ -142,7 +234,11 @@ func New(cfg Config) (*Recorder, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	r := &Recorder{cfg: cfg, pending: map[key]*counts{}, stop: make(chan struct{}), done: make(chan struct{})}
+	r := &Recorder{cfg: cfg, pending: newPendingCounts(cfg.MaxPendingKeys, cfg.OverflowPath), stop: make(chan struct{}), done: make(chan struct{})}
+	r.maxLive = math.MaxInt64
+	if int64(cfg.MaxKeys) <= math.MaxInt64/2 {
+		r.maxLive = 2 * int64(cfg.MaxKeys)
+	}
 	for i := range r.shards {
 		r.shards[i].counts = map[key]*counts{}
 	}
@@ -156,32 +252,16 @@ func (r *Recorder) Record(project, path string, class traffic.Class, at time.Tim
 	if n <= 0 {
 		return
 	}
-	k := key{project: project, path: path, hour: at.Unix() - at.Unix()%3600}
-	if at.Unix() < 0 && at.Unix()%3600 != 0 {
-		k.hour -= 3600 // floor, not truncation towards zero, before 1970
+	k := key{project: project, path: path, hour: hourOf(at)}
+	if len(path) > r.cfg.MaxPathBytes {
+		k.path = r.cfg.OverflowPath
+		r.stats.overflowed.Add(n)
 	}
-	s := &r.shards[shardOf(project, path)]
+	s := &r.shards[shardOf(project, k.path)]
 	s.mu.Lock()
 	c := s.counts[k]
 	if c == nil {
-		if r.keys.Add(1) > int64(r.cfg.MaxKeys) {
-			r.keys.Add(-1)
-			r.stats.overflowed.Add(n)
-			k.path = r.cfg.OverflowPath
-			s.mu.Unlock()
-			s = &r.shards[shardOf(project, k.path)]
-			s.mu.Lock()
-			c = s.counts[k]
-			if c == nil {
-				// The overflow counter counts as a key once made, so that
-				// Flush, which frees every key it takes, stays balanced.
-				r.keys.Add(1)
-			}
-		}
-		if c == nil {
-			c = new(counts)
-			s.counts[k] = c
-		}
+		s, c = r.newCounter(s, k, n)
 	}
 	switch class {
 	case traffic.Human:
@@ -193,6 +273,58 @@ func (r *Recorder) Record(project, path string, class traffic.Class, at time.Tim
 	}
 	s.mu.Unlock()
 	r.stats.recorded.Add(n)
+}
+
+// newCounter finds the counter for n views of k, which s (locked) has no
+// counter for, making one within the live bounds: k's own below MaxKeys,
+// else the overflow counter of k's project and hour below 2×MaxKeys, else
+// the overflow counter of k's project and the hour of Now. It returns that
+// counter and its shard, locked.
+func (r *Recorder) newCounter(s *shard, k key, n int64) (*shard, *counts) {
+	if k.path != r.cfg.OverflowPath {
+		if r.keys.Add(1) <= int64(r.cfg.MaxKeys) {
+			c := new(counts)
+			s.counts[k] = c
+			return s, c
+		}
+		r.keys.Add(-1)
+		r.stats.overflowed.Add(n)
+		k.path = r.cfg.OverflowPath
+		s.mu.Unlock()
+		s = &r.shards[shardOf(k.project, k.path)]
+		s.mu.Lock()
+		if c := s.counts[k]; c != nil {
+			return s, c
+		}
+	}
+	// An overflow counter counts as a key once made, so that Flush, which
+	// frees every key it takes, stays balanced.
+	if r.keys.Add(1) > r.maxLive {
+		if now := hourOf(r.cfg.Now()); now != k.hour {
+			r.keys.Add(-1)
+			r.stats.rehoured.Add(n)
+			k.hour = now // the same shard: shardOf ignores the hour
+			if c := s.counts[k]; c != nil {
+				return s, c
+			}
+			r.keys.Add(1)
+		}
+		// The overflow counter of the hour recorded in is made past the
+		// bound: one per project for every hour a flush interval spans.
+	}
+	c := new(counts)
+	s.counts[k] = c
+	return s, c
+}
+
+// hourOf returns the unix seconds of the start of t's hour.
+func hourOf(t time.Time) int64 {
+	u := t.Unix()
+	h := u - u%3600
+	if u < 0 && u%3600 != 0 {
+		h -= 3600 // floor, not truncation towards zero, before 1970
+	}
+	return h
 }
 
 // shardOf hashes without allocating (FNV-1a over both strings).
@@ -209,42 +341,52 @@ func shardOf(project, path string) int {
 
 // Flush writes every count held so far to the Sink, in batches. Counts of a
 // batch that fails stay held and are written by the next flush, added to
-// whatever was counted meanwhile. It returns the first error.
+// whatever was counted meanwhile, within MaxPendingKeys: past it, they are
+// folded into overflow counters. It returns the first error.
 func (r *Recorder) Flush(ctx context.Context) error {
 	r.flushMu.Lock()
 	defer r.flushMu.Unlock()
 	// Take every shard's counters, leaving empty maps: recording goes on
-	// while the batch is written.
+	// while the batch is written. Counts of a key already pending are
+	// added to it; the others stay in taken, which is written as it is:
+	// only what fails to be written is held within MaxPendingKeys.
+	var taken [shardCount]map[key]*counts
+	held := r.pending.len()
 	for i := range r.shards {
 		s := &r.shards[i]
 		s.mu.Lock()
-		taken := s.counts
-		if len(taken) == 0 {
+		if len(s.counts) == 0 {
 			// Still the live map: not to be read once unlocked.
 			s.mu.Unlock()
 			continue
 		}
-		s.counts = make(map[key]*counts, len(taken))
+		taken[i] = s.counts
+		s.counts = make(map[key]*counts, len(taken[i]))
 		s.mu.Unlock()
-		r.keys.Add(-int64(len(taken)))
-		for k, c := range taken {
-			if p := r.pending[k]; p != nil {
-				p.human += c.human
-				p.ai += c.ai
-				p.bot += c.bot
-			} else {
-				r.pending[k] = c
+		r.keys.Add(-int64(len(taken[i])))
+		for k, c := range taken[i] {
+			if have := r.pending.m[k]; have != nil {
+				have.add(c)
+				delete(taken[i], k)
 			}
 		}
+		held += len(taken[i])
 	}
-	if over := r.stats.overflowed.Load(); over > r.reportedOverflow {
+	if over, moved := r.stats.overflowed.Load(), r.stats.rehoured.Load(); over > r.reportedOverflow {
 		r.cfg.Logger.WarnContext(ctx, "pageviews: more distinct pages than MaxKeys; views of the rest were counted under the overflow path",
-			slog.Int64("views", over-r.reportedOverflow), slog.Int("max_keys", r.cfg.MaxKeys), slog.String("overflow_path", r.cfg.OverflowPath))
-		r.reportedOverflow = over
+			slog.Int64("views", over-r.reportedOverflow), slog.Int64("views_moved_to_the_current_hour", moved-r.reportedRehoured),
+			slog.Int("max_keys", r.cfg.MaxKeys), slog.Int("max_path_bytes", r.cfg.MaxPathBytes), slog.String("overflow_path", r.cfg.OverflowPath))
+		r.reportedOverflow, r.reportedRehoured = over, moved
 	}
 	var firstErr error
-	batch := make([]store.ViewCount, 0, min(len(r.pending), r.cfg.BatchSize))
-	keys := make([]key, 0, cap(batch))
+	batch := make([]store.ViewCount, 0, min(held, r.cfg.BatchSize))
+	// from tells where each counter of batch is held: the shard whose
+	// taken map holds it, or -1 for pending.
+	type from struct {
+		k     key
+		shard int
+	}
+	froms := make([]from, 0, cap(batch))
 	write := func() {
 		if len(batch) == 0 {
 			return
@@ -256,24 +398,48 @@ func (r *Recorder) Flush(ctx context.Context) error {
 				firstErr = err
 			}
 		} else {
-			for i, k := range keys {
-				delete(r.pending, k)
+			for i, f := range froms {
+				if f.shard < 0 {
+					r.pending.remove(f.k)
+				} else {
+					delete(taken[f.shard], f.k)
+				}
 				r.stats.flushed.Add(batch[i].Human + batch[i].AI + batch[i].Bot)
 			}
 		}
-		batch, keys = batch[:0], keys[:0]
+		batch, froms = batch[:0], froms[:0]
 	}
-	for k, c := range r.pending {
+	add := func(k key, c *counts, shard int) {
 		batch = append(batch, store.ViewCount{ProjectID: k.project, Path: k.path, Hour: time.Unix(k.hour, 0).UTC(), Human: c.human, AI: c.ai, Bot: c.bot})
-		keys = append(keys, k)
+		froms = append(froms, from{k, shard})
 		if len(batch) == r.cfg.BatchSize {
 			write()
 		}
 	}
+	for k, c := range r.pending.m {
+		add(k, c, -1)
+	}
+	for i := range taken {
+		for k, c := range taken[i] {
+			add(k, c, i)
+		}
+	}
 	write()
+	// What failed of taken becomes pending, folded past MaxPendingKeys.
+	var folded int64
+	for i := range taken {
+		for k, c := range taken[i] {
+			folded += r.pending.merge(k, c)
+		}
+	}
+	if folded > 0 {
+		r.stats.folded.Add(folded)
+		r.cfg.Logger.WarnContext(ctx, "pageviews: more pending counters than MaxPendingKeys while flushes fail; views of the rest were folded into the overflow path",
+			slog.Int64("views", folded), slog.Int("max_pending_keys", r.cfg.MaxPendingKeys), slog.String("overflow_path", r.cfg.OverflowPath))
+	}
 	if firstErr != nil {
 		r.cfg.Logger.WarnContext(ctx, "pageviews: flush failed; the counts are kept for the next flush",
-			slog.Int("pending_counters", len(r.pending)), slog.Any("error", firstErr))
+			slog.Int("pending_counters", r.pending.len()), slog.Any("error", firstErr))
 		return fmt.Errorf("pageviews: flush: %w", firstErr)
 	}
 	return nil
@@ -338,6 +504,7 @@ func (r *Recorder) Stats() Stats {
 		Recorded:    r.stats.recorded.Load(),
 		Flushed:     r.stats.flushed.Load(),
 		Overflowed:  r.stats.overflowed.Load(),
+		Folded:      r.stats.folded.Load(),
 		FlushErrors: r.stats.flushErrors.Load(),
 	}
 	st.Pending = st.Recorded - st.Flushed
