@@ -1,12 +1,8 @@
 package docsapi
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,115 +10,7 @@ import (
 	"github.com/jarcoal/httpmock"
 )
 
-// viewsCall is one request a viewsStub received, as it went on the wire.
-type viewsCall struct {
-	Method string
-	Path   string // escaped, so that %2F inside a project id stays visible
-	Query  string // raw, so that the test sees the exact encoding
-	Auth   string
-}
-
-// viewsReply is one canned response.
-type viewsReply struct {
-	status int
-	body   []byte
-}
-
-func viewsOK(body []byte) viewsReply { return viewsReply{http.StatusOK, body} }
-
-// viewsStub records every request sent through a MockTransport and answers
-// the n-th with the n-th reply. It takes every route (a no-responder), so a
-// request to a wrong path is recorded and shows up in the path assertions
-// instead of being lost in an httpmock "no responder" error.
-type viewsStub struct {
-	mu    sync.Mutex
-	calls []viewsCall
-}
-
-func stubViews(t *testing.T, mt *httpmock.MockTransport, replies ...viewsReply) *viewsStub {
-	t.Helper()
-	s := &viewsStub{}
-	mt.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
-		// net/http's Transport refuses a request whose context is already
-		// done; httpmock instead races the responder against ctx.Done(), so
-		// without this check a cancelled call would succeed or fail at random.
-		if err := req.Context().Err(); err != nil {
-			return nil, err
-		}
-		s.mu.Lock()
-		n := len(s.calls)
-		s.calls = append(s.calls, viewsCall{
-			Method: req.Method,
-			Path:   req.URL.EscapedPath(),
-			Query:  req.URL.RawQuery,
-			Auth:   req.Header.Get("Authorization"),
-		})
-		s.mu.Unlock()
-		if n >= len(replies) {
-			if n == len(replies) { // once: a runaway pager would flood the log
-				t.Errorf("unexpected request #%d: %s %s", n+1, req.Method, req.URL)
-			}
-			// 418 is not retried, so an extra request cannot start a
-			// retry loop that sleeps outside a synctest bubble.
-			return httpmock.NewStringResponse(http.StatusTeapot, `{"error":"unexpected request"}`), nil
-		}
-		return httpmock.NewBytesResponse(replies[n].status, replies[n].body), nil
-	})
-	return s
-}
-
-func (s *viewsStub) Calls() []viewsCall {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.calls)
-}
-
-func (s *viewsStub) Queries() []string {
-	var qs []string
-	for _, c := range s.Calls() {
-		qs = append(qs, c.Query)
-	}
-	return qs
-}
-
-// viewsRows returns n rows whose paths carry prefix, so that a page served
-// twice or skipped is visible in a diff of the collected rows.
-func viewsRows(prefix string, n int) []PageView {
-	rows := make([]PageView, n)
-	for i := range rows {
-		rows[i] = PageView{Path: fmt.Sprintf("/%s/%d", prefix, i), Human: int64(i + 1), AI: int64(n - i), Total: int64(n + 1)}
-	}
-	return rows
-}
-
-// viewsBody encodes one page of the export.
-func viewsBody(t *testing.T, rows []PageView, hasMore bool) []byte {
-	t.Helper()
-	if rows == nil {
-		rows = []PageView{}
-	}
-	b, err := json.Marshal(ViewsPage{Totals: ViewCounts{Human: 1000, AI: 500, Total: 1500}, Views: rows, HasMore: hasMore})
-	if err != nil {
-		t.Fatalf("encoding page: %v", err)
-	}
-	return b
-}
-
-// newViewsClientWithoutProject is newTestClient without a default project.
-func newViewsClientWithoutProject(t *testing.T) (*Client, *httpmock.MockTransport) {
-	t.Helper()
-	mt := httpmock.NewMockTransport()
-	c, err := NewClient(testKey, WithHTTPClient(&http.Client{Transport: mt}), WithBaseURL(testBaseURL))
-	if err != nil {
-		t.Fatalf("NewClient: %v", err)
-	}
-	return c, mt
-}
-
-var (
-	viewsZone = time.FixedZone("UTC+2", 2*60*60)
-	viewsJan2 = Day(2026, time.January, 2)
-)
+var viewsJan2 = Day(2026, time.January, 2)
 
 func TestViewsSendsExactQuery(t *testing.T) {
 	tests := []struct {
@@ -134,12 +22,12 @@ func TestViewsSendsExactQuery(t *testing.T) {
 		{"day as date only", ViewsParams{DateFrom: viewsJan2}, "dateFrom=2026-01-02"},
 		{
 			"instant in another zone as UTC RFC 3339",
-			ViewsParams{DateTo: Instant(time.Date(2026, 1, 2, 12, 0, 0, 0, viewsZone))},
+			ViewsParams{DateTo: Instant(time.Date(2026, 1, 2, 12, 0, 0, 0, plusTwo))},
 			"dateTo=2026-01-02T10%3A00%3A00Z",
 		},
 		{
 			"instant with fraction",
-			ViewsParams{DateFrom: Instant(time.Date(2026, 1, 2, 12, 0, 0, 250_000_000, viewsZone))},
+			ViewsParams{DateFrom: Instant(time.Date(2026, 1, 2, 12, 0, 0, 250_000_000, plusTwo))},
 			"dateFrom=2026-01-02T10%3A00%3A00.25Z",
 		},
 		{"limit alone", ViewsParams{Limit: 50}, "limit=50"},
@@ -162,13 +50,13 @@ func TestViewsSendsExactQuery(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, mt := newTestClient(t)
-			stub := stubViews(t, mt, viewsOK(fixture(t, "views_page2.json")))
+			stub := serveInOrder(t, mt, replyFixture(t, http.StatusOK, "views_page2.json"))
 
 			if _, err := c.Analytics.Views(t.Context(), "", tt.params); err != nil {
 				t.Fatalf("Views: %v", err)
 			}
-			want := []viewsCall{{Method: http.MethodGet, Path: "/v1/analytics/proj/views", Query: tt.wantQuery, Auth: "Bearer " + testKey}}
-			if diff := cmp.Diff(want, stub.Calls()); diff != "" {
+			want := []sentRequest{{Method: http.MethodGet, Path: "/v1/analytics/proj/views", Query: tt.wantQuery, Header: authorized}}
+			if diff := cmp.Diff(want, stub.Requests(), onTheWire); diff != "" {
 				t.Errorf("requests mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -177,7 +65,7 @@ func TestViewsSendsExactQuery(t *testing.T) {
 
 func TestViewsReturnsDecodedPage(t *testing.T) {
 	c, mt := newTestClient(t)
-	stubViews(t, mt, viewsOK(fixture(t, "views_page1.json")))
+	serveInOrder(t, mt, replyFixture(t, http.StatusOK, "views_page1.json"))
 
 	got, err := c.Analytics.Views(t.Context(), "", ViewsParams{Limit: 2})
 	if err != nil {
@@ -210,13 +98,13 @@ func TestViewsEscapesProjectInPath(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.projectID, func(t *testing.T) {
 			c, mt := newTestClient(t)
-			stub := stubViews(t, mt, viewsOK(fixture(t, "views_empty.json")))
+			stub := serveInOrder(t, mt, replyFixture(t, http.StatusOK, "views_empty.json"))
 
 			if _, err := c.Analytics.Views(t.Context(), tt.projectID, ViewsParams{Limit: 10}); err != nil {
 				t.Fatalf("Views: %v", err)
 			}
-			want := []viewsCall{{Method: http.MethodGet, Path: tt.wantPath, Query: "limit=10", Auth: "Bearer " + testKey}}
-			if diff := cmp.Diff(want, stub.Calls()); diff != "" {
+			want := []sentRequest{{Method: http.MethodGet, Path: tt.wantPath, Query: "limit=10", Header: authorized}}
+			if diff := cmp.Diff(want, stub.Requests(), onTheWire); diff != "" {
 				t.Errorf("requests mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -275,11 +163,11 @@ func TestViewsRejectsInvalidArgumentsBeforeSending(t *testing.T) {
 			var c *Client
 			var mt *httpmock.MockTransport
 			if tt.noProject {
-				c, mt = newViewsClientWithoutProject(t)
+				c, mt = newTestClientWithoutProject(t)
 			} else {
 				c, mt = newTestClient(t)
 			}
-			stub := stubViews(t, mt)
+			stub := serveInOrder(t, mt)
 
 			page, err := c.Analytics.Views(t.Context(), tt.projectID, tt.params)
 			if page != nil {
@@ -295,7 +183,7 @@ func TestViewsRejectsInvalidArgumentsBeforeSending(t *testing.T) {
 			if !errors.Is(err, ErrInvalidParam) {
 				t.Error("errors.Is(err, ErrInvalidParam) = false")
 			}
-			if n := len(stub.Calls()); n != 0 {
+			if n := len(stub.Requests()); n != 0 {
 				t.Errorf("sent %d requests, want 0", n)
 			}
 		})
@@ -304,7 +192,7 @@ func TestViewsRejectsInvalidArgumentsBeforeSending(t *testing.T) {
 
 func TestViewsValidationErrorMessageNamesParameter(t *testing.T) {
 	c, mt := newTestClient(t)
-	stubViews(t, mt)
+	serveInOrder(t, mt)
 	_, err := c.Analytics.Views(t.Context(), "", ViewsParams{Limit: 251})
 	const want = "docsapi: invalid limit: must be between 1 and 250, got 251"
 	if err == nil || err.Error() != want {
@@ -316,7 +204,7 @@ func TestViewsValidationErrorMessageNamesParameter(t *testing.T) {
 // part that tells the user which parameter the server disliked.
 func TestViewsAnalyticsErrorBodyDecoded(t *testing.T) {
 	c, mt := newTestClient(t)
-	stub := stubViews(t, mt, viewsReply{http.StatusBadRequest, fixture(t, "views_error_400.json")})
+	stub := serveInOrder(t, mt, replyFixture(t, http.StatusBadRequest, "views_error_400.json"))
 
 	page, err := c.Analytics.Views(t.Context(), "", ViewsParams{DateFrom: viewsJan2, Limit: 10})
 	if page != nil {
@@ -359,7 +247,7 @@ func TestViewsAnalyticsErrorBodyDecoded(t *testing.T) {
 	if err.Error() != wantText {
 		t.Errorf("Error() =\n%s\nwant\n%s", err, wantText)
 	}
-	if n := len(stub.Calls()); n != 1 {
+	if n := len(stub.Requests()); n != 1 {
 		t.Errorf("sent %d requests, want 1 (a 400 is not retried)", n)
 	}
 }
@@ -368,7 +256,7 @@ func TestViewsAnalyticsErrorBodyDecoded(t *testing.T) {
 // transient failure: it is reported at once and the request not repeated.
 func TestViewsUndecodableCountIsErrorWithoutRetry(t *testing.T) {
 	c, mt := newTestClient(t)
-	stub := stubViews(t, mt, viewsOK([]byte(`{"totals":{"human":12.5,"ai":0,"total":0},"views":[],"hasMore":false}`)))
+	stub := serveInOrder(t, mt, replyAs(http.StatusOK, "", `{"totals":{"human":12.5,"ai":0,"total":0},"views":[],"hasMore":false}`))
 
 	page, err := c.Analytics.Views(t.Context(), "", ViewsParams{})
 	if page != nil {
@@ -379,7 +267,7 @@ func TestViewsUndecodableCountIsErrorWithoutRetry(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("error =\n%v\nwant\n%s", err, want)
 	}
-	if n := len(stub.Calls()); n != 1 {
+	if n := len(stub.Requests()); n != 1 {
 		t.Errorf("sent %d requests, want 1", n)
 	}
 }

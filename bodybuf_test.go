@@ -15,17 +15,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// Identifiers in the body-buffer tests start with "bb" so that they cannot
-// collide with helpers of other test files in this package.
-
-// bbPoisonPool overwrites every byte of the buffers the pool hands out, as
+// poisonBodyPool overwrites every byte of the buffers the pool hands out, as
 // the next response read into them would, and makes them large enough for
 // every body of these tests, so that each one is read into a released
 // buffer. A result that still pointed into a released buffer would then
 // read '#' or another body. sync.Pool gives no guarantee of which buffers
 // come back (the race detector even drops some on Put), so this can miss a
 // reuse, but it cannot make a correct pipeline fail.
-func bbPoisonPool() {
+func poisonBodyPool() {
 	var bufs []*[]byte
 	for range 4 {
 		buf := bodyPool.Get().(*[]byte)
@@ -43,30 +40,22 @@ func bbPoisonPool() {
 	}
 }
 
-// bbReply answers with a fixed body, status and content type.
-func bbReply(status int, contentType, body string) func(*http.Request) (*http.Response, error) {
-	return func(req *http.Request) (*http.Response, error) {
-		return &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {contentType}},
-			ContentLength: int64(len(body)), Body: io.NopCloser(strings.NewReader(body)), Request: req}, nil
-	}
-}
-
-func bbJobJSON(id, createdAt string) string {
+func completedJobJSON(id, createdAt string) string {
 	return `{"id":"` + id + `","status":"completed","source":{"repository":"acme/docs-` + id + `","ref":"br-` + id +
 		`"},"model":"m-` + id + `","prLink":"https://example.test/pr/` + id + `","createdAt":"` + createdAt + `","archivedAt":null}`
 }
 
-// bbResult is a result of the pipeline and a copy of what it must hold.
-type bbResult struct {
+// heldResult is a result of the pipeline and a copy of what it must hold.
+type heldResult struct {
 	got  any
 	want any
 }
 
-// bbText pairs err with the text of every error in its chain, as printed
+// errorTexts pairs err with the text of every error in its chain, as printed
 // now. Each level counts: a wrapping error prints a copy of the inner
 // message, so a wrapped error that pointed into the body would not show in
 // the outer message.
-func bbText(err error) bbResult {
+func errorTexts(err error) heldResult {
 	text := func() string {
 		var b strings.Builder
 		for e := err; e != nil; e = errors.Unwrap(e) {
@@ -75,7 +64,7 @@ func bbText(err error) bbResult {
 		}
 		return b.String()
 	}
-	return bbResult{text, text()}
+	return heldResult{text, text()}
 }
 
 // Every kind of result the pipeline builds from a body (a job, a page, an
@@ -86,32 +75,32 @@ func TestPooledBodiesAreNotKeptByResults(t *testing.T) {
 	ctx := context.Background()
 	params := ViewsParams{DateFrom: Day(2026, 1, 1), DateTo: Day(2026, 2, 1)}
 
-	var results []bbResult
-	bbPoisonPool()
+	var results []heldResult
+	poisonBodyPool()
 	for i := range 20 {
 		n := fmt.Sprintf("%02d", i) // equal lengths, so buffers fit and are reused
 		id := "j" + n
 
 		mt.RegisterResponder(http.MethodGet, testBaseURL+"/v2/agent/proj/job/"+id,
-			bbReply(200, "application/json", bbJobJSON(id, "2026-08-01T12:00:"+n+"Z")))
+			replyAs(200, "application/json", completedJobJSON(id, "2026-08-01T12:00:"+n+"Z")))
 		job, err := c.AgentJobs.Get(ctx, "", id)
 		if err != nil {
 			t.Fatalf("Get(%s): %v", id, err)
 		}
 		want := &Job{ID: id, Status: JobStatusCompleted, Source: JobSource{Repository: "acme/docs-" + id, Ref: "br-" + id},
 			Model: "m-" + id, PRLink: "https://example.test/pr/" + id, CreatedAt: job.CreatedAt}
-		results = append(results, bbResult{job, want})
-		bbPoisonPool()
+		results = append(results, heldResult{job, want})
+		poisonBodyPool()
 
-		mt.RegisterResponder(http.MethodGet, rpViewsURL, bbReply(200, "application/json",
+		mt.RegisterResponder(http.MethodGet, viewsURL, replyAs(200, "application/json",
 			`{"totals":{"human":1,"ai":0,"total":1},"views":[{"path":"/p`+n+`","human":1,"ai":0,"total":1}],"hasMore":false}`))
 		page, err := c.Analytics.Views(ctx, "", params)
 		if err != nil {
 			t.Fatalf("Views: %v", err)
 		}
-		results = append(results, bbResult{page, &ViewsPage{Totals: ViewCounts{Human: 1, Total: 1},
+		results = append(results, heldResult{page, &ViewsPage{Totals: ViewCounts{Human: 1, Total: 1},
 			Views: []PageView{{Path: "/p" + n, Human: 1, Total: 1}}}})
-		bbPoisonPool()
+		poisonBodyPool()
 
 		for _, tt := range []struct {
 			status      int
@@ -126,7 +115,7 @@ func TestPooledBodiesAreNotKeptByResults(t *testing.T) {
 			{502, "text/html", `<html><title>Gateway ` + n + `</title></html>`, "non-JSON text/html response: Gateway " + n, nil},
 			{503, "text/plain", `down for ` + n + ` minutes`, "non-JSON text/plain response: down for " + n + " minutes", nil},
 		} {
-			mt.RegisterResponder(http.MethodGet, testBaseURL+"/v2/agent/proj/job/"+id, bbReply(tt.status, tt.contentType, tt.body))
+			mt.RegisterResponder(http.MethodGet, testBaseURL+"/v2/agent/proj/job/"+id, replyAs(tt.status, tt.contentType, tt.body))
 			_, err := c.AgentJobs.Get(ctx, "", id)
 			var apiErr *APIError
 			if !errors.As(err, &apiErr) {
@@ -137,26 +126,26 @@ func TestPooledBodiesAreNotKeptByResults(t *testing.T) {
 			if diff := cmp.Diff(want, apiErr); diff != "" {
 				t.Fatalf("APIError (-want +got):\n%s", diff)
 			}
-			results = append(results, bbResult{apiErr, want}, bbText(err))
-			bbPoisonPool()
+			results = append(results, heldResult{apiErr, want}, errorTexts(err))
+			poisonBodyPool()
 		}
 
 		// Decoding errors quote the body; the quote must be a copy too.
-		mt.RegisterResponder(http.MethodGet, rpViewsURL, bbReply(200, "application/json",
+		mt.RegisterResponder(http.MethodGet, viewsURL, replyAs(200, "application/json",
 			`{"totals":{"human":1.5`+n+`,"ai":0,"total":1},"views":[],"hasMore":false}`))
 		_, err = c.Analytics.Views(ctx, "", params)
 		if err == nil || !strings.Contains(err.Error(), "1.5"+n) {
 			t.Fatalf("err = %v, want a decoding error quoting 1.5%s", err, n)
 		}
-		results = append(results, bbText(err))
+		results = append(results, errorTexts(err))
 		mt.RegisterResponder(http.MethodGet, testBaseURL+"/v2/agent/proj/job/"+id,
-			bbReply(200, "application/json", bbJobJSON(id, "not a time "+n)))
+			replyAs(200, "application/json", completedJobJSON(id, "not a time "+n)))
 		_, err = c.AgentJobs.Get(ctx, "", id)
 		if err == nil || !strings.Contains(err.Error(), "not a time "+n) {
 			t.Fatalf("err = %v, want a decoding error quoting the timestamp", err)
 		}
-		results = append(results, bbText(err))
-		bbPoisonPool()
+		results = append(results, errorTexts(err))
+		poisonBodyPool()
 	}
 
 	for i, r := range results {
@@ -177,7 +166,7 @@ func TestPooledBodiesConcurrentCalls(t *testing.T) {
 	c, mt := newTestClient(t)
 	mt.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
 		id := req.URL.Path[strings.LastIndexByte(req.URL.Path, '/')+1:]
-		return bbReply(200, "application/json", bbJobJSON(id, "2026-08-01T12:00:00Z"))(req)
+		return replyAs(200, "application/json", completedJobJSON(id, "2026-08-01T12:00:00Z"))(req)
 	})
 	const workers, calls = 8, 50
 	jobs := make([][]*Job, workers)
@@ -208,29 +197,29 @@ func TestPooledBodiesConcurrentCalls(t *testing.T) {
 	}
 }
 
-// bbBody is a response body of size bytes: a job, then spaces.
-type bbBody struct {
+// paddedJobBody is a response body of size bytes: a job, then spaces.
+type paddedJobBody struct {
 	r    io.Reader
 	read int64
 }
 
-func newBBBody(size int64) *bbBody {
-	job := strings.NewReader(rpJobJSON)
-	spaces := io.LimitReader(bbSpaces{}, size-int64(job.Len()))
-	return &bbBody{r: io.MultiReader(job, spaces)}
+func newPaddedJobBody(size int64) *paddedJobBody {
+	job := strings.NewReader(jobJSONJ1)
+	spaces := io.LimitReader(spaces{}, size-int64(job.Len()))
+	return &paddedJobBody{r: io.MultiReader(job, spaces)}
 }
 
-func (b *bbBody) Read(p []byte) (int, error) {
+func (b *paddedJobBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	b.read += int64(n)
 	return n, err
 }
 
-func (b *bbBody) Close() error { return nil }
+func (b *paddedJobBody) Close() error { return nil }
 
-type bbSpaces struct{}
+type spaces struct{}
 
-func (bbSpaces) Read(p []byte) (int, error) {
+func (spaces) Read(p []byte) (int, error) {
 	for i := range p {
 		p[i] = ' '
 	}
@@ -248,9 +237,9 @@ func TestReadBodyBoundDoesNotTrustTheDeclaredLength(t *testing.T) {
 		size     int64
 		oneByte  bool // the transport returns one byte per Read
 	}{
-		{"unknown length", -1, int64(len(rpJobJSON)), true},
-		{"declared too short", 10, int64(len(rpJobJSON)), true},
-		{"declared too long", 4096, int64(len(rpJobJSON)), false},
+		{"unknown length", -1, int64(len(jobJSONJ1)), true},
+		{"declared too short", 10, int64(len(jobJSONJ1)), true},
+		{"declared too long", 4096, int64(len(jobJSONJ1)), false},
 		{"exactly the bound", limit, limit, false},
 		{"one byte past the bound, declared as the bound", limit, limit + 1, false},
 		{"past the bound, unknown length", -1, limit + 100, false},
@@ -258,8 +247,8 @@ func TestReadBodyBoundDoesNotTrustTheDeclaredLength(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c, mt := newTestClient(t, WithMaxRetries(0))
-			body := newBBBody(tt.size)
-			mt.RegisterResponder(http.MethodGet, rpJobURL, func(req *http.Request) (*http.Response, error) {
+			body := newPaddedJobBody(tt.size)
+			mt.RegisterResponder(http.MethodGet, jobURLJ1, func(req *http.Request) (*http.Response, error) {
 				var r io.ReadCloser = body
 				if tt.oneByte {
 					r = io.NopCloser(iotest.OneByteReader(body))
@@ -279,7 +268,7 @@ func TestReadBodyBoundDoesNotTrustTheDeclaredLength(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Get: %v", err)
 				}
-				if diff := cmp.Diff(rpWantJob, job); diff != "" {
+				if diff := cmp.Diff(wantJobJ1, job); diff != "" {
 					t.Errorf("job (-want +got):\n%s", diff)
 				}
 				if body.read != tt.size {

@@ -47,8 +47,8 @@ func TestNewClientRejectsABadKey(t *testing.T) {
 // Keys pasted from a file or an environment variable often end in a newline.
 func TestNewClientTrimsTheKey(t *testing.T) {
 	mt := httpmock.NewMockTransport()
-	rec, r := rpRecord(rpJSON(200, rpJobJSON))
-	mt.RegisterResponder(http.MethodGet, rpJobURL, r)
+	rec, r := record(replyJSON(200, jobJSONJ1))
+	mt.RegisterResponder(http.MethodGet, jobURLJ1, r)
 	c, err := NewClient("  "+testKey+"\n", WithHTTPClient(&http.Client{Transport: mt}), WithBaseURL(testBaseURL), WithProjectID("proj"))
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func TestNewClientTrimsTheKey(t *testing.T) {
 	if _, err := c.AgentJobs.Get(context.Background(), "", "j1"); err != nil {
 		t.Fatal(err)
 	}
-	if got := rec.requests()[0].Header.Get("Authorization"); got != "Bearer "+testKey {
+	if got := rec.Requests()[0].Header.Get("Authorization"); got != "Bearer "+testKey {
 		t.Error("Authorization is not Bearer followed by the trimmed key")
 	}
 }
@@ -107,11 +107,11 @@ func TestWithBaseURLAcceptsAPathPrefix(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.base, func(t *testing.T) {
 			c, mt := newTestClient(t, WithBaseURL(tt.base))
-			mt.RegisterResponder(http.MethodGet, tt.wantURL, rpJSON(200, rpJobJSON))
+			mt.RegisterResponder(http.MethodGet, tt.wantURL, replyJSON(200, jobJSONJ1))
 			if _, err := c.AgentJobs.Get(context.Background(), "", "j1"); err != nil {
 				t.Fatalf("Get: %v", err)
 			}
-			if n := rpCalls(mt, http.MethodGet, tt.wantURL); n != 1 {
+			if n := callCount(mt, http.MethodGet, tt.wantURL); n != 1 {
 				t.Errorf("calls to %s = %d, want 1 (calls: %v)", tt.wantURL, n, mt.GetCallCountInfo())
 			}
 		})
@@ -175,7 +175,7 @@ func TestNewClientDefaults(t *testing.T) {
 	t.Run("base URL is the hosted service", func(t *testing.T) {
 		mt := httpmock.NewMockTransport()
 		const want = DefaultBaseURL + "/v2/agent/p/job/j1"
-		mt.RegisterResponder(http.MethodGet, want, rpJSON(200, rpJobJSON))
+		mt.RegisterResponder(http.MethodGet, want, replyJSON(200, jobJSONJ1))
 		c, err := NewClient(testKey, WithHTTPClient(&http.Client{Transport: mt}), WithProjectID("p"))
 		if err != nil {
 			t.Fatal(err)
@@ -183,7 +183,7 @@ func TestNewClientDefaults(t *testing.T) {
 		if _, err := c.AgentJobs.Get(context.Background(), "", "j1"); err != nil {
 			t.Fatalf("Get: %v", err)
 		}
-		if n := rpCalls(mt, http.MethodGet, want); n != 1 {
+		if n := callCount(mt, http.MethodGet, want); n != 1 {
 			t.Errorf("calls to %s = %d, want 1", want, n)
 		}
 		if DefaultBaseURL != "https://api.mintlify.com" {
@@ -209,14 +209,14 @@ func TestNewClientDefaults(t *testing.T) {
 	t.Run("three retries with backoff from 500ms", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			c, mt := newTestClient(t)
-			rec, r := rpRecord(rpJSON(503, rpServerError))
-			mt.RegisterResponder(http.MethodGet, rpJobURL, r)
+			rec, r := record(replyJSON(503, maintenanceJSON))
+			mt.RegisterResponder(http.MethodGet, jobURLJ1, r)
 			if _, err := c.AgentJobs.Get(context.Background(), "", "j1"); !errors.Is(err, ErrServer) {
 				t.Fatalf("err = %v, want ErrServer", err)
 			}
 			ms := time.Millisecond
 			want := []time.Duration{0, 250 * ms, 750 * ms, 1750 * ms}
-			if diff := cmp.Diff(want, rec.times()); diff != "" {
+			if diff := cmp.Diff(want, rec.Times()); diff != "" {
 				t.Errorf("attempt times (-want +got):\n%s", diff)
 			}
 			if DefaultMaxRetries != 3 || DefaultMinRetryDelay != 500*ms || DefaultMaxRetryDelay != 30*time.Second {
@@ -234,13 +234,13 @@ func TestNewClientDefaults(t *testing.T) {
 		} {
 			synctest.Test(t, func(t *testing.T) {
 				c, mt := newTestClient(t)
-				rec, r := rpRecord(rpSeq(
-					rpJSON(429, `{"error":"rate limit exceeded"}`).HeaderSet(http.Header{"Retry-After": {tt.retryAfter}}),
-					rpJSON(200, rpJobJSON),
+				rec, r := record(inTurn(
+					replyJSON(429, `{"error":"rate limit exceeded"}`).HeaderSet(http.Header{"Retry-After": {tt.retryAfter}}),
+					replyJSON(200, jobJSONJ1),
 				))
-				mt.RegisterResponder(http.MethodGet, rpJobURL, r)
+				mt.RegisterResponder(http.MethodGet, jobURLJ1, r)
 				c.AgentJobs.Get(context.Background(), "", "j1")
-				if diff := cmp.Diff(tt.want, rec.times()); diff != "" {
+				if diff := cmp.Diff(tt.want, rec.Times()); diff != "" {
 					t.Errorf("Retry-After %s: attempt times (-want +got):\n%s", tt.retryAfter, diff)
 				}
 			})
@@ -269,15 +269,15 @@ func TestNewClientDefaults(t *testing.T) {
 func TestProjectIDArgumentOverridesTheDefault(t *testing.T) {
 	c, mt := newTestClient(t)
 	const other = testBaseURL + "/v2/agent/other/job/j1"
-	mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(200, rpJobJSON))
-	mt.RegisterResponder(http.MethodGet, other, rpJSON(200, rpJobJSON))
+	mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(200, jobJSONJ1))
+	mt.RegisterResponder(http.MethodGet, other, replyJSON(200, jobJSONJ1))
 	if _, err := c.AgentJobs.Get(context.Background(), "other", "j1"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.AgentJobs.Get(context.Background(), "", "j1"); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{"GET " + other: 1, "GET " + rpJobURL: 1}
+	want := map[string]int{"GET " + other: 1, "GET " + jobURLJ1: 1}
 	if diff := cmp.Diff(want, mt.GetCallCountInfo()); diff != "" {
 		t.Errorf("calls (-want +got):\n%s", diff)
 	}
@@ -298,12 +298,12 @@ func TestUserAgent(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, mt := newTestClient(t, tt.opts...)
-			rec, r := rpRecord(rpJSON(200, rpJobJSON))
-			mt.RegisterResponder(http.MethodGet, rpJobURL, r)
+			rec, r := record(replyJSON(200, jobJSONJ1))
+			mt.RegisterResponder(http.MethodGet, jobURLJ1, r)
 			if _, err := c.AgentJobs.Get(context.Background(), "", "j1"); err != nil {
 				t.Fatal(err)
 			}
-			got := rec.requests()[0].Header.Get("User-Agent")
+			got := rec.Requests()[0].Header.Get("User-Agent")
 			if got != tt.want {
 				t.Errorf("User-Agent = %q, want %q", got, tt.want)
 			}
@@ -316,18 +316,18 @@ func TestUserAgent(t *testing.T) {
 
 func TestRequestHeaders(t *testing.T) {
 	c, mt := newTestClient(t)
-	getRec, getR := rpRecord(rpJSON(200, rpJobJSON))
-	postRec, postR := rpRecord(rpJSON(201, rpJobJSON))
-	mt.RegisterResponder(http.MethodGet, rpJobURL, getR)
-	mt.RegisterResponder(http.MethodPost, rpJobsURL, postR)
+	getRec, getR := record(replyJSON(200, jobJSONJ1))
+	postRec, postR := record(replyJSON(201, jobJSONJ1))
+	mt.RegisterResponder(http.MethodGet, jobURLJ1, getR)
+	mt.RegisterResponder(http.MethodPost, jobsURL, postR)
 	if _, err := c.AgentJobs.Get(context.Background(), "", "j1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: rpPrompt}); err != nil {
+	if _, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: promptV2}); err != nil {
 		t.Fatal(err)
 	}
-	get, post := getRec.requests()[0], postRec.requests()[0]
-	for name, req := range map[string]rpRequest{"GET": get, "POST": post} {
+	get, post := getRec.Requests()[0], postRec.Requests()[0]
+	for name, req := range map[string]sentRequest{"GET": get, "POST": post} {
 		if got := req.Header.Get("Accept"); got != "application/json" {
 			t.Errorf("%s: Accept = %q, want application/json", name, got)
 		}
@@ -341,8 +341,8 @@ func TestRequestHeaders(t *testing.T) {
 	if got := post.Header.Get("Content-Type"); got != "application/json" {
 		t.Errorf("POST: Content-Type = %q, want application/json", got)
 	}
-	if post.Body != rpPromptJSON {
-		t.Errorf("POST: body = %q, want %q", post.Body, rpPromptJSON)
+	if post.Body != promptV2JSON {
+		t.Errorf("POST: body = %q, want %q", post.Body, promptV2JSON)
 	}
 	if v, ok := get.Header["Content-Type"]; ok {
 		t.Errorf("GET: Content-Type %q sent without a body", v)
@@ -351,7 +351,7 @@ func TestRequestHeaders(t *testing.T) {
 
 func TestWithHTTPClientDoesNotModifyTheCallersClient(t *testing.T) {
 	mt := httpmock.NewMockTransport()
-	mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(200, rpJobJSON))
+	mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(200, jobJSONJ1))
 	hc := &http.Client{Transport: mt}
 	c, err := NewClient(testKey, WithHTTPClient(hc), WithBaseURL(testBaseURL), WithProjectID("proj"))
 	if err != nil {
@@ -379,9 +379,9 @@ func TestWithHTTPClientDoesNotModifyTheCallersClient(t *testing.T) {
 func TestCallerRedirectPolicyRunsAfterTheKeyIsDropped(t *testing.T) {
 	const elsewhere = "https://cdn.example.test/jobs/j1"
 	mt := httpmock.NewMockTransport()
-	mt.RegisterResponder(http.MethodGet, rpJobURL, httpmock.NewStringResponder(http.StatusFound, "").
+	mt.RegisterResponder(http.MethodGet, jobURLJ1, httpmock.NewStringResponder(http.StatusFound, "").
 		HeaderSet(http.Header{"Location": {elsewhere}}))
-	mt.RegisterResponder(http.MethodGet, elsewhere, rpJSON(200, rpJobJSON))
+	mt.RegisterResponder(http.MethodGet, elsewhere, replyJSON(200, jobJSONJ1))
 	var seenAuth []string
 	calls := 0
 	hc := &http.Client{Transport: mt, CheckRedirect: func(req *http.Request, via []*http.Request) error {
@@ -404,7 +404,7 @@ func TestCallerRedirectPolicyRunsAfterTheKeyIsDropped(t *testing.T) {
 	if len(seenAuth) != 0 {
 		t.Error("caller's CheckRedirect saw Authorization on a request to another host")
 	}
-	if n := rpCalls(mt, http.MethodGet, elsewhere); n != 0 {
+	if n := callCount(mt, http.MethodGet, elsewhere); n != 0 {
 		t.Errorf("calls to the redirect target = %d, want 0", n)
 	}
 }

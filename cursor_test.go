@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jarcoal/httpmock"
 )
 
 // followCursor is the one rule of both cursor styles; each row is a page.
@@ -47,9 +48,9 @@ func TestFollowCursor(t *testing.T) {
 	}
 }
 
-// cpExport is one cursor iterator under test, seen through the IDs of its
+// cursorExport is one cursor iterator under test, seen through the IDs of its
 // items, with a way to write its pages.
-type cpExport struct {
+type cursorExport struct {
 	name  string
 	path  string
 	limit int // the iterator's default page size
@@ -61,14 +62,14 @@ type cpExport struct {
 	all func(c *Client, ctx context.Context, cursor string, opts ...RequestOption) iter.Seq2[string, error]
 }
 
-func cpNull(s string) string {
+func jsonOrNull(s string) string {
 	if s == "" {
 		return "null"
 	}
 	return fmt.Sprintf("%q", s)
 }
 
-func cpItems(ids []string, item func(id string) string) string {
+func jsonArray(ids []string, item func(id string) string) string {
 	parts := make([]string, len(ids))
 	for i, id := range ids {
 		parts[i] = item(id)
@@ -76,8 +77,8 @@ func cpItems(ids []string, item func(id string) string) string {
 	return "[" + strings.Join(parts, ",") + "]"
 }
 
-// cpMap turns an iterator of items into one of their IDs.
-func cpMap[T any](seq iter.Seq2[T, error], id func(T) string) iter.Seq2[string, error] {
+// idsOf turns an iterator of items into one of their IDs.
+func idsOf[T any](seq iter.Seq2[T, error], id func(T) string) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		for item, err := range seq {
 			if err != nil {
@@ -88,7 +89,7 @@ func cpMap[T any](seq iter.Seq2[T, error], id func(T) string) iter.Seq2[string, 
 				if !yield("", err) {
 					return
 				}
-				continue // anything the pager yields after an error reaches rangeCP, which fails on it
+				continue // anything the pager yields after an error reaches drain, which fails on it
 			}
 			if !yield(id(item), nil) {
 				return
@@ -97,92 +98,70 @@ func cpMap[T any](seq iter.Seq2[T, error], id func(T) string) iter.Seq2[string, 
 	}
 }
 
-var cpExports = []cpExport{
+var cursorExports = []cursorExport{
 	{
 		name: "AllSearches", path: "/v1/analytics/proj/searches", limit: 100, style: untilNull,
 		page: func(ids []string, next string, _ bool) []byte {
-			items := cpItems(ids, func(id string) string {
+			items := jsonArray(ids, func(id string) string {
 				return `{"searchQuery":"` + id + `","hits":1,"ctr":0.5,"topClickedPage":null,"lastSearchedAt":"2026-01-01T00:00:00Z"}`
 			})
-			return []byte(`{"searches":` + items + `,"totalSearches":99,"nextCursor":` + cpNull(next) + `}`)
+			return []byte(`{"searches":` + items + `,"totalSearches":99,"nextCursor":` + jsonOrNull(next) + `}`)
 		},
 		all: func(c *Client, ctx context.Context, cursor string, opts ...RequestOption) iter.Seq2[string, error] {
-			return cpMap(c.Analytics.AllSearches(ctx, "", SearchesParams{Cursor: cursor}, opts...), func(s Search) string { return s.Query })
+			return idsOf(c.Analytics.AllSearches(ctx, "", SearchesParams{Cursor: cursor}, opts...), func(s Search) string { return s.Query })
 		},
 	},
 	{
 		name: "AllFeedback", path: "/v1/analytics/proj/feedback", limit: 100, style: whileHasMore,
 		page: func(ids []string, next string, hasMore bool) []byte {
-			items := cpItems(ids, func(id string) string {
+			items := jsonArray(ids, func(id string) string {
 				return `{"id":"` + id + `","path":"/a","comment":null,"createdAt":null,"source":"agent","status":"pending"}`
 			})
-			return fmt.Appendf(nil, `{"feedback":%s,"nextCursor":%s,"hasMore":%v}`, items, cpNull(next), hasMore)
+			return fmt.Appendf(nil, `{"feedback":%s,"nextCursor":%s,"hasMore":%v}`, items, jsonOrNull(next), hasMore)
 		},
 		all: func(c *Client, ctx context.Context, cursor string, opts ...RequestOption) iter.Seq2[string, error] {
-			return cpMap(c.Analytics.AllFeedback(ctx, "", FeedbackParams{Cursor: cursor}, opts...), func(e FeedbackEntry) string { return e.ID })
+			return idsOf(c.Analytics.AllFeedback(ctx, "", FeedbackParams{Cursor: cursor}, opts...), func(e FeedbackEntry) string { return e.ID })
 		},
 	},
 	{
 		name: "AllAssistantConversations", path: "/v1/analytics/proj/assistant", limit: 1000, style: whileHasMore,
 		page: func(ids []string, next string, hasMore bool) []byte {
-			items := cpItems(ids, func(id string) string {
+			items := jsonArray(ids, func(id string) string {
 				return `{"id":"` + id + `","timestamp":"2026-01-01T00:00:00Z","query":"q","response":"r","sources":[],"resolutionStatus":"answered","queryCategory":null,"pageUrl":null}`
 			})
-			return fmt.Appendf(nil, `{"conversations":%s,"nextCursor":%s,"hasMore":%v}`, items, cpNull(next), hasMore)
+			return fmt.Appendf(nil, `{"conversations":%s,"nextCursor":%s,"hasMore":%v}`, items, jsonOrNull(next), hasMore)
 		},
 		all: func(c *Client, ctx context.Context, cursor string, opts ...RequestOption) iter.Seq2[string, error] {
-			return cpMap(c.Analytics.AllAssistantConversations(ctx, "", AssistantConversationsParams{Cursor: cursor}, opts...),
+			return idsOf(c.Analytics.AllAssistantConversations(ctx, "", AssistantConversationsParams{Cursor: cursor}, opts...),
 				func(a AssistantConversation) string { return a.ID })
 		},
 	},
 }
 
-// cpPage is one page as a test describes it. more is what the page says
+// cursorPage is one page as a test describes it. more is what the page says
 // about a next one: for searches a cursor alone, for the others hasMore.
-type cpPage struct {
+type cursorPage struct {
 	ids  []string
 	next string
 	more bool
 }
 
-func (e cpExport) reply(p cpPage) viewsReply {
-	return viewsOK(e.page(p.ids, p.next, p.more))
+func (e cursorExport) reply(p cursorPage) httpmock.Responder {
+	return replyJSON(http.StatusOK, string(e.page(p.ids, p.next, p.more)))
 }
 
 // query is what the iterator sends for cursor.
-func (e cpExport) query(cursor string) string {
+func (e cursorExport) query(cursor string) string {
 	if cursor == "" {
 		return fmt.Sprintf("limit=%d", e.limit)
 	}
 	return fmt.Sprintf("cursor=%s&limit=%d", cursor, e.limit)
 }
 
-// rangeCP ranges seq without breaking, so the test sees everything the
-// iterator yields, and gives up past a bound no test reaches, so that a
-// pager that never stops fails instead of hanging.
-func rangeCP(t *testing.T, seq iter.Seq2[string, error]) (ids []string, errs []error) {
-	t.Helper()
-	n := 0
-	for id, err := range seq {
-		if n++; n > viewsRangeBound {
-			t.Fatalf("iterator still yielding after %d pairs", viewsRangeBound)
-		}
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if len(errs) > 0 {
-			t.Errorf("item %q yielded after error %v", id, errs[0])
-		}
-		ids = append(ids, id)
-	}
-	return ids, errs
-}
-
 // forEachCursorExport runs body for every cursor iterator, in a synctest
 // bubble: retries sleep, and must do so on the bubble's clock.
-func forEachCursorExport(t *testing.T, body func(t *testing.T, e cpExport)) {
-	for _, e := range cpExports {
+func forEachCursorExport(t *testing.T, body func(t *testing.T, e cursorExport)) {
+	for _, e := range cursorExports {
 		t.Run(e.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) { body(t, e) })
 		})
@@ -190,14 +169,14 @@ func forEachCursorExport(t *testing.T, body func(t *testing.T, e cpExport)) {
 }
 
 func TestCursorIteratorsFollowEveryPage(t *testing.T) {
-	forEachCursorExport(t, func(t *testing.T, e cpExport) {
+	forEachCursorExport(t, func(t *testing.T, e cursorExport) {
 		c, mt := newTestClient(t)
-		stub := stubViews(t, mt,
-			e.reply(cpPage{[]string{"a1", "a2"}, "c2", true}),
-			e.reply(cpPage{[]string{"b1"}, "c3", true}),
-			e.reply(cpPage{[]string{"c1", "c2"}, "", false}),
+		stub := serveInOrder(t, mt,
+			e.reply(cursorPage{[]string{"a1", "a2"}, "c2", true}),
+			e.reply(cursorPage{[]string{"b1"}, "c3", true}),
+			e.reply(cursorPage{[]string{"c1", "c2"}, "", false}),
 		)
-		ids, errs := rangeCP(t, e.all(c, t.Context(), ""))
+		ids, errs := drain(t, e.all(c, t.Context(), ""))
 		if len(errs) != 0 {
 			t.Fatalf("errors: %v", errs)
 		}
@@ -207,7 +186,7 @@ func TestCursorIteratorsFollowEveryPage(t *testing.T) {
 		if diff := cmp.Diff([]string{e.query(""), e.query("c2"), e.query("c3")}, stub.Queries()); diff != "" {
 			t.Errorf("queries mismatch (-want +got):\n%s", diff)
 		}
-		for _, call := range stub.Calls() {
+		for _, call := range stub.Requests() {
 			if call.Path != e.path {
 				t.Errorf("path %s, want %s", call.Path, e.path)
 			}
@@ -216,16 +195,16 @@ func TestCursorIteratorsFollowEveryPage(t *testing.T) {
 }
 
 func TestCursorIteratorsSendNothingUntilRangedAndRestartEachRange(t *testing.T) {
-	forEachCursorExport(t, func(t *testing.T, e cpExport) {
+	forEachCursorExport(t, func(t *testing.T, e cursorExport) {
 		c, mt := newTestClient(t)
-		p1, p2 := e.reply(cpPage{[]string{"x"}, "c2", true}), e.reply(cpPage{[]string{"y"}, "", false})
-		stub := stubViews(t, mt, p1, p2, p1, p2)
+		p1, p2 := e.reply(cursorPage{[]string{"x"}, "c2", true}), e.reply(cursorPage{[]string{"y"}, "", false})
+		stub := serveInOrder(t, mt, p1, p2, p1, p2)
 		seq := e.all(c, t.Context(), "start")
-		if n := len(stub.Calls()); n != 0 {
+		if n := len(stub.Requests()); n != 0 {
 			t.Fatalf("building the iterator sent %d requests", n)
 		}
-		first, errs1 := rangeCP(t, seq)
-		second, errs2 := rangeCP(t, seq)
+		first, errs1 := drain(t, seq)
+		second, errs2 := drain(t, seq)
 		if len(errs1)+len(errs2) != 0 {
 			t.Fatalf("errors: %v %v", errs1, errs2)
 		}
@@ -245,9 +224,9 @@ func TestCursorIteratorsSendNothingUntilRangedAndRestartEachRange(t *testing.T) 
 func TestCursorIteratorsBreakSendsNoFurtherRequest(t *testing.T) {
 	for _, breakAfter := range []int{1, 2} { // inside the page, and at its end with more to come
 		t.Run(fmt.Sprint("after ", breakAfter), func(t *testing.T) {
-			forEachCursorExport(t, func(t *testing.T, e cpExport) {
+			forEachCursorExport(t, func(t *testing.T, e cursorExport) {
 				c, mt := newTestClient(t)
-				stub := stubViews(t, mt, e.reply(cpPage{[]string{"a", "b"}, "c2", true}))
+				stub := serveInOrder(t, mt, e.reply(cursorPage{[]string{"a", "b"}, "c2", true}))
 				var ids []string
 				for id, err := range e.all(c, t.Context(), "") {
 					if err != nil {
@@ -271,67 +250,67 @@ func TestCursorIteratorsBreakSendsNoFurtherRequest(t *testing.T) {
 func TestCursorIteratorsYieldOneErrorThenStop(t *testing.T) {
 	tests := []struct {
 		name      string
-		pages     func(e cpExport) []viewsReply
+		pages     func(e cursorExport) []httpmock.Responder
 		wantIDs   []string
-		wantErr   func(e cpExport) string // the error's text, or a part of it
+		wantErr   func(e cursorExport) string // the error's text, or a part of it
 		wantCalls int
 	}{
 		{
 			name: "an API error on the second page",
-			pages: func(e cpExport) []viewsReply {
-				return []viewsReply{e.reply(cpPage{[]string{"a"}, "c2", true}), {http.StatusForbidden, []byte(`{"error":"no read scope"}`)}}
+			pages: func(e cursorExport) []httpmock.Responder {
+				return []httpmock.Responder{e.reply(cursorPage{[]string{"a"}, "c2", true}), replyJSON(http.StatusForbidden, `{"error":"no read scope"}`)}
 			},
 			wantIDs:   []string{"a"},
-			wantErr:   func(e cpExport) string { return "GET " + e.path + ": 403 Forbidden: no read scope" },
+			wantErr:   func(e cursorExport) string { return "GET " + e.path + ": 403 Forbidden: no read scope" },
 			wantCalls: 2,
 		},
 		{
 			name: "a cursor repeated at once",
-			pages: func(e cpExport) []viewsReply {
-				return []viewsReply{e.reply(cpPage{[]string{"a"}, "c2", true}), e.reply(cpPage{[]string{"b"}, "c2", true})}
+			pages: func(e cursorExport) []httpmock.Responder {
+				return []httpmock.Responder{e.reply(cursorPage{[]string{"a"}, "c2", true}), e.reply(cursorPage{[]string{"b"}, "c2", true})}
 			},
 			wantIDs: []string{"a", "b"},
-			wantErr: func(e cpExport) string {
+			wantErr: func(e cursorExport) string {
 				return "docsapi: GET " + e.path + `: page 2: nextCursor "c2" was already used; stopping rather than asking for the same pages again`
 			},
 			wantCalls: 2,
 		},
 		{
 			name: "a cycle of two cursors",
-			pages: func(e cpExport) []viewsReply {
-				return []viewsReply{
-					e.reply(cpPage{[]string{"a"}, "c2", true}),
-					e.reply(cpPage{[]string{"b"}, "c3", true}),
-					e.reply(cpPage{[]string{"c"}, "c2", true}),
+			pages: func(e cursorExport) []httpmock.Responder {
+				return []httpmock.Responder{
+					e.reply(cursorPage{[]string{"a"}, "c2", true}),
+					e.reply(cursorPage{[]string{"b"}, "c3", true}),
+					e.reply(cursorPage{[]string{"c"}, "c2", true}),
 				}
 			},
 			wantIDs:   []string{"a", "b", "c"},
-			wantErr:   func(e cpExport) string { return `page 3: nextCursor "c2" was already used` },
+			wantErr:   func(e cursorExport) string { return `page 3: nextCursor "c2" was already used` },
 			wantCalls: 3,
 		},
 		{
 			name: "a 200 that is not a page",
-			pages: func(e cpExport) []viewsReply {
-				return []viewsReply{e.reply(cpPage{[]string{"a"}, "c2", true}), viewsOK([]byte(`{}`))}
+			pages: func(e cursorExport) []httpmock.Responder {
+				return []httpmock.Responder{e.reply(cursorPage{[]string{"a"}, "c2", true}), replyJSON(http.StatusOK, `{}`)}
 			},
 			wantIDs:   []string{"a"},
-			wantErr:   func(e cpExport) string { return "is missing or null" },
+			wantErr:   func(e cursorExport) string { return "is missing or null" },
 			wantCalls: 2,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			forEachCursorExport(t, func(t *testing.T, e cpExport) {
+			forEachCursorExport(t, func(t *testing.T, e cursorExport) {
 				c, mt := newTestClient(t)
-				stub := stubViews(t, mt, tt.pages(e)...)
-				ids, errs := rangeCP(t, e.all(c, t.Context(), ""))
+				stub := serveInOrder(t, mt, tt.pages(e)...)
+				ids, errs := drain(t, e.all(c, t.Context(), ""))
 				if diff := cmp.Diff(tt.wantIDs, ids); diff != "" {
 					t.Errorf("items mismatch (-want +got):\n%s", diff)
 				}
 				if len(errs) != 1 || !strings.Contains(errs[0].Error(), tt.wantErr(e)) {
 					t.Fatalf("errors = %v, want exactly one containing %q", errs, tt.wantErr(e))
 				}
-				if n := len(stub.Calls()); n != tt.wantCalls {
+				if n := len(stub.Requests()); n != tt.wantCalls {
 					t.Errorf("sent %d requests, want %d", n, tt.wantCalls)
 				}
 			})
@@ -342,10 +321,10 @@ func TestCursorIteratorsYieldOneErrorThenStop(t *testing.T) {
 // A page that says more follow but gives no cursor to ask with: asking with
 // "" would restart at the first page. For searches, null is the last page.
 func TestCursorIteratorsMoreWithoutACursor(t *testing.T) {
-	forEachCursorExport(t, func(t *testing.T, e cpExport) {
+	forEachCursorExport(t, func(t *testing.T, e cursorExport) {
 		c, mt := newTestClient(t)
-		stub := stubViews(t, mt, e.reply(cpPage{[]string{"a"}, "", true}))
-		ids, errs := rangeCP(t, e.all(c, t.Context(), ""))
+		stub := serveInOrder(t, mt, e.reply(cursorPage{[]string{"a"}, "", true}))
+		ids, errs := drain(t, e.all(c, t.Context(), ""))
 		if diff := cmp.Diff([]string{"a"}, ids); diff != "" {
 			t.Errorf("items mismatch (-want +got):\n%s", diff)
 		}
@@ -360,7 +339,7 @@ func TestCursorIteratorsMoreWithoutACursor(t *testing.T) {
 				t.Errorf("errors = %v, want exactly %q", errs, want)
 			}
 		}
-		if n := len(stub.Calls()); n != 1 {
+		if n := len(stub.Requests()); n != 1 {
 			t.Errorf("sent %d requests, want 1", n)
 		}
 	})
@@ -369,25 +348,25 @@ func TestCursorIteratorsMoreWithoutACursor(t *testing.T) {
 // hasMore false ends the feedback and assistant exports even when a cursor
 // comes with it.
 func TestCursorIteratorsTrustHasMore(t *testing.T) {
-	forEachCursorExport(t, func(t *testing.T, e cpExport) {
+	forEachCursorExport(t, func(t *testing.T, e cursorExport) {
 		if e.style == untilNull {
 			t.Skip("the searches export has no hasMore")
 		}
 		c, mt := newTestClient(t)
-		stub := stubViews(t, mt, e.reply(cpPage{[]string{"a"}, "c2", false}))
-		ids, errs := rangeCP(t, e.all(c, t.Context(), ""))
-		if len(errs) != 0 || !slices.Equal(ids, []string{"a"}) || len(stub.Calls()) != 1 {
-			t.Errorf("items %v, errors %v, %d requests; want [a], none, 1", ids, errs, len(stub.Calls()))
+		stub := serveInOrder(t, mt, e.reply(cursorPage{[]string{"a"}, "c2", false}))
+		ids, errs := drain(t, e.all(c, t.Context(), ""))
+		if len(errs) != 0 || !slices.Equal(ids, []string{"a"}) || len(stub.Requests()) != 1 {
+			t.Errorf("items %v, errors %v, %d requests; want [a], none, 1", ids, errs, len(stub.Requests()))
 		}
 	})
 }
 
 // An empty page ends the loop whatever it says of more, as for views.
 func TestCursorIteratorsEmptyPageEnds(t *testing.T) {
-	forEachCursorExport(t, func(t *testing.T, e cpExport) {
+	forEachCursorExport(t, func(t *testing.T, e cursorExport) {
 		c, mt := newTestClient(t)
-		stub := stubViews(t, mt, e.reply(cpPage{[]string{"a"}, "c2", true}), e.reply(cpPage{nil, "c3", true}))
-		ids, errs := rangeCP(t, e.all(c, t.Context(), ""))
+		stub := serveInOrder(t, mt, e.reply(cursorPage{[]string{"a"}, "c2", true}), e.reply(cursorPage{nil, "c3", true}))
+		ids, errs := drain(t, e.all(c, t.Context(), ""))
 		if len(errs) != 0 || !slices.Equal(ids, []string{"a"}) {
 			t.Errorf("items %v, errors %v; want [a] and none", ids, errs)
 		}
@@ -399,10 +378,10 @@ func TestCursorIteratorsEmptyPageEnds(t *testing.T) {
 
 // The cursor the loop started from counts as used.
 func TestCursorIteratorsStartCursorHandedBackIsAnError(t *testing.T) {
-	forEachCursorExport(t, func(t *testing.T, e cpExport) {
+	forEachCursorExport(t, func(t *testing.T, e cursorExport) {
 		c, mt := newTestClient(t)
-		stubViews(t, mt, e.reply(cpPage{[]string{"a"}, "start", true}))
-		_, errs := rangeCP(t, e.all(c, t.Context(), "start"))
+		serveInOrder(t, mt, e.reply(cursorPage{[]string{"a"}, "start", true}))
+		_, errs := drain(t, e.all(c, t.Context(), "start"))
 		if len(errs) != 1 || !strings.Contains(errs[0].Error(), `nextCursor "start" was already used`) {
 			t.Errorf("errors = %v, want one about the repeated cursor", errs)
 		}
@@ -412,12 +391,12 @@ func TestCursorIteratorsStartCursorHandedBackIsAnError(t *testing.T) {
 // A 5xx in the middle of a walk is retried after a backoff (on the bubble's
 // clock) and the walk goes on where it was.
 func TestCursorIteratorsRetryAPageAndGoOn(t *testing.T) {
-	forEachCursorExport(t, func(t *testing.T, e cpExport) {
+	forEachCursorExport(t, func(t *testing.T, e cursorExport) {
 		c, mt := newTestClient(t, WithRetryDelays(time.Second, time.Minute))
-		unavailable := viewsReply{http.StatusServiceUnavailable, []byte(`{"error":"down"}`)}
-		stub := stubViews(t, mt, e.reply(cpPage{[]string{"a"}, "c2", true}), unavailable, unavailable, e.reply(cpPage{[]string{"b"}, "", false}))
+		unavailable := replyJSON(http.StatusServiceUnavailable, `{"error":"down"}`)
+		stub := serveInOrder(t, mt, e.reply(cursorPage{[]string{"a"}, "c2", true}), unavailable, unavailable, e.reply(cursorPage{[]string{"b"}, "", false}))
 		start := time.Now()
-		ids, errs := rangeCP(t, e.all(c, t.Context(), ""))
+		ids, errs := drain(t, e.all(c, t.Context(), ""))
 		if len(errs) != 0 || !slices.Equal(ids, []string{"a", "b"}) {
 			t.Errorf("items %v, errors %v; want [a b] and none", ids, errs)
 		}
@@ -434,9 +413,9 @@ func TestCursorIteratorsRetryAPageAndGoOn(t *testing.T) {
 // A context that ends while the loop consumes a page stops it before the
 // next request, with one error matching the context's.
 func TestCursorIteratorsContextEndingStopsTheWalk(t *testing.T) {
-	forEachCursorExport(t, func(t *testing.T, e cpExport) {
+	forEachCursorExport(t, func(t *testing.T, e cursorExport) {
 		c, mt := newTestClient(t)
-		stub := stubViews(t, mt, e.reply(cpPage{[]string{"a"}, "c2", true}))
+		stub := serveInOrder(t, mt, e.reply(cursorPage{[]string{"a"}, "c2", true}))
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 		defer cancel()
 		var errs []error
@@ -450,7 +429,7 @@ func TestCursorIteratorsContextEndingStopsTheWalk(t *testing.T) {
 		if len(errs) != 1 || !errors.Is(errs[0], context.DeadlineExceeded) {
 			t.Errorf("errors = %v, want one matching context.DeadlineExceeded", errs)
 		}
-		if n := len(stub.Calls()); n != 1 {
+		if n := len(stub.Requests()); n != 1 {
 			t.Errorf("sent %d requests, want 1", n)
 		}
 	})
@@ -461,8 +440,8 @@ func TestCursorIteratorsContextEndingStopsTheWalk(t *testing.T) {
 func TestAllFeedbackNeverChangesOrSharesParams(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		e := cpExports[1]
-		stub := stubViews(t, mt, e.reply(cpPage{[]string{"a"}, "c2", true}), e.reply(cpPage{[]string{"b"}, "", false}))
+		e := cursorExports[1]
+		stub := serveInOrder(t, mt, e.reply(cursorPage{[]string{"a"}, "c2", true}), e.reply(cursorPage{[]string{"b"}, "", false}))
 		params := FeedbackParams{Source: FeedbackSourceContextual, Status: []FeedbackStatus{FeedbackStatusPending, FeedbackStatusResolved}}
 		saved := params
 		saved.Status = slices.Clone(params.Status)
@@ -490,9 +469,9 @@ func TestAllFeedbackNeverChangesOrSharesParams(t *testing.T) {
 func TestAllSearchesNeverChangesParams(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		e := cpExports[0]
-		stubViews(t, mt, e.reply(cpPage{[]string{"a"}, "c2", true}), e.reply(cpPage{[]string{"b"}, "", false}))
-		params := SearchesParams{DateFrom: exDay(1), Cursor: "start"}
+		e := cursorExports[0]
+		serveInOrder(t, mt, e.reply(cursorPage{[]string{"a"}, "c2", true}), e.reply(cursorPage{[]string{"b"}, "", false}))
+		params := SearchesParams{DateFrom: janDay(1), Cursor: "start"}
 		saved := params
 		if _, err := Collect(c.Analytics.AllSearches(t.Context(), "", params)); err != nil {
 			t.Fatal(err)
@@ -506,12 +485,12 @@ func TestAllSearchesNeverChangesParams(t *testing.T) {
 // WithPrefetch has nothing to request ahead on a cursor export: it is
 // ignored, and the walk is the plain sequential one.
 func TestCursorIteratorsIgnoreWithPrefetch(t *testing.T) {
-	forEachCursorExport(t, func(t *testing.T, e cpExport) {
+	forEachCursorExport(t, func(t *testing.T, e cursorExport) {
 		c, mt := newTestClient(t)
-		stub := stubViews(t, mt, e.reply(cpPage{[]string{"a"}, "c2", true}), e.reply(cpPage{[]string{"b"}, "", false}))
-		ids, errs := rangeCP(t, e.all(c, t.Context(), "", WithPrefetch(4)))
-		if len(errs) != 0 || !slices.Equal(ids, []string{"a", "b"}) || len(stub.Calls()) != 2 {
-			t.Errorf("items %v, errors %v, %d requests; want [a b], none, 2", ids, errs, len(stub.Calls()))
+		stub := serveInOrder(t, mt, e.reply(cursorPage{[]string{"a"}, "c2", true}), e.reply(cursorPage{[]string{"b"}, "", false}))
+		ids, errs := drain(t, e.all(c, t.Context(), "", WithPrefetch(4)))
+		if len(errs) != 0 || !slices.Equal(ids, []string{"a", "b"}) || len(stub.Requests()) != 2 {
+			t.Errorf("items %v, errors %v, %d requests; want [a b], none, 2", ids, errs, len(stub.Requests()))
 		}
 	})
 }
@@ -519,23 +498,23 @@ func TestCursorIteratorsIgnoreWithPrefetch(t *testing.T) {
 // A validation error comes back on every range, with nothing sent.
 func TestCursorIteratorsYieldValidationErrorOnEveryRange(t *testing.T) {
 	c, mt := newTestClient(t)
-	stub := stubViews(t, mt)
+	stub := serveInOrder(t, mt)
 	seqs := map[string]iter.Seq2[string, error]{
-		"AllSearches": cpMap(c.Analytics.AllSearches(t.Context(), "", SearchesParams{Limit: 101}), func(s Search) string { return s.Query }),
-		"AllFeedback": cpMap(c.Analytics.AllFeedback(t.Context(), "", FeedbackParams{Limit: 101}), func(e FeedbackEntry) string { return e.ID }),
-		"AllAssistantConversations": cpMap(c.Analytics.AllAssistantConversations(t.Context(), "", AssistantConversationsParams{Limit: 1001}),
+		"AllSearches": idsOf(c.Analytics.AllSearches(t.Context(), "", SearchesParams{Limit: 101}), func(s Search) string { return s.Query }),
+		"AllFeedback": idsOf(c.Analytics.AllFeedback(t.Context(), "", FeedbackParams{Limit: 101}), func(e FeedbackEntry) string { return e.ID }),
+		"AllAssistantConversations": idsOf(c.Analytics.AllAssistantConversations(t.Context(), "", AssistantConversationsParams{Limit: 1001}),
 			func(a AssistantConversation) string { return a.ID }),
 	}
 	for name, seq := range seqs {
 		for round := 1; round <= 2; round++ {
-			ids, errs := rangeCP(t, seq)
+			ids, errs := drain(t, seq)
 			var vErr *ValidationError
 			if len(ids) != 0 || len(errs) != 1 || !errors.As(errs[0], &vErr) || vErr.Param != "limit" {
 				t.Errorf("%s round %d: items %v, errors %v; want one *ValidationError for limit", name, round, ids, errs)
 			}
 		}
 	}
-	if n := len(stub.Calls()); n != 0 {
+	if n := len(stub.Requests()); n != 0 {
 		t.Errorf("sent %d requests, want 0", n)
 	}
 }

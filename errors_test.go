@@ -355,7 +355,7 @@ func TestAPIErrorFromResponseBody(t *testing.T) {
 			if tt.contentType != "" {
 				r = r.HeaderSet(http.Header{"Content-Type": {tt.contentType}})
 			}
-			mt.RegisterResponder(http.MethodGet, rpJobURL, r)
+			mt.RegisterResponder(http.MethodGet, jobURLJ1, r)
 			_, err := c.AgentJobs.Get(context.Background(), "", "j1")
 			var apiErr *APIError
 			if !errors.As(err, &apiErr) {
@@ -366,7 +366,7 @@ func TestAPIErrorFromResponseBody(t *testing.T) {
 				Message:    tt.wantMessage,
 				Details:    tt.wantDetails,
 				Method:     "GET",
-				Path:       rpJobPath,
+				Path:       jobPathJ1,
 				Body:       tt.body,
 			}
 			if diff := cmp.Diff(want, apiErr); diff != "" {
@@ -382,7 +382,7 @@ func TestAPIErrorFromResponseBody(t *testing.T) {
 func TestAPIErrorBodyIsCutAt64KiB(t *testing.T) {
 	body := strings.Repeat("0123456789abcdef", 100<<10/16) // 100 KiB
 	c, mt := newTestClient(t)
-	mt.RegisterResponder(http.MethodGet, rpJobURL, httpmock.NewStringResponder(400, body).
+	mt.RegisterResponder(http.MethodGet, jobURLJ1, httpmock.NewStringResponder(400, body).
 		HeaderSet(http.Header{"Content-Type": {"text/plain"}}))
 	_, err := c.AgentJobs.Get(context.Background(), "", "j1")
 	var apiErr *APIError
@@ -411,7 +411,7 @@ func TestAPIErrorRequestID(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, mt := newTestClient(t)
-			mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(404, `{"error":"Job not found"}`).HeaderSet(tt.header))
+			mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(404, `{"error":"Job not found"}`).HeaderSet(tt.header))
 			_, err := c.AgentJobs.Get(context.Background(), "", "j1")
 			var apiErr *APIError
 			if !errors.As(err, &apiErr) || apiErr.RequestID != tt.want {

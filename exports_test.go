@@ -1,13 +1,10 @@
 package docsapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"iter"
 	"net/http"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -18,11 +15,11 @@ import (
 )
 
 // The exports beyond views: their requests, argument checks, fixtures and
-// encodings. Identifiers start with "ex".
+// encodings.
 
-func exDay(d int) DateBound { return Day(2026, time.January, d) }
+func janDay(d int) DateBound { return Day(2026, time.January, d) }
 
-func exTime(s string) time.Time {
+func mustTime(s string) time.Time {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		panic(err)
@@ -30,13 +27,13 @@ func exTime(s string) time.Time {
 	return t
 }
 
-func exStr(s string) *string { return &s }
+func strPtr(s string) *string { return &s }
 
-// exCall is one operation of the analytics service, called with the
+// exportCall is one operation of the analytics service, called with the
 // arguments of a test case. Iterators are ranged to their first pair.
-type exCall func(c *Client) error
+type exportCall func(c *Client) error
 
-func exFirst[T any](seq iter.Seq2[T, error]) error {
+func firstErrOf[T any](seq iter.Seq2[T, error]) error {
 	for _, err := range seq {
 		return err
 	}
@@ -47,7 +44,7 @@ func TestExportsSendExactRequests(t *testing.T) {
 	const dates = "dateFrom=2026-01-01&dateTo=2026-01-31"
 	tests := []struct {
 		name      string
-		call      exCall
+		call      exportCall
 		reply     string // fixture
 		wantPath  string
 		wantQuery string
@@ -61,7 +58,7 @@ func TestExportsSendExactRequests(t *testing.T) {
 		{
 			name: "Visitors, everything",
 			call: func(c *Client) error {
-				_, err := c.Analytics.Visitors(t.Context(), "", VisitorsParams{DateFrom: exDay(1), DateTo: exDay(31), Limit: 250, Offset: 500})
+				_, err := c.Analytics.Visitors(t.Context(), "", VisitorsParams{DateFrom: janDay(1), DateTo: janDay(31), Limit: 250, Offset: 500})
 				return err
 			},
 			reply:     "visitors_page2.json",
@@ -69,8 +66,10 @@ func TestExportsSendExactRequests(t *testing.T) {
 			wantQuery: dates + "&limit=250&offset=500",
 		},
 		{
-			name:      "AllVisitors defaults to 250 a page",
-			call:      func(c *Client) error { return exFirst(c.Analytics.AllVisitors(t.Context(), "other", VisitorsParams{})) },
+			name: "AllVisitors defaults to 250 a page",
+			call: func(c *Client) error {
+				return firstErrOf(c.Analytics.AllVisitors(t.Context(), "other", VisitorsParams{}))
+			},
 			reply:     "visitors_page2.json",
 			wantPath:  "/v1/analytics/other/visitors",
 			wantQuery: "limit=250",
@@ -84,7 +83,7 @@ func TestExportsSendExactRequests(t *testing.T) {
 		{
 			name: "Searches, everything, the cursor escaped",
 			call: func(c *Client) error {
-				_, err := c.Analytics.Searches(t.Context(), "", SearchesParams{DateFrom: exDay(1), DateTo: exDay(31), Limit: 100, Cursor: "a+b/c="})
+				_, err := c.Analytics.Searches(t.Context(), "", SearchesParams{DateFrom: janDay(1), DateTo: janDay(31), Limit: 100, Cursor: "a+b/c="})
 				return err
 			},
 			reply:     "searches_last.json",
@@ -93,7 +92,7 @@ func TestExportsSendExactRequests(t *testing.T) {
 		},
 		{
 			name:      "AllSearches defaults to 100 a page",
-			call:      func(c *Client) error { return exFirst(c.Analytics.AllSearches(t.Context(), "", SearchesParams{})) },
+			call:      func(c *Client) error { return firstErrOf(c.Analytics.AllSearches(t.Context(), "", SearchesParams{})) },
 			reply:     "searches_last.json",
 			wantPath:  "/v1/analytics/proj/searches",
 			wantQuery: "limit=100",
@@ -108,7 +107,7 @@ func TestExportsSendExactRequests(t *testing.T) {
 			name: "Feedback, statuses comma-separated, an unknown one passed on",
 			call: func(c *Client) error {
 				_, err := c.Analytics.Feedback(t.Context(), "", FeedbackParams{
-					DateFrom: exDay(1), DateTo: exDay(31), Limit: 1, Cursor: "fb_06",
+					DateFrom: janDay(1), DateTo: janDay(31), Limit: 1, Cursor: "fb_06",
 					Source: FeedbackSourceCodeSnippet,
 					Status: []FeedbackStatus{FeedbackStatusPending, FeedbackStatusInProgress, "escalated"},
 				})
@@ -121,7 +120,7 @@ func TestExportsSendExactRequests(t *testing.T) {
 		{
 			name: "AllFeedback defaults to 100 a page",
 			call: func(c *Client) error {
-				return exFirst(c.Analytics.AllFeedback(t.Context(), "", FeedbackParams{Source: "widget", Status: []FeedbackStatus{FeedbackStatusResolved}}))
+				return firstErrOf(c.Analytics.AllFeedback(t.Context(), "", FeedbackParams{Source: "widget", Status: []FeedbackStatus{FeedbackStatusResolved}}))
 			},
 			reply:     "feedback_last.json",
 			wantPath:  "/v1/analytics/proj/feedback",
@@ -140,7 +139,7 @@ func TestExportsSendExactRequests(t *testing.T) {
 			name: "FeedbackByPage, everything",
 			call: func(c *Client) error {
 				_, err := c.Analytics.FeedbackByPage(t.Context(), "", FeedbackByPageParams{
-					DateFrom: exDay(1), DateTo: exDay(31), Limit: 100,
+					DateFrom: janDay(1), DateTo: janDay(31), Limit: 100,
 					Source: FeedbackSourceContextual, Status: []FeedbackStatus{FeedbackStatusPending, FeedbackStatusDismissed},
 				})
 				return err
@@ -153,7 +152,7 @@ func TestExportsSendExactRequests(t *testing.T) {
 			name: "AssistantConversations, everything",
 			call: func(c *Client) error {
 				_, err := c.Analytics.AssistantConversations(t.Context(), "", AssistantConversationsParams{
-					DateFrom: exDay(1), DateTo: exDay(31), Limit: 1000, Cursor: "01JH8Z7M9N8P7Q6R5S4T3V2W1X",
+					DateFrom: janDay(1), DateTo: janDay(31), Limit: 1000, Cursor: "01JH8Z7M9N8P7Q6R5S4T3V2W1X",
 				})
 				return err
 			},
@@ -164,7 +163,7 @@ func TestExportsSendExactRequests(t *testing.T) {
 		{
 			name: "AllAssistantConversations defaults to 1000 a page",
 			call: func(c *Client) error {
-				return exFirst(c.Analytics.AllAssistantConversations(t.Context(), "", AssistantConversationsParams{}))
+				return firstErrOf(c.Analytics.AllAssistantConversations(t.Context(), "", AssistantConversationsParams{}))
 			},
 			reply:     "assistant_last.json",
 			wantPath:  "/v1/analytics/proj/assistant",
@@ -183,7 +182,7 @@ func TestExportsSendExactRequests(t *testing.T) {
 			name: "AssistantCallerStats sends the dates only",
 			call: func(c *Client) error {
 				_, err := c.Analytics.AssistantCallerStats(t.Context(), "", AssistantCallerStatsParams{
-					DateFrom: Instant(time.Date(2026, 1, 1, 12, 0, 0, 0, time.FixedZone("UTC+2", 2*3600))), DateTo: exDay(31),
+					DateFrom: Instant(time.Date(2026, 1, 1, 12, 0, 0, 0, time.FixedZone("UTC+2", 2*3600))), DateTo: janDay(31),
 				})
 				return err
 			},
@@ -195,12 +194,12 @@ func TestExportsSendExactRequests(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, mt := newTestClient(t)
-			stub := stubViews(t, mt, viewsOK(fixture(t, tt.reply)))
+			stub := serveInOrder(t, mt, replyFixture(t, http.StatusOK, tt.reply))
 			if err := tt.call(c); err != nil {
 				t.Fatalf("call: %v", err)
 			}
-			want := []viewsCall{{Method: http.MethodGet, Path: tt.wantPath, Query: tt.wantQuery, Auth: "Bearer " + testKey}}
-			if diff := cmp.Diff(want, stub.Calls()); diff != "" {
+			want := []sentRequest{{Method: http.MethodGet, Path: tt.wantPath, Query: tt.wantQuery, Header: authorized}}
+			if diff := cmp.Diff(want, stub.Requests(), onTheWire); diff != "" {
 				t.Errorf("requests mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -208,11 +207,11 @@ func TestExportsSendExactRequests(t *testing.T) {
 }
 
 func TestExportsRefuseInvalidArgumentsBeforeSending(t *testing.T) {
-	reversed := func() (DateBound, DateBound) { return exDay(3), exDay(2) }
+	reversed := func() (DateBound, DateBound) { return janDay(3), janDay(2) }
 	from, to := reversed()
 	tests := []struct {
 		name string
-		call exCall
+		call exportCall
 		want *ValidationError
 	}{
 		{"Visitors limit above 250", func(c *Client) error {
@@ -226,10 +225,10 @@ func TestExportsRefuseInvalidArgumentsBeforeSending(t *testing.T) {
 		},
 			&ValidationError{Param: "offset", Reason: "must not be negative, got -1"}},
 		{"AllVisitors dates reversed", func(c *Client) error {
-			return exFirst(c.Analytics.AllVisitors(t.Context(), "", VisitorsParams{DateFrom: from, DateTo: to}))
+			return firstErrOf(c.Analytics.AllVisitors(t.Context(), "", VisitorsParams{DateFrom: from, DateTo: to}))
 		}, &ValidationError{Param: "dateFrom", Reason: "2026-01-03 is after dateTo 2026-01-02"}},
 		{"AllVisitors prefetch with WithResponse", func(c *Client) error {
-			return exFirst(c.Analytics.AllVisitors(t.Context(), "", VisitorsParams{}, WithPrefetch(2), WithResponse(new(Response))))
+			return firstErrOf(c.Analytics.AllVisitors(t.Context(), "", VisitorsParams{}, WithPrefetch(2), WithResponse(new(Response))))
 		}, &ValidationError{Param: "prefetch", Reason: "cannot be combined with WithResponse"}},
 		{"Searches limit above 100", func(c *Client) error {
 			_, err := c.Analytics.Searches(t.Context(), "", SearchesParams{Limit: 101})
@@ -242,10 +241,10 @@ func TestExportsRefuseInvalidArgumentsBeforeSending(t *testing.T) {
 		},
 			&ValidationError{Param: "limit", Reason: "must be between 1 and 100, got -1"}},
 		{"AllSearches dates reversed", func(c *Client) error {
-			return exFirst(c.Analytics.AllSearches(t.Context(), "", SearchesParams{DateFrom: from, DateTo: to}))
+			return firstErrOf(c.Analytics.AllSearches(t.Context(), "", SearchesParams{DateFrom: from, DateTo: to}))
 		}, &ValidationError{Param: "dateFrom", Reason: "2026-01-03 is after dateTo 2026-01-02"}},
 		{"AllSearches bad request option", func(c *Client) error {
-			return exFirst(c.Analytics.AllSearches(t.Context(), "", SearchesParams{}, WithHeader("Authorization", "x")))
+			return firstErrOf(c.Analytics.AllSearches(t.Context(), "", SearchesParams{}, WithHeader("Authorization", "x")))
 		}, &ValidationError{Param: "header", Reason: "Authorization is set by the client, not by WithHeader"}},
 		{"Feedback limit above 100", func(c *Client) error {
 			_, err := c.Analytics.Feedback(t.Context(), "", FeedbackParams{Limit: 101})
@@ -257,10 +256,10 @@ func TestExportsRefuseInvalidArgumentsBeforeSending(t *testing.T) {
 			return err
 		}, &ValidationError{Param: "status", Reason: "entry 1 is empty"}},
 		{"AllFeedback status with a comma", func(c *Client) error {
-			return exFirst(c.Analytics.AllFeedback(t.Context(), "", FeedbackParams{Status: []FeedbackStatus{"pending,resolved"}}))
+			return firstErrOf(c.Analytics.AllFeedback(t.Context(), "", FeedbackParams{Status: []FeedbackStatus{"pending,resolved"}}))
 		}, &ValidationError{Param: "status", Reason: `entry 0 ("pending,resolved") contains a comma, which separates statuses`}},
 		{"AllFeedback dates reversed", func(c *Client) error {
-			return exFirst(c.Analytics.AllFeedback(t.Context(), "", FeedbackParams{DateFrom: from, DateTo: to}))
+			return firstErrOf(c.Analytics.AllFeedback(t.Context(), "", FeedbackParams{DateFrom: from, DateTo: to}))
 		}, &ValidationError{Param: "dateFrom", Reason: "2026-01-03 is after dateTo 2026-01-02"}},
 		{"FeedbackByPage limit above 100", func(c *Client) error {
 			_, err := c.Analytics.FeedbackByPage(t.Context(), "", FeedbackByPageParams{Limit: 101})
@@ -279,7 +278,7 @@ func TestExportsRefuseInvalidArgumentsBeforeSending(t *testing.T) {
 			return err
 		}, &ValidationError{Param: "limit", Reason: "must be between 1 and 1000, got 1001"}},
 		{"AllAssistantConversations dates reversed", func(c *Client) error {
-			return exFirst(c.Analytics.AllAssistantConversations(t.Context(), "", AssistantConversationsParams{DateFrom: from, DateTo: to}))
+			return firstErrOf(c.Analytics.AllAssistantConversations(t.Context(), "", AssistantConversationsParams{DateFrom: from, DateTo: to}))
 		}, &ValidationError{Param: "dateFrom", Reason: "2026-01-03 is after dateTo 2026-01-02"}},
 		{"AssistantThread empty ID", func(c *Client) error { _, err := c.Analytics.AssistantThread(t.Context(), "", ""); return err },
 			&ValidationError{Param: "threadID", Reason: "is empty"}},
@@ -295,7 +294,7 @@ func TestExportsRefuseInvalidArgumentsBeforeSending(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, mt := newTestClient(t)
-			stub := stubViews(t, mt)
+			stub := serveInOrder(t, mt)
 			err := tt.call(c)
 			var vErr *ValidationError
 			if !errors.As(err, &vErr) {
@@ -307,7 +306,7 @@ func TestExportsRefuseInvalidArgumentsBeforeSending(t *testing.T) {
 			if !errors.Is(err, ErrInvalidParam) {
 				t.Error("errors.Is(err, ErrInvalidParam) = false")
 			}
-			if n := len(stub.Calls()); n != 0 {
+			if n := len(stub.Requests()); n != 0 {
 				t.Errorf("sent %d requests, want 0", n)
 			}
 		})
@@ -316,23 +315,23 @@ func TestExportsRefuseInvalidArgumentsBeforeSending(t *testing.T) {
 
 // Every operation needs a project: the argument, else the client's default.
 func TestExportsWithoutAProjectSendNothing(t *testing.T) {
-	c, mt := newViewsClientWithoutProject(t)
-	stub := stubViews(t, mt)
+	c, mt := newTestClientWithoutProject(t)
+	stub := serveInOrder(t, mt)
 	ctx := t.Context()
 	calls := map[string]func() error{
 		"Visitors":       func() error { _, err := c.Analytics.Visitors(ctx, "", VisitorsParams{}); return err },
-		"AllVisitors":    func() error { return exFirst(c.Analytics.AllVisitors(ctx, "", VisitorsParams{})) },
+		"AllVisitors":    func() error { return firstErrOf(c.Analytics.AllVisitors(ctx, "", VisitorsParams{})) },
 		"Searches":       func() error { _, err := c.Analytics.Searches(ctx, "", SearchesParams{}); return err },
-		"AllSearches":    func() error { return exFirst(c.Analytics.AllSearches(ctx, "", SearchesParams{})) },
+		"AllSearches":    func() error { return firstErrOf(c.Analytics.AllSearches(ctx, "", SearchesParams{})) },
 		"Feedback":       func() error { _, err := c.Analytics.Feedback(ctx, "", FeedbackParams{}); return err },
-		"AllFeedback":    func() error { return exFirst(c.Analytics.AllFeedback(ctx, "", FeedbackParams{})) },
+		"AllFeedback":    func() error { return firstErrOf(c.Analytics.AllFeedback(ctx, "", FeedbackParams{})) },
 		"FeedbackByPage": func() error { _, err := c.Analytics.FeedbackByPage(ctx, "", FeedbackByPageParams{}); return err },
 		"AssistantConversations": func() error {
 			_, err := c.Analytics.AssistantConversations(ctx, "", AssistantConversationsParams{})
 			return err
 		},
 		"AllAssistantConversations": func() error {
-			return exFirst(c.Analytics.AllAssistantConversations(ctx, "", AssistantConversationsParams{}))
+			return firstErrOf(c.Analytics.AllAssistantConversations(ctx, "", AssistantConversationsParams{}))
 		},
 		"AssistantThread": func() error { _, err := c.Analytics.AssistantThread(ctx, "", "t1"); return err },
 		"AssistantCallerStats": func() error {
@@ -346,13 +345,13 @@ func TestExportsWithoutAProjectSendNothing(t *testing.T) {
 			t.Errorf("%s: error = %v, want a *ValidationError for projectID", name, err)
 		}
 	}
-	if n := len(stub.Calls()); n != 0 {
+	if n := len(stub.Requests()); n != 0 {
 		t.Errorf("sent %d requests, want 0", n)
 	}
 }
 
-// exDecoded are the fixtures as the SDK's types must show them.
-var exDecoded = map[string]any{
+// decodedFixtures are the fixtures as the SDK's types must show them.
+var decodedFixtures = map[string]any{
 	"visitors_page1.json": &VisitorsPage{
 		// total is de-duplicated: 17, not 12 + 9.
 		Totals: VisitorCounts{Human: 12, AI: 9, Total: 17},
@@ -369,42 +368,42 @@ var exDecoded = map[string]any{
 	},
 	"searches_page1.json": &SearchesPage{
 		Searches: []Search{
-			{Query: "authentication", Hits: 12, CTR: 0.25, TopClickedPage: "/api-reference/auth", LastSearchedAt: exTime("2026-01-31T23:59:59.5Z")},
-			{Query: "rate limit", Hits: 9007199254740993, CTR: 0, TopClickedPage: "", LastSearchedAt: exTime("2026-01-30T08:00:00Z")},
+			{Query: "authentication", Hits: 12, CTR: 0.25, TopClickedPage: "/api-reference/auth", LastSearchedAt: mustTime("2026-01-31T23:59:59.5Z")},
+			{Query: "rate limit", Hits: 9007199254740993, CTR: 0, TopClickedPage: "", LastSearchedAt: mustTime("2026-01-30T08:00:00Z")},
 		},
 		TotalSearches: 9007199254741005,
 		NextCursor:    "eyJvZmZzZXQiOjJ9",
 	},
 	"searches_last.json": &SearchesPage{
 		Searches: []Search{
-			{Query: "webhooks", Hits: 1, CTR: 1, TopClickedPage: "/guides/webhooks", LastSearchedAt: exTime("2026-01-02T10:00:00Z")},
+			{Query: "webhooks", Hits: 1, CTR: 1, TopClickedPage: "/guides/webhooks", LastSearchedAt: mustTime("2026-01-02T10:00:00Z")},
 		},
 		TotalSearches: 9007199254741005,
 	},
 	"feedback_page1.json": &FeedbackPage{
 		Feedback: []FeedbackEntry{
-			{ID: "fb_01", Path: "/quickstart", Comment: exStr("The install step is missing the Windows command."),
-				CreatedAt: exTime("2026-01-05T09:30:00Z"), Source: FeedbackSourceContextual, Status: FeedbackStatusPending,
+			{ID: "fb_01", Path: "/quickstart", Comment: strPtr("The install step is missing the Windows command."),
+				CreatedAt: mustTime("2026-01-05T09:30:00Z"), Source: FeedbackSourceContextual, Status: FeedbackStatusPending,
 				Helpful: false, Contact: "ada@example.com"},
-			{ID: "fb_02", Path: "/quickstart", Comment: exStr(""), // an empty box, not a missing one
-				CreatedAt: exTime("2026-01-05T10:00:00Z"), Source: FeedbackSourceContextual, Status: FeedbackStatusResolved,
+			{ID: "fb_02", Path: "/quickstart", Comment: strPtr(""), // an empty box, not a missing one
+				CreatedAt: mustTime("2026-01-05T10:00:00Z"), Source: FeedbackSourceContextual, Status: FeedbackStatusResolved,
 				Helpful: true},
-			{ID: "fb_03", Path: "/api-reference/auth", Comment: exStr("This example sends the key in the query string."),
-				CreatedAt: exTime("2026-01-06T12:00:00.123Z"), Source: FeedbackSourceCodeSnippet, Status: FeedbackStatusInProgress,
+			{ID: "fb_03", Path: "/api-reference/auth", Comment: strPtr("This example sends the key in the query string."),
+				CreatedAt: mustTime("2026-01-06T12:00:00.123Z"), Source: FeedbackSourceCodeSnippet, Status: FeedbackStatusInProgress,
 				Code: "curl https://api.example.com/v1/jobs?key=...", Lang: "bash"},
-			{ID: "fb_04", Path: "/guides/llms-txt", Comment: exStr("Links in llms.txt point to the old domain."),
-				CreatedAt: exTime("2026-01-07T00:00:00Z"), Source: FeedbackSourceAgent, Status: FeedbackStatusDismissed},
+			{ID: "fb_04", Path: "/guides/llms-txt", Comment: strPtr("Links in llms.txt point to the old domain."),
+				CreatedAt: mustTime("2026-01-07T00:00:00Z"), Source: FeedbackSourceAgent, Status: FeedbackStatusDismissed},
 			{ID: "fb_05", Path: "/changelog", Source: FeedbackSourceThumbsOnly, Status: FeedbackStatusPending},
-			{ID: "fb_06", Path: "/changelog", Comment: exStr("Sent from the new widget."),
-				CreatedAt: exTime("2026-01-08T00:00:00Z"), Source: "widget", Status: "escalated"},
+			{ID: "fb_06", Path: "/changelog", Comment: strPtr("Sent from the new widget."),
+				CreatedAt: mustTime("2026-01-08T00:00:00Z"), Source: "widget", Status: "escalated"},
 		},
 		NextCursor: "fb_06",
 		HasMore:    true,
 	},
 	"feedback_last.json": &FeedbackPage{
 		Feedback: []FeedbackEntry{
-			{ID: "fb_07", Path: "/sdk/go", Comment: exStr("Which Go versions are supported?"),
-				CreatedAt: exTime("2026-01-09T00:00:00Z"), Source: FeedbackSourceCodeSnippet, Status: FeedbackStatusPending,
+			{ID: "fb_07", Path: "/sdk/go", Comment: strPtr("Which Go versions are supported?"),
+				CreatedAt: mustTime("2026-01-09T00:00:00Z"), Source: FeedbackSourceCodeSnippet, Status: FeedbackStatusPending,
 				Code: "go get github.com/docsapi/docsapi-go", Filename: "install.sh"},
 		},
 	},
@@ -417,15 +416,15 @@ var exDecoded = map[string]any{
 	},
 	"assistant_page1.json": &AssistantConversationsPage{
 		Conversations: []AssistantConversation{
-			{ID: "01JH8Z5Q4R7V2W3X4Y5Z6A7B8C", Timestamp: exTime("2026-01-10T14:00:00Z"),
+			{ID: "01JH8Z5Q4R7V2W3X4Y5Z6A7B8C", Timestamp: mustTime("2026-01-10T14:00:00Z"),
 				Query: "How do I rotate an admin key?", Response: "Create a new key, deploy it, then revoke the old one.",
 				ResponseType:     AssistantResponseAnswer, // absent on the wire
 				Sources:          []AssistantSource{{Title: "Keys", URL: "https://docs.example.com/keys"}},
 				ResolutionStatus: AssistantAnswered, QueryCategory: "security", PageURL: "https://docs.example.com/keys"},
-			{ID: "01JH8Z6A1B2C3D4E5F6G7H8J9K", Timestamp: exTime("2026-01-10T15:00:00Z"),
+			{ID: "01JH8Z6A1B2C3D4E5F6G7H8J9K", Timestamp: mustTime("2026-01-10T15:00:00Z"),
 				Query: "Does it work offline?", Response: "Which part do you mean: the server or the SDK?",
 				ResponseType: AssistantResponseClarifyingQuestion, Sources: []AssistantSource{}, ResolutionStatus: AssistantUnanswered},
-			{ID: "01JH8Z7M9N8P7Q6R5S4T3V2W1X", Timestamp: exTime("2026-01-10T16:00:00Z"),
+			{ID: "01JH8Z7M9N8P7Q6R5S4T3V2W1X", Timestamp: mustTime("2026-01-10T16:00:00Z"),
 				Query: "Write my thesis", Response: "I can only help with these docs.",
 				ResponseType: "refusal", Sources: []AssistantSource{}, ResolutionStatus: "out_of_scope"},
 		},
@@ -434,7 +433,7 @@ var exDecoded = map[string]any{
 	},
 	"assistant_last.json": &AssistantConversationsPage{
 		Conversations: []AssistantConversation{
-			{ID: "01JH8Z8Z8Z8Z8Z8Z8Z8Z8Z8Z8Z", Timestamp: exTime("2026-01-11T00:00:00Z"),
+			{ID: "01JH8Z8Z8Z8Z8Z8Z8Z8Z8Z8Z8Z", Timestamp: mustTime("2026-01-11T00:00:00Z"),
 				Query: "What is the rate limit?", Response: "100 analytics requests per organisation per hour.",
 				ResponseType: AssistantResponseAnswer, Sources: []AssistantSource{{Title: "Limits", URL: "https://docs.example.com/limits"}},
 				ResolutionStatus: AssistantAnswered, QueryCategory: "limits", PageURL: "https://docs.example.com/analytics"},
@@ -442,18 +441,18 @@ var exDecoded = map[string]any{
 	},
 	"assistant_thread.json": &AssistantThread{
 		ThreadID:  "01JH8Z5Q4R7V2W3X4Y5Z6A7B8C",
-		CreatedAt: exTime("2026-01-10T14:00:00Z"),
+		CreatedAt: mustTime("2026-01-10T14:00:00Z"),
 		Messages: []AssistantMessage{
-			{ID: "m1", Role: AssistantRoleUser, Content: "How do I rotate an admin key?", CreatedAt: exTime("2026-01-10T14:00:00Z")},
-			{ID: "m2", Role: AssistantRoleAssistant, Content: "Create a new key, deploy it, then revoke the old one.", CreatedAt: exTime("2026-01-10T14:00:02.5Z")},
-			{ID: "m3", Role: "tool", Content: "search: keys", CreatedAt: exTime("2026-01-10T14:00:01Z")},
+			{ID: "m1", Role: AssistantRoleUser, Content: "How do I rotate an admin key?", CreatedAt: mustTime("2026-01-10T14:00:00Z")},
+			{ID: "m2", Role: AssistantRoleAssistant, Content: "Create a new key, deploy it, then revoke the old one.", CreatedAt: mustTime("2026-01-10T14:00:02.5Z")},
+			{ID: "m3", Role: "tool", Content: "search: keys", CreatedAt: mustTime("2026-01-10T14:00:01Z")},
 		},
 	},
 	"assistant_caller_stats.json": &AssistantCallerStats{Web: 1200, API: 300, Other: 4, Total: 1504},
 }
 
-// exNew returns a new, empty value of the type the fixture decodes into.
-func exNew(t *testing.T, name string) any {
+// newDecodeTarget returns a new, empty value of the type the fixture decodes into.
+func newDecodeTarget(t *testing.T, name string) any {
 	t.Helper()
 	switch {
 	case strings.HasPrefix(name, "visitors_"):
@@ -476,9 +475,9 @@ func exNew(t *testing.T, name string) any {
 }
 
 func TestExportsDecodeFixtures(t *testing.T) {
-	for name, want := range exDecoded {
+	for name, want := range decodedFixtures {
 		t.Run(name, func(t *testing.T) {
-			got := exNew(t, name)
+			got := newDecodeTarget(t, name)
 			if err := json.Unmarshal(fixture(t, name), got); err != nil {
 				t.Fatalf("Unmarshal: %v", err)
 			}
@@ -493,14 +492,14 @@ func TestExportsDecodeFixtures(t *testing.T) {
 // the re-encoded fixture is kept in a golden file, and decodes back to the
 // same value.
 func TestExportsEncodeInTheAPIShape(t *testing.T) {
-	for name, want := range exDecoded {
+	for name, want := range decodedFixtures {
 		t.Run(name, func(t *testing.T) {
 			b, err := json.Marshal(want)
 			if err != nil {
 				t.Fatalf("Marshal: %v", err)
 			}
-			exGolden(t, strings.TrimSuffix(name, ".json")+".golden.json", b)
-			back := exNew(t, name)
+			goldenBytes(t, strings.TrimSuffix(name, ".json")+".golden.json", b)
+			back := newDecodeTarget(t, name)
 			if err := json.Unmarshal(b, back); err != nil {
 				t.Fatalf("Unmarshal of own encoding: %v", err)
 			}
@@ -508,27 +507,6 @@ func TestExportsEncodeInTheAPIShape(t *testing.T) {
 				t.Errorf("round trip mismatch (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-// exGolden compares an encoding with testdata/name byte for byte, after
-// indenting, or rewrites the file with -update. Unlike ajGolden it never
-// reads the numbers into float64, which would hide a count off by one past
-// 2^53.
-func exGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, got, "", "  "); err != nil {
-		t.Fatalf("indenting: %v", err)
-	}
-	buf.WriteByte('\n')
-	if ajUpdating() {
-		if err := os.WriteFile(filepath.Join("testdata", name), buf.Bytes(), 0o644); err != nil {
-			t.Fatalf("updating golden file: %v", err)
-		}
-	}
-	if diff := cmp.Diff(string(fixture(t, name)), buf.String()); diff != "" {
-		t.Errorf("encoding differs from testdata/%s (-want +got):\n%s", name, diff)
 	}
 }
 
@@ -706,9 +684,9 @@ func TestKnownEnumValues(t *testing.T) {
 // an unknown thread is ErrNotFound.
 func TestExportsReturnAPIErrors(t *testing.T) {
 	c, mt := newTestClient(t)
-	stubViews(t, mt,
-		viewsReply{http.StatusBadRequest, fixture(t, "views_error_400.json")},
-		viewsReply{http.StatusNotFound, []byte(`{"error":"Thread not found"}`)},
+	serveInOrder(t, mt,
+		replyFixture(t, http.StatusBadRequest, "views_error_400.json"),
+		replyJSON(http.StatusNotFound, `{"error":"Thread not found"}`),
 	)
 	_, err := c.Analytics.Searches(t.Context(), "", SearchesParams{})
 	var apiErr *APIError

@@ -9,15 +9,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// ajJobID is the id every job fixture carries: the fixtures are snapshots of
+// fixtureJobID is the id every job fixture carries: the fixtures are snapshots of
 // one job's life, so a poller test can serve them in sequence.
-const ajJobID = "aj_7Hq2vX9kLm4NpR8s"
+const fixtureJobID = "aj_7Hq2vX9kLm4NpR8s"
 
-// ajCreated is the createdAt of most fixtures, in UTC.
-var ajCreated = time.Date(2026, 8, 14, 9, 21, 7, 482_000_000, time.UTC)
+// fixtureCreatedAt is the createdAt of most fixtures, in UTC.
+var fixtureCreatedAt = time.Date(2026, 8, 14, 9, 21, 7, 482_000_000, time.UTC)
 
-// ajDecode decodes a fixture the way the client does, through json.Unmarshal.
-func ajDecode(t *testing.T, name string) *Job {
+// decodeJob decodes a fixture the way the client does, through json.Unmarshal.
+func decodeJob(t *testing.T, name string) *Job {
 	t.Helper()
 	var j Job
 	if err := json.Unmarshal(fixture(t, name), &j); err != nil {
@@ -36,43 +36,43 @@ func TestJobDecodesEveryFixture(t *testing.T) {
 			// Nulls, unknown top-level fields, an unknown nested field in
 			// source, nested objects and arrays, a fractional timestamp.
 			file: "job_active.json",
-			want: Job{ID: ajJobID, Status: JobStatusActive, Source: source, Model: "claude-sonnet-4-5", CreatedAt: ajCreated},
+			want: Job{ID: fixtureJobID, Status: JobStatusActive, Source: source, Model: "claude-sonnet-4-5", CreatedAt: fixtureCreatedAt},
 		},
 		{
 			// A status the SDK does not know is kept as sent.
 			file: "job_queued.json",
-			want: Job{ID: ajJobID, Status: "queued", Source: source, Model: "claude-sonnet-4-5",
+			want: Job{ID: fixtureJobID, Status: "queued", Source: source, Model: "claude-sonnet-4-5",
 				CreatedAt: time.Date(2026, 8, 14, 9, 21, 7, 482_913_000, time.UTC)},
 		},
 		{
 			// createdAt carries +02:00; the decoded time is the same instant in UTC.
 			file: "job_completed.json",
-			want: Job{ID: ajJobID, Status: JobStatusCompleted, Source: source, Model: "claude-sonnet-4-5",
-				PRLink: "https://github.com/acme/docs/pull/118", CreatedAt: ajCreated},
+			want: Job{ID: fixtureJobID, Status: JobStatusCompleted, Source: source, Model: "claude-sonnet-4-5",
+				PRLink: "https://github.com/acme/docs/pull/118", CreatedAt: fixtureCreatedAt},
 		},
 		{
 			// Completed without a pull request: no file changed.
 			file: "job_completed_no_pr.json",
-			want: Job{ID: ajJobID, Status: JobStatusCompleted, Source: source, Model: "claude-sonnet-4-5",
+			want: Job{ID: fixtureJobID, Status: JobStatusCompleted, Source: source, Model: "claude-sonnet-4-5",
 				CreatedAt: time.Date(2026, 8, 14, 9, 21, 7, 0, time.UTC)},
 		},
 		{
 			// source.ref null, createdAt without a zone, archivedAt set.
 			file: "job_archived.json",
-			want: Job{ID: ajJobID, Status: JobStatusArchived, Source: JobSource{Repository: "acme/docs"},
-				Model: "claude-sonnet-4-5", PRLink: "https://github.com/acme/docs/pull/118", CreatedAt: ajCreated,
+			want: Job{ID: fixtureJobID, Status: JobStatusArchived, Source: JobSource{Repository: "acme/docs"},
+				Model: "claude-sonnet-4-5", PRLink: "https://github.com/acme/docs/pull/118", CreatedAt: fixtureCreatedAt,
 				ArchivedAt: time.Date(2026, 8, 20, 17, 45, 0, 0, time.UTC)},
 		},
 		{
 			// A space between date and time, and an unknown "error" object.
 			file: "job_failed.json",
-			want: Job{ID: ajJobID, Status: JobStatusFailed, Source: JobSource{Repository: "acme/docs", Ref: "release/v2"},
-				Model: "claude-sonnet-4-5", CreatedAt: ajCreated},
+			want: Job{ID: fixtureJobID, Status: JobStatusFailed, Source: JobSource{Repository: "acme/docs", Ref: "release/v2"},
+				Model: "claude-sonnet-4-5", CreatedAt: fixtureCreatedAt},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			got := ajDecode(t, tt.file)
+			got := decodeJob(t, tt.file)
 			if diff := cmp.Diff(tt.want, *got); diff != "" {
 				t.Errorf("decoded job mismatch (-want +got):\n%s", diff)
 			}
@@ -102,7 +102,7 @@ func TestJobNullAndMissingFieldsDecodeToZeroValues(t *testing.T) {
 			// Start from a filled job: decoding must reset every field, not
 			// leave stale values where the body has null.
 			got := Job{ID: "old", PRLink: "stale", Source: JobSource{Repository: "r", Ref: "x"}, Model: "m",
-				CreatedAt: ajCreated, ArchivedAt: ajCreated}
+				CreatedAt: fixtureCreatedAt, ArchivedAt: fixtureCreatedAt}
 			if err := json.Unmarshal([]byte(tt.body), &got); err != nil {
 				t.Fatalf("Unmarshal: %v", err)
 			}
@@ -114,7 +114,7 @@ func TestJobNullAndMissingFieldsDecodeToZeroValues(t *testing.T) {
 }
 
 func TestJobUnknownStatusIsKeptAndNotTerminal(t *testing.T) {
-	j := ajDecode(t, "job_queued.json")
+	j := decodeJob(t, "job_queued.json")
 	if j.Status != "queued" {
 		t.Fatalf("Status = %q, want %q verbatim", j.Status, "queued")
 	}
@@ -170,14 +170,14 @@ func TestJobTimestampForms(t *testing.T) {
 		want time.Time
 	}{
 		{"RFC 3339 UTC", "2026-08-14T09:21:07Z", time.Date(2026, 8, 14, 9, 21, 7, 0, time.UTC)},
-		{"milliseconds", "2026-08-14T09:21:07.482Z", ajCreated},
+		{"milliseconds", "2026-08-14T09:21:07.482Z", fixtureCreatedAt},
 		{"microseconds", "2026-08-14T09:21:07.482913Z", time.Date(2026, 8, 14, 9, 21, 7, 482_913_000, time.UTC)},
 		{"nanoseconds", "2026-08-14T09:21:07.123456789Z", time.Date(2026, 8, 14, 9, 21, 7, 123_456_789, time.UTC)},
 		{"positive offset", "2026-08-14T11:21:07.5+02:00", time.Date(2026, 8, 14, 9, 21, 7, 500_000_000, time.UTC)},
 		{"negative offset crossing midnight", "2026-08-13T23:21:07-10:00", time.Date(2026, 8, 14, 9, 21, 7, 0, time.UTC)},
-		{"no zone with fraction", "2026-08-14T09:21:07.482", ajCreated},
+		{"no zone with fraction", "2026-08-14T09:21:07.482", fixtureCreatedAt},
 		{"no zone", "2026-08-14T09:21:07", time.Date(2026, 8, 14, 9, 21, 7, 0, time.UTC)},
-		{"space separator UTC", "2026-08-14 09:21:07.482Z", ajCreated},
+		{"space separator UTC", "2026-08-14 09:21:07.482Z", fixtureCreatedAt},
 		{"space separator with offset", "2026-08-14 09:21:07+02:00", time.Date(2026, 8, 14, 7, 21, 7, 0, time.UTC)},
 		{"space separator no zone", "2026-08-14 09:21:07", time.Date(2026, 8, 14, 9, 21, 7, 0, time.UTC)},
 	}
@@ -210,10 +210,10 @@ func TestJobTimestampOtherISO8601Offsets(t *testing.T) {
 		in   string
 		want time.Time
 	}{
-		{"2026-08-14 09:21:07.482+00", ajCreated},
-		{"2026-08-14T09:21:07.482+00", ajCreated},
-		{"2026-08-14T11:21:07.482+0200", ajCreated},
-		{"2026-08-14t09:21:07.482z", ajCreated},
+		{"2026-08-14 09:21:07.482+00", fixtureCreatedAt},
+		{"2026-08-14T09:21:07.482+00", fixtureCreatedAt},
+		{"2026-08-14T11:21:07.482+0200", fixtureCreatedAt},
+		{"2026-08-14t09:21:07.482z", fixtureCreatedAt},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -262,7 +262,7 @@ func TestJobMarshalWritesNullForEmptyFields(t *testing.T) {
 	}{
 		{
 			name: "active job",
-			job:  Job{ID: "j1", Status: JobStatusActive, Source: JobSource{Repository: "acme/docs"}, Model: "m", CreatedAt: ajCreated},
+			job:  Job{ID: "j1", Status: JobStatusActive, Source: JobSource{Repository: "acme/docs"}, Model: "m", CreatedAt: fixtureCreatedAt},
 			want: `{"id":"j1","status":"active","source":{"repository":"acme/docs","ref":null},"model":"m",
 				"prLink":null,"createdAt":"2026-08-14T09:21:07.482Z","archivedAt":null}`,
 		},
@@ -271,7 +271,7 @@ func TestJobMarshalWritesNullForEmptyFields(t *testing.T) {
 			name: "archived job in a local zone",
 			job: Job{ID: "j2", Status: JobStatusArchived, Source: JobSource{Repository: "acme/docs", Ref: "main"}, Model: "m",
 				PRLink:     "https://github.com/acme/docs/pull/1",
-				CreatedAt:  ajCreated.In(time.FixedZone("CEST", 2*60*60)),
+				CreatedAt:  fixtureCreatedAt.In(time.FixedZone("CEST", 2*60*60)),
 				ArchivedAt: time.Date(2026, 8, 20, 19, 45, 0, 0, time.FixedZone("CEST", 2*60*60))},
 			want: `{"id":"j2","status":"archived","source":{"repository":"acme/docs","ref":"main"},"model":"m",
 				"prLink":"https://github.com/acme/docs/pull/1","createdAt":"2026-08-14T09:21:07.482Z",
@@ -289,7 +289,7 @@ func TestJobMarshalWritesNullForEmptyFields(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Marshal: %v", err)
 			}
-			if diff := cmp.Diff(ajJSONValue(t, []byte(tt.want)), ajJSONValue(t, got)); diff != "" {
+			if diff := cmp.Diff(jsonValue(t, []byte(tt.want)), jsonValue(t, got)); diff != "" {
 				t.Errorf("Marshal mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -300,7 +300,7 @@ func TestJobMarshalRoundTripsEveryFixture(t *testing.T) {
 	for _, name := range []string{"job_active.json", "job_queued.json", "job_completed.json",
 		"job_completed_no_pr.json", "job_archived.json", "job_failed.json"} {
 		t.Run(name, func(t *testing.T) {
-			orig := ajDecode(t, name)
+			orig := decodeJob(t, name)
 			// Through a pointer too: MarshalJSON has a value receiver, and
 			// both forms must use it.
 			for _, v := range []any{*orig, orig} {
@@ -318,15 +318,4 @@ func TestJobMarshalRoundTripsEveryFixture(t *testing.T) {
 			}
 		})
 	}
-}
-
-// ajJSONValue decodes b into a generic value, so that two encodings compare
-// equal whatever their key order, spacing and escaping.
-func ajJSONValue(t *testing.T, b []byte) any {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatalf("invalid JSON %q: %v", b, err)
-	}
-	return v
 }

@@ -3,7 +3,6 @@ package docsapi
 import (
 	"context"
 	"errors"
-	"iter"
 	"net/http"
 	"slices"
 	"testing"
@@ -13,59 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jarcoal/httpmock"
 )
-
-// viewsPair is one (row, error) pair an iterator yielded.
-type viewsPair struct {
-	View PageView
-	Err  error
-}
-
-// rangeViews ranges seq without breaking, so a test sees everything the
-// iterator chooses to yield, including anything it should not yield after an
-// error. It gives up after a bound no test reaches, so a pager that never
-// stops fails the test instead of hanging it.
-func rangeViews(t *testing.T, seq iter.Seq2[PageView, error]) []viewsPair {
-	t.Helper()
-	var pairs []viewsPair
-	for v, err := range seq {
-		pairs = append(pairs, viewsPair{v, err})
-		if len(pairs) == viewsRangeBound {
-			t.Errorf("iterator still yielding after %d pairs", viewsRangeBound)
-			break
-		}
-	}
-	return pairs
-}
-
-// viewsRangeBound is more pairs than any test expects from one range.
-const viewsRangeBound = 1000
-
-// splitViewsPairs returns the rows yielded without error and the errors, and
-// fails the test if a row follows an error.
-func splitViewsPairs(t *testing.T, pairs []viewsPair) (rows []PageView, errs []error) {
-	t.Helper()
-	for i, p := range pairs {
-		if p.Err != nil {
-			if p.View != (PageView{}) {
-				t.Errorf("pair %d: error %v came with row %+v, want the zero PageView", i, p.Err, p.View)
-			}
-			errs = append(errs, p.Err)
-			continue
-		}
-		if len(errs) > 0 {
-			t.Errorf("pair %d: row %+v yielded after error %v", i, p.View, errs[0])
-		}
-		rows = append(rows, p.View)
-	}
-	return rows, errs
-}
-
-func viewsFirstErr(errs []error) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	return errs[0]
-}
 
 var (
 	fixtureRowsPage1 = []PageView{
@@ -108,11 +54,11 @@ func TestAllViewsWalksPagesWithOffsetPlusLimit(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, mt := newTestClient(t)
-			stub := stubViews(t, mt, viewsOK(fixture(t, "views_page1.json")), viewsOK(fixture(t, "views_page2.json")))
+			stub := serveInOrder(t, mt, replyFixture(t, http.StatusOK, "views_page1.json"), replyFixture(t, http.StatusOK, "views_page2.json"))
 
-			rows, errs := splitViewsPairs(t, rangeViews(t, c.Analytics.AllViews(t.Context(), "", tt.params)))
+			rows, errs := splitPairs(t, collectPairs(t, c.Analytics.AllViews(t.Context(), "", tt.params)))
 			if len(errs) != 0 {
-				t.Fatalf("got %d errors (first: %v), want none", len(errs), viewsFirstErr(errs))
+				t.Fatalf("got %d errors (first: %v), want none", len(errs), firstErr(errs))
 			}
 			if diff := cmp.Diff(fixtureRowsAll, rows); diff != "" {
 				t.Errorf("rows mismatch (-want +got):\n%s", diff)
@@ -120,9 +66,9 @@ func TestAllViewsWalksPagesWithOffsetPlusLimit(t *testing.T) {
 			if diff := cmp.Diff(tt.wantQueries, stub.Queries()); diff != "" {
 				t.Errorf("queries mismatch (-want +got):\n%s", diff)
 			}
-			for i, call := range stub.Calls() {
-				if call.Method != http.MethodGet || call.Path != "/v1/analytics/proj/views" || call.Auth != "Bearer "+testKey {
-					t.Errorf("request %d = %s %s (auth %q), want GET /v1/analytics/proj/views with the key", i, call.Method, call.Path, call.Auth)
+			for i, call := range stub.Requests() {
+				if call.Method != http.MethodGet || call.Path != "/v1/analytics/proj/views" || call.Header.Get("Authorization") != "Bearer "+testKey {
+					t.Errorf("request %d = %s %s (auth %q), want GET /v1/analytics/proj/views with the key", i, call.Method, call.Path, call.Header.Get("Authorization"))
 				}
 			}
 		})
@@ -131,46 +77,46 @@ func TestAllViewsWalksPagesWithOffsetPlusLimit(t *testing.T) {
 
 func TestAllViewsWalksThreePagesInOrder(t *testing.T) {
 	c, mt := newTestClient(t)
-	p1, p2, p3 := viewsRows("a", 3), viewsRows("b", 3), viewsRows("c", 1)
-	stub := stubViews(t, mt,
-		viewsOK(viewsBody(t, p1, true)),
-		viewsOK(viewsBody(t, p2, true)),
-		viewsOK(viewsBody(t, p3, false)),
+	p1, p2, p3 := viewRows("a", 3), viewRows("b", 3), viewRows("c", 1)
+	stub := serveInOrder(t, mt,
+		replyJSON(http.StatusOK, viewsPageJSON(t, p1, true)),
+		replyJSON(http.StatusOK, viewsPageJSON(t, p2, true)),
+		replyJSON(http.StatusOK, viewsPageJSON(t, p3, false)),
 	)
 
-	rows, errs := splitViewsPairs(t, rangeViews(t, c.Analytics.AllViews(t.Context(), "other", ViewsParams{Limit: 3})))
+	rows, errs := splitPairs(t, collectPairs(t, c.Analytics.AllViews(t.Context(), "other", ViewsParams{Limit: 3})))
 	if len(errs) != 0 {
-		t.Fatalf("got %d errors (first: %v), want none", len(errs), viewsFirstErr(errs))
+		t.Fatalf("got %d errors (first: %v), want none", len(errs), firstErr(errs))
 	}
 	if diff := cmp.Diff(slices.Concat(p1, p2, p3), rows); diff != "" {
 		t.Errorf("rows mismatch (-want +got):\n%s", diff)
 	}
-	want := []viewsCall{
-		{Method: http.MethodGet, Path: "/v1/analytics/other/views", Query: "limit=3", Auth: "Bearer " + testKey},
-		{Method: http.MethodGet, Path: "/v1/analytics/other/views", Query: "limit=3&offset=3", Auth: "Bearer " + testKey},
-		{Method: http.MethodGet, Path: "/v1/analytics/other/views", Query: "limit=3&offset=6", Auth: "Bearer " + testKey},
+	want := []sentRequest{
+		{Method: http.MethodGet, Path: "/v1/analytics/other/views", Query: "limit=3", Header: authorized},
+		{Method: http.MethodGet, Path: "/v1/analytics/other/views", Query: "limit=3&offset=3", Header: authorized},
+		{Method: http.MethodGet, Path: "/v1/analytics/other/views", Query: "limit=3&offset=6", Header: authorized},
 	}
-	if diff := cmp.Diff(want, stub.Calls()); diff != "" {
+	if diff := cmp.Diff(want, stub.Requests(), onTheWire); diff != "" {
 		t.Errorf("requests mismatch (-want +got):\n%s", diff)
 	}
 }
 
 func TestAllViewsSendsNothingUntilRanged(t *testing.T) {
 	c, mt := newTestClient(t)
-	stub := stubViews(t, mt, viewsOK(fixture(t, "views_page2.json")))
+	stub := serveInOrder(t, mt, replyFixture(t, http.StatusOK, "views_page2.json"))
 
 	seq := c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 10})
-	if n := len(stub.Calls()); n != 0 {
+	if n := len(stub.Requests()); n != 0 {
 		t.Fatalf("building the iterator sent %d requests, want 0", n)
 	}
 	if n := mt.GetTotalCallCount(); n != 0 {
 		t.Fatalf("transport saw %d calls before ranging, want 0", n)
 	}
-	rows, errs := splitViewsPairs(t, rangeViews(t, seq))
+	rows, errs := splitPairs(t, collectPairs(t, seq))
 	if len(errs) != 0 || len(rows) != 1 {
-		t.Fatalf("ranging gave %d rows and %d errors (first: %v), want 1 row", len(rows), len(errs), viewsFirstErr(errs))
+		t.Fatalf("ranging gave %d rows and %d errors (first: %v), want 1 row", len(rows), len(errs), firstErr(errs))
 	}
-	if n := len(stub.Calls()); n != 1 {
+	if n := len(stub.Requests()); n != 1 {
 		t.Errorf("sent %d requests after ranging, want 1", n)
 	}
 }
@@ -179,11 +125,11 @@ func TestAllViewsSendsNothingUntilRanged(t *testing.T) {
 // a caller who reuses params for the next export must find them unchanged.
 func TestAllViewsNeverChangesParams(t *testing.T) {
 	c, mt := newTestClient(t)
-	stubViews(t, mt, viewsOK(fixture(t, "views_page1.json")), viewsOK(fixture(t, "views_page2.json")))
+	serveInOrder(t, mt, replyFixture(t, http.StatusOK, "views_page1.json"), replyFixture(t, http.StatusOK, "views_page2.json"))
 
-	params := ViewsParams{DateFrom: Day(2026, time.January, 1), DateTo: Instant(time.Date(2026, 2, 1, 12, 0, 0, 0, viewsZone)), Offset: 10}
+	params := ViewsParams{DateFrom: Day(2026, time.January, 1), DateTo: Instant(time.Date(2026, 2, 1, 12, 0, 0, 0, plusTwo)), Offset: 10}
 	saved := params
-	rangeViews(t, c.Analytics.AllViews(t.Context(), "", params))
+	collectPairs(t, c.Analytics.AllViews(t.Context(), "", params))
 	if params != saved {
 		t.Errorf("params after ranging = %+v, want %+v", params, saved)
 	}
@@ -191,14 +137,14 @@ func TestAllViewsNeverChangesParams(t *testing.T) {
 
 func TestAllViewsRangingAgainRestartsFromFirstPage(t *testing.T) {
 	c, mt := newTestClient(t)
-	page1, page2 := fixture(t, "views_page1.json"), fixture(t, "views_page2.json")
-	stub := stubViews(t, mt, viewsOK(page1), viewsOK(page2), viewsOK(page1), viewsOK(page2))
+	page1, page2 := replyFixture(t, http.StatusOK, "views_page1.json"), replyFixture(t, http.StatusOK, "views_page2.json")
+	stub := serveInOrder(t, mt, page1, page2, page1, page2)
 
 	seq := c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 2, Offset: 4})
-	first, errs1 := splitViewsPairs(t, rangeViews(t, seq))
-	second, errs2 := splitViewsPairs(t, rangeViews(t, seq))
+	first, errs1 := splitPairs(t, collectPairs(t, seq))
+	second, errs2 := splitPairs(t, collectPairs(t, seq))
 	if len(errs1)+len(errs2) != 0 {
-		t.Fatalf("errors: %v, %v", viewsFirstErr(errs1), viewsFirstErr(errs2))
+		t.Fatalf("errors: %v, %v", firstErr(errs1), firstErr(errs2))
 	}
 	if diff := cmp.Diff(fixtureRowsAll, first); diff != "" {
 		t.Errorf("first range rows mismatch (-want +got):\n%s", diff)
@@ -214,13 +160,13 @@ func TestAllViewsRangingAgainRestartsFromFirstPage(t *testing.T) {
 
 func TestAllViewsErrorOnSecondPageYieldsOnceAndStops(t *testing.T) {
 	c, mt := newTestClient(t)
-	stub := stubViews(t, mt,
-		viewsOK(fixture(t, "views_page1.json")),
-		viewsReply{http.StatusForbidden, []byte(`{"error":"API key lacks the read scope"}`)},
+	stub := serveInOrder(t, mt,
+		replyFixture(t, http.StatusOK, "views_page1.json"),
+		replyJSON(http.StatusForbidden, `{"error":"API key lacks the read scope"}`),
 	)
 
-	pairs := rangeViews(t, c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 2}))
-	rows, errs := splitViewsPairs(t, pairs)
+	pairs := collectPairs(t, c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 2}))
+	rows, errs := splitPairs(t, pairs)
 	if diff := cmp.Diff(fixtureRowsPage1, rows); diff != "" {
 		t.Errorf("rows before the error mismatch (-want +got):\n%s", diff)
 	}
@@ -251,10 +197,10 @@ func TestAllViewsErrorOnSecondPageYieldsOnceAndStops(t *testing.T) {
 func TestAllViewsServerErrorOnSecondPageRetriedThenYieldedOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		unavailable := viewsReply{http.StatusServiceUnavailable, []byte(`{"error":"down for maintenance"}`)}
-		stub := stubViews(t, mt, viewsOK(fixture(t, "views_page1.json")), unavailable, unavailable, unavailable, unavailable)
+		unavailable := replyJSON(http.StatusServiceUnavailable, `{"error":"down for maintenance"}`)
+		stub := serveInOrder(t, mt, replyFixture(t, http.StatusOK, "views_page1.json"), unavailable, unavailable, unavailable, unavailable)
 
-		rows, errs := splitViewsPairs(t, rangeViews(t, c.Analytics.AllViews(t.Context(), "", ViewsParams{})))
+		rows, errs := splitPairs(t, collectPairs(t, c.Analytics.AllViews(t.Context(), "", ViewsParams{})))
 		if diff := cmp.Diff(fixtureRowsPage1, rows); diff != "" {
 			t.Errorf("rows mismatch (-want +got):\n%s", diff)
 		}
@@ -293,7 +239,7 @@ func TestAllViewsBreakSendsNoFurtherRequest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, mt := newTestClient(t)
-			stub := stubViews(t, mt, viewsOK(fixture(t, "views_page1.json")))
+			stub := serveInOrder(t, mt, replyFixture(t, http.StatusOK, "views_page1.json"))
 
 			var rows []PageView
 			for v, err := range c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 2}) {
@@ -340,15 +286,15 @@ func TestAllViewsEmptyPageEndsIterationEvenIfHasMore(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, mt := newTestClient(t)
-			var replies []viewsReply
+			var replies []httpmock.Responder
 			for _, name := range tt.fixtures {
-				replies = append(replies, viewsOK(fixture(t, name)))
+				replies = append(replies, replyFixture(t, http.StatusOK, name))
 			}
-			stub := stubViews(t, mt, replies...)
+			stub := serveInOrder(t, mt, replies...)
 
-			rows, errs := splitViewsPairs(t, rangeViews(t, c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 2})))
+			rows, errs := splitPairs(t, collectPairs(t, c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 2})))
 			if len(errs) != 0 {
-				t.Fatalf("got %d errors (first: %v), want none", len(errs), viewsFirstErr(errs))
+				t.Fatalf("got %d errors (first: %v), want none", len(errs), firstErr(errs))
 			}
 			if diff := cmp.Diff(tt.wantRows, rows); diff != "" {
 				t.Errorf("rows mismatch (-want +got):\n%s", diff)
@@ -364,12 +310,12 @@ func TestAllViewsEmptyPageEndsIterationEvenIfHasMore(t *testing.T) {
 // rather than guessing from the row count.
 func TestAllViewsHasMoreFalseEndsIteration(t *testing.T) {
 	c, mt := newTestClient(t)
-	full := viewsRows("full", 3)
-	stub := stubViews(t, mt, viewsOK(viewsBody(t, full, false)))
+	full := viewRows("full", 3)
+	stub := serveInOrder(t, mt, replyJSON(http.StatusOK, viewsPageJSON(t, full, false)))
 
-	rows, errs := splitViewsPairs(t, rangeViews(t, c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 3})))
+	rows, errs := splitPairs(t, collectPairs(t, c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 3})))
 	if len(errs) != 0 {
-		t.Fatalf("got %d errors (first: %v), want none", len(errs), viewsFirstErr(errs))
+		t.Fatalf("got %d errors (first: %v), want none", len(errs), firstErr(errs))
 	}
 	if diff := cmp.Diff(full, rows); diff != "" {
 		t.Errorf("rows mismatch (-want +got):\n%s", diff)
@@ -397,28 +343,28 @@ func TestAllViewsYieldsValidationErrorOnceWithoutRequest(t *testing.T) {
 			var c *Client
 			var mt *httpmock.MockTransport
 			if tt.noProject {
-				c, mt = newViewsClientWithoutProject(t)
+				c, mt = newTestClientWithoutProject(t)
 			} else {
 				c, mt = newTestClient(t)
 			}
-			stub := stubViews(t, mt)
+			stub := serveInOrder(t, mt)
 
 			seq := c.Analytics.AllViews(t.Context(), "", tt.params)
 			// Twice: the error must come back on every range, not only the first.
 			for round := 1; round <= 2; round++ {
-				pairs := rangeViews(t, seq)
+				pairs := collectPairs(t, seq)
 				if len(pairs) != 1 {
 					t.Fatalf("round %d: %d pairs %+v, want exactly one error", round, len(pairs), pairs)
 				}
-				if pairs[0].View != (PageView{}) {
-					t.Errorf("round %d: row = %+v, want zero", round, pairs[0].View)
+				if pairs[0].Item != (PageView{}) {
+					t.Errorf("round %d: row = %+v, want zero", round, pairs[0].Item)
 				}
 				var vErr *ValidationError
 				if !errors.As(pairs[0].Err, &vErr) || vErr.Param != tt.wantParam {
 					t.Errorf("round %d: error = %v, want a *ValidationError for %q", round, pairs[0].Err, tt.wantParam)
 				}
 			}
-			if n := len(stub.Calls()); n != 0 {
+			if n := len(stub.Requests()); n != 0 {
 				t.Errorf("sent %d requests, want 0", n)
 			}
 		})
@@ -427,29 +373,29 @@ func TestAllViewsYieldsValidationErrorOnceWithoutRequest(t *testing.T) {
 
 func TestAllViewsContextCanceledMidIterationYieldsOneError(t *testing.T) {
 	c, mt := newTestClient(t)
-	stub := stubViews(t, mt, viewsOK(fixture(t, "views_page1.json")), viewsOK(fixture(t, "views_page2.json")))
+	stub := serveInOrder(t, mt, replyFixture(t, http.StatusOK, "views_page1.json"), replyFixture(t, http.StatusOK, "views_page2.json"))
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var pairs []viewsPair
+	var pairs []pair[PageView]
 	for v, err := range c.Analytics.AllViews(ctx, "", ViewsParams{Limit: 2}) {
-		pairs = append(pairs, viewsPair{v, err})
+		pairs = append(pairs, pair[PageView]{v, err})
 		if len(pairs) == len(fixtureRowsPage1) {
 			cancel() // page 1 is used up; the next step needs a request
 		}
-		if len(pairs) == viewsRangeBound {
-			t.Errorf("iterator still yielding after %d pairs", viewsRangeBound)
+		if len(pairs) == rangeBound {
+			t.Errorf("iterator still yielding after %d pairs", rangeBound)
 			break
 		}
 	}
-	rows, errs := splitViewsPairs(t, pairs)
+	rows, errs := splitPairs(t, pairs)
 	if diff := cmp.Diff(fixtureRowsPage1, rows); diff != "" {
 		t.Errorf("rows mismatch (-want +got):\n%s", diff)
 	}
 	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
-		t.Fatalf("got %d errors (first: %v), want exactly one matching context.Canceled", len(errs), viewsFirstErr(errs))
+		t.Fatalf("got %d errors (first: %v), want exactly one matching context.Canceled", len(errs), firstErr(errs))
 	}
-	if n := len(stub.Calls()); n != 1 {
+	if n := len(stub.Requests()); n != 1 {
 		t.Errorf("server saw %d requests, want 1", n)
 	}
 }
@@ -470,36 +416,36 @@ func TestAllViewsContextCanceledStopsEvenIfTransportIgnoresIt(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
 	}
-	stub := stubViews(t, mt, viewsOK(fixture(t, "views_page1.json")), viewsOK(fixture(t, "views_page2.json")))
+	stub := serveInOrder(t, mt, replyFixture(t, http.StatusOK, "views_page1.json"), replyFixture(t, http.StatusOK, "views_page2.json"))
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var pairs []viewsPair
+	var pairs []pair[PageView]
 	for v, err := range c.Analytics.AllViews(ctx, "", ViewsParams{Limit: 2}) {
-		pairs = append(pairs, viewsPair{v, err})
+		pairs = append(pairs, pair[PageView]{v, err})
 		if len(pairs) == len(fixtureRowsPage1) {
 			cancel()
 		}
-		if len(pairs) == viewsRangeBound {
-			t.Errorf("iterator still yielding after %d pairs", viewsRangeBound)
+		if len(pairs) == rangeBound {
+			t.Errorf("iterator still yielding after %d pairs", rangeBound)
 			break
 		}
 	}
-	rows, errs := splitViewsPairs(t, pairs)
+	rows, errs := splitPairs(t, pairs)
 	if diff := cmp.Diff(fixtureRowsPage1, rows); diff != "" {
 		t.Errorf("rows mismatch (-want +got):\n%s", diff)
 	}
 	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
-		t.Errorf("got %d errors (first: %v), want exactly one matching context.Canceled", len(errs), viewsFirstErr(errs))
+		t.Errorf("got %d errors (first: %v), want exactly one matching context.Canceled", len(errs), firstErr(errs))
 	}
-	if n := len(stub.Calls()); n != 1 {
+	if n := len(stub.Requests()); n != 1 {
 		t.Errorf("server saw %d requests, want 1 (none after the cancel)", n)
 	}
 }
 
 func TestCollectGathersAllRows(t *testing.T) {
 	c, mt := newTestClient(t)
-	stubViews(t, mt, viewsOK(fixture(t, "views_page1.json")), viewsOK(fixture(t, "views_page2.json")))
+	serveInOrder(t, mt, replyFixture(t, http.StatusOK, "views_page1.json"), replyFixture(t, http.StatusOK, "views_page2.json"))
 
 	rows, err := Collect(c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 2}))
 	if err != nil {
@@ -512,9 +458,9 @@ func TestCollectGathersAllRows(t *testing.T) {
 
 func TestCollectReturnsRowsSoFarWithError(t *testing.T) {
 	c, mt := newTestClient(t)
-	stub := stubViews(t, mt,
-		viewsOK(fixture(t, "views_page1.json")),
-		viewsReply{http.StatusNotFound, []byte(`{"error":"Project not found"}`)},
+	stub := serveInOrder(t, mt,
+		replyFixture(t, http.StatusOK, "views_page1.json"),
+		replyJSON(http.StatusNotFound, `{"error":"Project not found"}`),
 	)
 
 	rows, err := Collect(c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 2}))
@@ -524,14 +470,14 @@ func TestCollectReturnsRowsSoFarWithError(t *testing.T) {
 	if diff := cmp.Diff(fixtureRowsPage1, rows); diff != "" {
 		t.Errorf("rows mismatch (-want +got):\n%s", diff)
 	}
-	if n := len(stub.Calls()); n != 2 {
+	if n := len(stub.Requests()); n != 2 {
 		t.Errorf("sent %d requests, want 2", n)
 	}
 }
 
 func TestCollectOfValidationErrorReturnsNoRows(t *testing.T) {
 	c, mt := newTestClient(t)
-	stub := stubViews(t, mt)
+	stub := serveInOrder(t, mt)
 
 	rows, err := Collect(c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 300}))
 	if rows != nil {
@@ -541,7 +487,7 @@ func TestCollectOfValidationErrorReturnsNoRows(t *testing.T) {
 	if !errors.As(err, &vErr) || vErr.Param != "limit" {
 		t.Errorf("error = %v, want a *ValidationError for limit", err)
 	}
-	if n := len(stub.Calls()); n != 0 {
+	if n := len(stub.Requests()); n != 0 {
 		t.Errorf("sent %d requests, want 0", n)
 	}
 }

@@ -4,81 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/jarcoal/httpmock"
 	"golang.org/x/time/rate"
 )
-
-// slowPages answers views requests for a project of total paths, pageSize
-// a page, after latency on the bubble's clock, and records the offsets
-// asked for. failAt, if not negative, answers that offset with a 400.
-type slowPages struct {
-	total, pageSize int
-	latency         time.Duration
-	failAt          int
-	// firstFast makes the page at offset 0 answer after a millisecond. The
-	// bubble's clock moves only once every goroutine is blocked, so by then
-	// every request launched has reached respond.
-	firstFast bool
-
-	mu      sync.Mutex
-	offsets []int
-	active  int
-	peak    int
-}
-
-func (s *slowPages) respond(req *http.Request) (*http.Response, error) {
-	offset, _ := strconv.Atoi(req.URL.Query().Get("offset"))
-	s.mu.Lock()
-	s.offsets = append(s.offsets, offset)
-	s.active++
-	s.peak = max(s.peak, s.active)
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.active--
-		s.mu.Unlock()
-	}()
-	latency := s.latency
-	if s.firstFast && offset == 0 {
-		latency = time.Millisecond
-	}
-	select {
-	case <-time.After(latency):
-	case <-req.Context().Done():
-		return nil, req.Context().Err()
-	}
-	if offset == s.failAt {
-		return httpmock.NewStringResponse(http.StatusBadRequest, `{"error":"bad page"}`), nil
-	}
-	var rows []string
-	for i := offset; i < min(offset+s.pageSize, s.total); i++ {
-		rows = append(rows, fmt.Sprintf(`{"path":"/p%05d","human":1,"ai":0,"total":1}`, i))
-	}
-	body := fmt.Sprintf(`{"totals":{"human":%d,"ai":0,"total":%d},"views":[%s],"hasMore":%v}`,
-		s.total, s.total, strings.Join(rows, ","), offset+s.pageSize < s.total)
-	return httpmock.NewStringResponse(http.StatusOK, body), nil
-}
-
-func (s *slowPages) seen() ([]int, int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]int(nil), s.offsets...), s.peak
-}
 
 func TestPrefetchYieldsEveryRowInOrderAndOverlapsRequests(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		pages := &slowPages{total: 1000, pageSize: 100, latency: 20 * time.Millisecond, failAt: -1}
-		mt.RegisterResponder("GET", testBaseURL+"/v1/analytics/proj/views", pages.respond)
+		pages := &pagedViews{total: 1000, pageSize: 100, latency: 20 * time.Millisecond, failAt: -1}
+		pages.serve(mt)
 
 		start := time.Now()
 		var paths []string
@@ -113,8 +51,8 @@ func TestPrefetchYieldsEveryRowInOrderAndOverlapsRequests(t *testing.T) {
 func TestPrefetchStopsAtTheFirstErrorInOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		pages := &slowPages{total: 1000, pageSize: 100, latency: 20 * time.Millisecond, failAt: 300}
-		mt.RegisterResponder("GET", testBaseURL+"/v1/analytics/proj/views", pages.respond)
+		pages := &pagedViews{total: 1000, pageSize: 100, latency: 20 * time.Millisecond, failAt: 300}
+		pages.serve(mt)
 		var rows int
 		var errs []error
 		for _, err := range c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 100}, WithPrefetch(4)) {
@@ -137,8 +75,8 @@ func TestPrefetchBreakCancelsWhatIsInFlight(t *testing.T) {
 		c, mt := newTestClient(t)
 		// The first page answers after a millisecond, the others only after
 		// an hour: when the loop breaks, seven requests are still waiting.
-		pages := &slowPages{total: 1000, pageSize: 100, latency: time.Hour, failAt: -1, firstFast: true}
-		mt.RegisterResponder("GET", testBaseURL+"/v1/analytics/proj/views", pages.respond)
+		pages := &pagedViews{total: 1000, pageSize: 100, latency: time.Hour, failAt: -1, firstFast: true}
+		pages.serve(mt)
 		for range c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 100}, WithPrefetch(8)) {
 			break
 		}
@@ -159,8 +97,8 @@ func TestPrefetchBreakCancelsWhatIsInFlight(t *testing.T) {
 func TestPrefetchOfASinglePageAsksLittlePastTheEnd(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		pages := &slowPages{total: 50, pageSize: 100, latency: 20 * time.Millisecond, failAt: -1}
-		mt.RegisterResponder("GET", testBaseURL+"/v1/analytics/proj/views", pages.respond)
+		pages := &pagedViews{total: 50, pageSize: 100, latency: 20 * time.Millisecond, failAt: -1}
+		pages.serve(mt)
 		rows, err := Collect(c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 100}, WithPrefetch(3)))
 		if err != nil || len(rows) != 50 {
 			t.Fatalf("%d rows, %v", len(rows), err)
@@ -195,30 +133,21 @@ func TestPrefetchRespectsTheRateLimiter(t *testing.T) {
 		// flight may be asked for, but they leave one a second.
 		lim := rate.NewLimiter(rate.Every(time.Second), 1)
 		c, mt := newTestClient(t, WithRateLimiter(lim))
-		pages := &slowPages{total: 500, pageSize: 100, latency: 0, failAt: -1}
-		var mu sync.Mutex
-		var sent []time.Time
-		mt.RegisterResponder("GET", testBaseURL+"/v1/analytics/proj/views", func(req *http.Request) (*http.Response, error) {
-			mu.Lock()
-			sent = append(sent, time.Now())
-			mu.Unlock()
-			return pages.respond(req)
-		})
-		start := time.Now()
+		pages := &pagedViews{total: 500, pageSize: 100, latency: 0, failAt: -1}
+		pages.serve(mt)
 		rows, err := Collect(c.Analytics.AllViews(t.Context(), "", ViewsParams{Limit: 100}, WithPrefetch(8)))
 		if err != nil || len(rows) != 500 {
 			t.Fatalf("%d rows, %v", len(rows), err)
 		}
 		synctest.Wait()
-		mu.Lock()
-		defer mu.Unlock()
-		slices.SortFunc(sent, func(a, b time.Time) int { return a.Compare(b) })
+		sent := pages.rec.Times() // since the start
+		slices.Sort(sent)
 		for i := 1; i < len(sent); i++ {
-			if gap := sent[i].Sub(sent[i-1]); gap < time.Second {
+			if gap := sent[i] - sent[i-1]; gap < time.Second {
 				t.Fatalf("requests %d and %d left %v apart, want at least the limiter's 1s (sent at %v)", i-1, i, gap, sent)
 			}
 		}
-		if len(sent) < 5 || sent[4].Sub(start) < 4*time.Second {
+		if len(sent) < 5 || sent[4] < 4*time.Second {
 			t.Fatalf("%d requests, the fifth at %v: want the five pages spread over at least 4s", len(sent), sent)
 		}
 	})

@@ -24,18 +24,18 @@ import (
 
 // Identifiers in the redaction tests start with "rd".
 
-// rdSecret is the part of testKey that identifies it; "mint_" alone is the
+// keySecret is the part of testKey that identifies it; "mint_" alone is the
 // public key-type prefix the redacted form keeps on purpose.
-var rdSecret = strings.TrimPrefix(testKey, "mint_")
+var keySecret = strings.TrimPrefix(testKey, "mint_")
 
-// rdLeak reports the first form of the key found in s: the secret part or
+// leakedPart reports the first form of the key found in s: the secret part or
 // any 8-byte window of it, raw or hex-encoded (as %x would print it).
-func rdLeak(s string) (string, bool) {
+func leakedPart(s string) (string, bool) {
 	if strings.Contains(s, testKey) {
 		return testKey, true
 	}
-	for i := 0; i+8 <= len(rdSecret); i++ {
-		w := rdSecret[i : i+8]
+	for i := 0; i+8 <= len(keySecret); i++ {
+		w := keySecret[i : i+8]
 		for _, form := range []string{w, hex.EncodeToString([]byte(w)), strings.ToUpper(hex.EncodeToString([]byte(w)))} {
 			if strings.Contains(s, form) {
 				return form, true
@@ -45,35 +45,35 @@ func rdLeak(s string) (string, bool) {
 	return "", false
 }
 
-func rdCheck(t *testing.T, where, s string) {
+func checkNoLeak(t *testing.T, where, s string) {
 	t.Helper()
-	if form, ok := rdLeak(s); ok {
+	if form, ok := leakedPart(s); ok {
 		t.Errorf("%s contains the key (%q)", where, form)
 	}
 }
 
-// rdBuffer is a goroutine-safe log destination.
-type rdBuffer struct {
+// syncBuffer is a goroutine-safe log destination.
+type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (b *rdBuffer) Write(p []byte) (int, error) {
+func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.Write(p)
 }
 
-func (b *rdBuffer) String() string {
+func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
 }
 
-// rdTee sends every record to several handlers.
-type rdTee []slog.Handler
+// teeHandler sends every record to several handlers.
+type teeHandler []slog.Handler
 
-func (t rdTee) Enabled(ctx context.Context, l slog.Level) bool {
+func (t teeHandler) Enabled(ctx context.Context, l slog.Level) bool {
 	for _, h := range t {
 		if h.Enabled(ctx, l) {
 			return true
@@ -82,7 +82,7 @@ func (t rdTee) Enabled(ctx context.Context, l slog.Level) bool {
 	return false
 }
 
-func (t rdTee) Handle(ctx context.Context, r slog.Record) error {
+func (t teeHandler) Handle(ctx context.Context, r slog.Record) error {
 	var errs []error
 	for _, h := range t {
 		if h.Enabled(ctx, r.Level) {
@@ -92,41 +92,41 @@ func (t rdTee) Handle(ctx context.Context, r slog.Record) error {
 	return errors.Join(errs...)
 }
 
-func (t rdTee) WithAttrs(as []slog.Attr) slog.Handler {
-	out := make(rdTee, len(t))
+func (t teeHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	out := make(teeHandler, len(t))
 	for i, h := range t {
 		out[i] = h.WithAttrs(as)
 	}
 	return out
 }
 
-func (t rdTee) WithGroup(name string) slog.Handler {
-	out := make(rdTee, len(t))
+func (t teeHandler) WithGroup(name string) slog.Handler {
+	out := make(teeHandler, len(t))
 	for i, h := range t {
 		out[i] = h.WithGroup(name)
 	}
 	return out
 }
 
-// rdLogger logs everything, at Debug and up, as JSON and as text into one
+// printingLogger logs everything, at Debug and up, as JSON and as text into one
 // buffer.
-func rdLogger() (*slog.Logger, *rdBuffer) {
-	buf := new(rdBuffer)
+func printingLogger() (*slog.Logger, *syncBuffer) {
+	buf := new(syncBuffer)
 	opts := &slog.HandlerOptions{Level: slog.LevelDebug}
-	return slog.New(rdTee{slog.NewJSONHandler(buf, opts), slog.NewTextHandler(buf, opts)}), buf
+	return slog.New(teeHandler{slog.NewJSONHandler(buf, opts), slog.NewTextHandler(buf, opts)}), buf
 }
 
-var rdVerbs = []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d"}
+var printVerbs = []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d"}
 
-// rdCheckPrinted prints v with each verb, and through both slog handlers.
-func rdCheckPrinted(t *testing.T, name string, v any, verbs ...string) {
+// checkPrintedNoLeak prints v with each verb, and through both slog handlers.
+func checkPrintedNoLeak(t *testing.T, name string, v any, verbs ...string) {
 	t.Helper()
 	for _, verb := range verbs {
-		rdCheck(t, fmt.Sprintf("%s printed with %s", name, verb), fmt.Sprintf(verb, v))
+		checkNoLeak(t, fmt.Sprintf("%s printed with %s", name, verb), fmt.Sprintf(verb, v))
 	}
-	logger, buf := rdLogger()
+	logger, buf := printingLogger()
 	logger.Info("value", slog.Any("v", v))
-	rdCheck(t, name+" logged with slog.Any", buf.String())
+	checkNoLeak(t, name+" logged with slog.Any", buf.String())
 }
 
 func TestRedactedFormOfTheKey(t *testing.T) {
@@ -181,14 +181,14 @@ func TestRedactionPrintedClient(t *testing.T) {
 		"a slice of clients": []*Client{c},
 	}
 	for name, v := range values {
-		rdCheckPrinted(t, name, v, rdVerbs...)
+		checkPrintedNoLeak(t, name, v, printVerbs...)
 	}
 	// %s and %q of a Client value are covered by the skipped test below.
-	rdCheckPrinted(t, "Client", *c, "%v", "%+v", "%#v", "%x", "%X", "%d")
-	logger, buf := rdLogger()
+	checkPrintedNoLeak(t, "Client", *c, "%v", "%+v", "%#v", "%x", "%X", "%d")
+	logger, buf := printingLogger()
 	logger.Debug("client", slog.Any("client", c), slog.Any("value", *c), slog.Any("key", c.cfg.key))
 	out := buf.String()
-	rdCheck(t, "slog.Any(client)", out)
+	checkNoLeak(t, "slog.Any(client)", out)
 	if !strings.Contains(out, `"key":"mint_[REDACTED]"`) || !strings.Contains(out, "key=mint_[REDACTED]") {
 		t.Errorf("the key's holder was not logged in its redacted form by both handlers:\n%s", out)
 	}
@@ -210,47 +210,47 @@ func TestRedactionClientValueWithAnyVerb(t *testing.T) {
 		"a struct holding Client": app{Name: "a", API: *c},
 	}
 	for name, v := range values {
-		rdCheckPrinted(t, name, v, rdVerbs...)
-		rdCheckPrinted(t, name, v, "%t", "%e", "%10s")
+		checkPrintedNoLeak(t, name, v, printVerbs...)
+		checkPrintedNoLeak(t, name, v, "%t", "%e", "%10s")
 	}
 }
 
-// rdScenario drives every operation through successes, retries, each class
+// runLeakScenario drives every operation through successes, retries, each class
 // of API error, transport errors, validation errors, waits and the rate
 // limiter, and returns the errors it saw.
-func rdScenario(t *testing.T, c *Client, mt *httpmock.MockTransport) []error {
+func runLeakScenario(t *testing.T, c *Client, mt *httpmock.MockTransport) []error {
 	t.Helper()
-	jobURL := func(id string) string { return rpJobsURL + "/" + id }
+	jobURL := func(id string) string { return jobsURL + "/" + id }
 	job := func(id, status string) string {
-		return strings.NewReplacer(`"j1"`, `"`+id+`"`, `"active"`, `"`+status+`"`).Replace(rpJobJSON)
+		return strings.NewReplacer(`"j1"`, `"`+id+`"`, `"active"`, `"`+status+`"`).Replace(jobJSONJ1)
 	}
-	mt.RegisterResponder(http.MethodGet, jobURL("j1"), rpSeq(
-		rpJSON(503, rpServerError).HeaderSet(http.Header{"X-Request-Id": {"rq-1"}}),
-		httpmock.NewErrorResponder(errRPBoom),
-		rpJSON(200, rpJobJSON),
+	mt.RegisterResponder(http.MethodGet, jobURL("j1"), inTurn(
+		replyJSON(503, maintenanceJSON).HeaderSet(http.Header{"X-Request-Id": {"rq-1"}}),
+		httpmock.NewErrorResponder(errConnReset),
+		replyJSON(200, jobJSONJ1),
 	))
-	mt.RegisterResponder(http.MethodGet, jobURL("j400"), rpJSON(400, string(fixture(t, "error_details.json"))))
-	mt.RegisterResponder(http.MethodGet, jobURL("j401"), rpJSON(401, `{"error":"Invalid or expired API key"}`))
-	mt.RegisterResponder(http.MethodGet, jobURL("j403"), rpJSON(403, `{"error":"Missing scope read"}`))
-	mt.RegisterResponder(http.MethodGet, jobURL("j404"), rpJSON(404, `{"error":"Job not found"}`).HeaderSet(http.Header{"Request-Id": {"rq-404"}}))
-	mt.RegisterResponder(http.MethodGet, jobURL("j409"), rpJSON(409, `{"error":"conflict"}`))
-	mt.RegisterResponder(http.MethodGet, jobURL("j429"), rpJSON(429, `{"error":"rate limit exceeded"}`).HeaderSet(http.Header{"Retry-After": {"3600"}}))
+	mt.RegisterResponder(http.MethodGet, jobURL("j400"), replyJSON(400, string(fixture(t, "error_details.json"))))
+	mt.RegisterResponder(http.MethodGet, jobURL("j401"), replyJSON(401, `{"error":"Invalid or expired API key"}`))
+	mt.RegisterResponder(http.MethodGet, jobURL("j403"), replyJSON(403, `{"error":"Missing scope read"}`))
+	mt.RegisterResponder(http.MethodGet, jobURL("j404"), replyJSON(404, `{"error":"Job not found"}`).HeaderSet(http.Header{"Request-Id": {"rq-404"}}))
+	mt.RegisterResponder(http.MethodGet, jobURL("j409"), replyJSON(409, `{"error":"conflict"}`))
+	mt.RegisterResponder(http.MethodGet, jobURL("j429"), replyJSON(429, `{"error":"rate limit exceeded"}`).HeaderSet(http.Header{"Retry-After": {"3600"}}))
 	mt.RegisterResponder(http.MethodGet, jobURL("j502"), httpmock.NewStringResponder(502, string(fixture(t, "error_proxy.html"))).
 		HeaderSet(http.Header{"Content-Type": {"text/html"}}))
 	mt.RegisterResponder(http.MethodGet, jobURL("jtext"), httpmock.NewStringResponder(200, "<html>login</html>"))
-	mt.RegisterResponder(http.MethodGet, jobURL("jactive"), rpJSON(200, job("jactive", "active")))
-	mt.RegisterResponder(http.MethodGet, jobURL("jdown"), rpJSON(503, rpServerError))
-	mt.RegisterResponder(http.MethodGet, jobURL("jfailed"), rpJSON(200, job("jfailed", "failed")))
-	mt.RegisterResponder(http.MethodPost, rpJobsURL, rpSeq(
-		rpJSON(500, rpServerError),
-		rpJSON(429, `{"error":"rate limit exceeded"}`),
-		rpJSON(201, job("jfailed", "active")),
+	mt.RegisterResponder(http.MethodGet, jobURL("jactive"), replyJSON(200, job("jactive", "active")))
+	mt.RegisterResponder(http.MethodGet, jobURL("jdown"), replyJSON(503, maintenanceJSON))
+	mt.RegisterResponder(http.MethodGet, jobURL("jfailed"), replyJSON(200, job("jfailed", "failed")))
+	mt.RegisterResponder(http.MethodPost, jobsURL, inTurn(
+		replyJSON(500, maintenanceJSON),
+		replyJSON(429, `{"error":"rate limit exceeded"}`),
+		replyJSON(201, job("jfailed", "active")),
 	))
-	mt.RegisterResponder(http.MethodPost, rpMessageURL, rpSeq(httpmock.NewErrorResponder(io.ErrUnexpectedEOF), rpJSON(200, rpJobJSON)))
-	mt.RegisterResponder(http.MethodGet, rpViewsURL, rpSeq(
-		rpJSON(400, string(fixture(t, "error_details.json"))),
-		rpJSON(200, strings.Replace(rpViewsJSON, `"hasMore":false`, `"hasMore":true`, 1)),
-		rpJSON(200, rpViewsJSON),
+	mt.RegisterResponder(http.MethodPost, messageURLJ1, inTurn(httpmock.NewErrorResponder(io.ErrUnexpectedEOF), replyJSON(200, jobJSONJ1)))
+	mt.RegisterResponder(http.MethodGet, viewsURL, inTurn(
+		replyJSON(400, string(fixture(t, "error_details.json"))),
+		replyJSON(200, strings.Replace(viewsJSON, `"hasMore":false`, `"hasMore":true`, 1)),
+		replyJSON(200, viewsJSON),
 	))
 
 	ctx := context.Background()
@@ -281,12 +281,12 @@ func rdScenario(t *testing.T, c *Client, mt *httpmock.MockTransport) []error {
 	_, err = c.AgentJobs.Wait(ctx, "", "j1", WaitParams{MinInterval: -1})
 	keep(err)
 
-	_, err = c.AgentJobs.Create(ctx, "", CreateJobParams{Prompt: rpPrompt}) // 500, not retried
+	_, err = c.AgentJobs.Create(ctx, "", CreateJobParams{Prompt: promptV2}) // 500, not retried
 	keep(err)
-	_, err = c.AgentJobs.CreateAndWait(ctx, "", CreateJobParams{Prompt: rpPrompt}, WaitParams{MinInterval: time.Second},
+	_, err = c.AgentJobs.CreateAndWait(ctx, "", CreateJobParams{Prompt: promptV2}, WaitParams{MinInterval: time.Second},
 		WithIdempotencyKey("idem-1")) // 429, then created; the job then fails
 	keep(err)
-	_, err = c.AgentJobs.SendMessage(ctx, "", "j1", SendMessageParams{Prompt: rpPrompt}, WithIdempotencyKey("idem-2"))
+	_, err = c.AgentJobs.SendMessage(ctx, "", "j1", SendMessageParams{Prompt: promptV2}, WithIdempotencyKey("idem-2"))
 	keep(err)
 	_, err = c.Analytics.Views(ctx, "", ViewsParams{DateFrom: Day(2026, time.January, 1), Limit: 1})
 	keep(err)
@@ -307,12 +307,12 @@ func rdScenario(t *testing.T, c *Client, mt *httpmock.MockTransport) []error {
 }
 
 func TestRedactionKeyNeverLeaks(t *testing.T) {
-	logger, buf := rdLogger()
+	logger, buf := printingLogger()
 	var errs []error
 	synctest.Test(t, func(t *testing.T) {
 		lim := rate.NewLimiter(rate.Every(100*time.Millisecond), 2)
 		c, mt := newTestClient(t, WithLogger(logger), WithRateLimiter(lim), WithRetryDelays(10*time.Millisecond, 100*time.Millisecond))
-		errs = append(errs, rdScenario(t, c, mt)...)
+		errs = append(errs, runLeakScenario(t, c, mt)...)
 	})
 
 	// Real sockets, outside the bubble: a refused connection, and a
@@ -339,7 +339,7 @@ func TestRedactionKeyNeverLeaks(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.cfg.jitter = func() float64 { return 0 }
-		_, err = c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: rpPrompt})
+		_, err = c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: promptV2})
 		errs = append(errs, err)
 		_, err = c.AgentJobs.Get(context.Background(), "", "j1")
 		errs = append(errs, err)
@@ -388,13 +388,13 @@ func TestRedactionKeyNeverLeaks(t *testing.T) {
 		}
 		if errors.As(err, &apiErr) {
 			kinds[fmt.Sprintf("%dxx", apiErr.StatusCode/100)] = true
-			rdCheckPrinted(t, fmt.Sprintf("APIError %d", apiErr.StatusCode), apiErr, rdVerbs...)
-			rdCheckPrinted(t, fmt.Sprintf("APIError %d (value)", apiErr.StatusCode), *apiErr, rdVerbs...)
+			checkPrintedNoLeak(t, fmt.Sprintf("APIError %d", apiErr.StatusCode), apiErr, printVerbs...)
+			checkPrintedNoLeak(t, fmt.Sprintf("APIError %d (value)", apiErr.StatusCode), *apiErr, printVerbs...)
 		}
 		if wte == nil && jfe == nil && verr == nil && apiErr == nil {
 			kinds["other"] = true // transport, decoding
 		}
-		rdCheckPrinted(t, fmt.Sprintf("error %d (%T)", i, err), err, rdVerbs...)
+		checkPrintedNoLeak(t, fmt.Sprintf("error %d (%T)", i, err), err, printVerbs...)
 	}
 	var gotKinds []string
 	for k := range kinds {
@@ -404,24 +404,24 @@ func TestRedactionKeyNeverLeaks(t *testing.T) {
 	if want := "4xx 5xx canceled job failed other validation wait timeout"; strings.Join(gotKinds, " ") != want {
 		t.Errorf("error kinds covered = %q, want %q", strings.Join(gotKinds, " "), want)
 	}
-	rdCheck(t, "log output", out)
+	checkNoLeak(t, "log output", out)
 }
 
 // Proxies and some servers answer a bad key by quoting it ("invalid API key
 // mint_..."). The client knows its key and can take it out of what it hands
 // on, so even then no error string or log line carries it.
 func TestRedactionKeyEchoedByTheServerIsScrubbed(t *testing.T) {
-	logger, buf := rdLogger()
+	logger, buf := printingLogger()
 	c, mt := newTestClient(t, WithLogger(logger))
-	mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(401, `{"error":"Invalid API key `+testKey+`"}`))
+	mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(401, `{"error":"Invalid API key `+testKey+`"}`))
 	_, err := c.AgentJobs.Get(context.Background(), "", "j1")
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 401 {
 		t.Fatalf("err = %v, want a 401 *APIError", err)
 	}
-	rdCheckPrinted(t, "the 401 error", err, rdVerbs...)
-	rdCheck(t, "APIError.Body", apiErr.Body)
-	rdCheck(t, "log output", buf.String())
+	checkPrintedNoLeak(t, "the 401 error", err, printVerbs...)
+	checkNoLeak(t, "APIError.Body", apiErr.Body)
+	checkNoLeak(t, "log output", buf.String())
 }
 
 // A base URL can carry a token in its query string by mistake; the options
@@ -436,6 +436,6 @@ func TestRedactionBaseURLErrorsDoNotRepeatTheKey(t *testing.T) {
 		if err == nil {
 			t.Fatalf("WithBaseURL(%q) accepted", base)
 		}
-		rdCheck(t, "WithBaseURL error", err.Error())
+		checkNoLeak(t, "WithBaseURL error", err.Error())
 	}
 }

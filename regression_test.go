@@ -34,7 +34,7 @@ func TestRegressionRetryAfterPastTheDeadlineReturnsTheAnswerAtOnce(t *testing.T)
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c, mt := newTestClient(t, WithMaxRetryAfter(time.Minute))
-				mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(http.StatusTooManyRequests, `{"error":"rate limit exceeded"}`).
+				mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(http.StatusTooManyRequests, `{"error":"rate limit exceeded"}`).
 					HeaderSet(http.Header{"Retry-After": {tt.retryAfter}}))
 				ctx, cancel := context.WithTimeout(context.Background(), tt.timeout)
 				defer cancel()
@@ -43,7 +43,7 @@ func TestRegressionRetryAfterPastTheDeadlineReturnsTheAnswerAtOnce(t *testing.T)
 				if d := time.Since(start); d != 0 {
 					t.Errorf("call took %v, want it to return at once", d)
 				}
-				if n := rpCalls(mt, http.MethodGet, rpJobURL); n != 1 {
+				if n := callCount(mt, http.MethodGet, jobURLJ1); n != 1 {
 					t.Errorf("attempts = %d, want 1", n)
 				}
 				var apiErr *APIError
@@ -62,15 +62,15 @@ func TestRegressionRetryAfterPastTheDeadlineReturnsTheAnswerAtOnce(t *testing.T)
 func TestRetryAfterWithinTheDeadlineIsStillHonoured(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t, WithMaxRetryAfter(time.Minute))
-		rec, r := rpRecord(rpSeq(rpJSON(http.StatusTooManyRequests, `{"error":"slow down"}`).
-			HeaderSet(http.Header{"Retry-After": {"5"}}), rpJSON(200, rpJobJSON)))
-		mt.RegisterResponder(http.MethodGet, rpJobURL, r)
+		rec, r := record(inTurn(replyJSON(http.StatusTooManyRequests, `{"error":"slow down"}`).
+			HeaderSet(http.Header{"Retry-After": {"5"}}), replyJSON(200, jobJSONJ1)))
+		mt.RegisterResponder(http.MethodGet, jobURLJ1, r)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if _, err := c.AgentJobs.Get(ctx, "", "j1"); err != nil {
 			t.Fatalf("Get: %v", err)
 		}
-		if diff := cmp.Diff([]time.Duration{0, 5 * time.Second}, rec.times()); diff != "" {
+		if diff := cmp.Diff([]time.Duration{0, 5 * time.Second}, rec.Times()); diff != "" {
 			t.Errorf("attempt times (-want +got):\n%s", diff)
 		}
 	})
@@ -124,14 +124,14 @@ func TestRegressionCountsAreExactOrRefused(t *testing.T) {
 // Before: every debug line carried request_id, as "" when the server sent
 // no request id header, which the hosted service never does.
 func TestRegressionDebugLogLeavesOutAMissingRequestID(t *testing.T) {
-	logger, sink := rpLogger()
+	logger, sink := captureLogs()
 	c, mt := newTestClient(t, WithLogger(logger))
-	mt.RegisterResponder(http.MethodGet, rpViewsURL, rpJSON(200, rpViewsJSON))
+	mt.RegisterResponder(http.MethodGet, viewsURL, replyJSON(200, viewsJSON))
 	if _, err := c.Analytics.Views(context.Background(), "", ViewsParams{}); err != nil {
 		t.Fatalf("Views: %v", err)
 	}
-	want := []rpLogRecord{{Level: slog.LevelDebug, Msg: "docsapi: request", Attrs: map[string]any{
-		"method": "GET", "path": rpViewsPath, "status": int64(200), "attempt": int64(1),
+	want := []logRecord{{Level: slog.LevelDebug, Msg: "docsapi: request", Attrs: map[string]any{
+		"method": "GET", "path": viewsPath, "status": int64(200), "attempt": int64(1),
 		"duration": time.Duration(0), "error": "",
 	}}}
 	got := sink.all()

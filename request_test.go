@@ -17,7 +17,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"testing/iotest"
 	"testing/synctest"
 	"time"
 
@@ -26,165 +25,18 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// Identifiers in the request-pipeline tests start with "rp" so that they
-// cannot collide with helpers of other test files in this package.
-
-const (
-	rpJobPath     = "/v2/agent/proj/job/j1"
-	rpJobURL      = testBaseURL + rpJobPath
-	rpJobsURL     = testBaseURL + "/v2/agent/proj/job"
-	rpMessageURL  = rpJobURL + "/message"
-	rpViewsPath   = "/v1/analytics/proj/views"
-	rpViewsURL    = testBaseURL + rpViewsPath
-	rpJobJSON     = `{"id":"j1","status":"active","source":{"repository":"acme/docs","ref":"main"},"model":"m1","prLink":null,"createdAt":"2026-08-01T12:00:00Z","archivedAt":null}`
-	rpViewsJSON   = `{"totals":{"human":3,"ai":2,"total":5},"views":[{"path":"/a","human":3,"ai":2,"total":5}],"hasMore":false}`
-	rpPrompt      = "Document v2"
-	rpPromptJSON  = `{"prompt":"Document v2"}`
-	rpServerError = `{"error":"maintenance"}`
-)
-
-var rpWantJob = &Job{
-	ID:        "j1",
-	Status:    JobStatusActive,
-	Source:    JobSource{Repository: "acme/docs", Ref: "main"},
-	Model:     "m1",
-	CreatedAt: time.Date(2026, time.August, 1, 12, 0, 0, 0, time.UTC),
-}
-
-// errRPBoom stands for a connection that failed in an unknown way; the
-// pipeline treats it as "may have been sent".
-var errRPBoom = errors.New("connection reset by peer (mock)")
-
-// rpJSON answers with a JSON body and its content type.
-func rpJSON(status int, body string) httpmock.Responder {
-	return httpmock.NewStringResponder(status, body).
-		HeaderSet(http.Header{"Content-Type": {"application/json"}})
-}
-
-// rpSeq answers the n-th call with rs[n], repeating the last one.
-func rpSeq(rs ...httpmock.Responder) httpmock.Responder {
-	var mu sync.Mutex
-	n := 0
-	return func(req *http.Request) (*http.Response, error) {
-		mu.Lock()
-		r := rs[min(n, len(rs)-1)]
-		n++
-		mu.Unlock()
-		return r(req)
-	}
-}
-
-// rpRequest is what one attempt looked like on the wire.
-type rpRequest struct {
-	At     time.Duration // since the recorder was made
-	Header http.Header
-	Body   string
-}
-
-type rpRecorder struct {
-	start time.Time
-	mu    sync.Mutex
-	reqs  []rpRequest
-}
-
-// rpRecord wraps next so that every request is kept, with the (virtual, in
-// a bubble) time at which it arrived.
-func rpRecord(next httpmock.Responder) (*rpRecorder, httpmock.Responder) {
-	rec := &rpRecorder{start: time.Now()}
-	return rec, func(req *http.Request) (*http.Response, error) {
-		var body []byte
-		if req.Body != nil {
-			body, _ = io.ReadAll(req.Body)
-		}
-		rec.mu.Lock()
-		rec.reqs = append(rec.reqs, rpRequest{At: time.Since(rec.start), Header: req.Header.Clone(), Body: string(body)})
-		rec.mu.Unlock()
-		return next(req)
-	}
-}
-
-func (r *rpRecorder) requests() []rpRequest {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.reqs)
-}
-
-func (r *rpRecorder) times() []time.Duration {
-	var at []time.Duration
-	for _, req := range r.requests() {
-		at = append(at, req.At)
-	}
-	return at
-}
-
-func rpCalls(mt *httpmock.MockTransport, method, url string) int {
-	return mt.GetCallCountInfo()[method+" "+url]
-}
-
-// rpLogRecord is a log record reduced to what the tests compare.
-type rpLogRecord struct {
-	Level slog.Level
-	Msg   string
-	Attrs map[string]any
-}
-
-type rpLogSink struct {
-	mu      sync.Mutex
-	records []rpLogRecord
-}
-
-func (s *rpLogSink) all() []rpLogRecord {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.records)
-}
-
-// rpLogHandler keeps every record at every level.
-type rpLogHandler struct {
-	sink  *rpLogSink
-	attrs []slog.Attr
-}
-
-func (h rpLogHandler) Enabled(context.Context, slog.Level) bool { return true }
-
-func (h rpLogHandler) Handle(_ context.Context, r slog.Record) error {
-	attrs := make(map[string]any)
-	for _, a := range h.attrs {
-		attrs[a.Key] = a.Value.Resolve().Any()
-	}
-	r.Attrs(func(a slog.Attr) bool {
-		attrs[a.Key] = a.Value.Resolve().Any()
-		return true
-	})
-	h.sink.mu.Lock()
-	h.sink.records = append(h.sink.records, rpLogRecord{Level: r.Level, Msg: r.Message, Attrs: attrs})
-	h.sink.mu.Unlock()
-	return nil
-}
-
-func (h rpLogHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return rpLogHandler{sink: h.sink, attrs: append(slices.Clip(h.attrs), as...)}
-}
-
-func (h rpLogHandler) WithGroup(string) slog.Handler { return h }
-
-func rpLogger() (*slog.Logger, *rpLogSink) {
-	sink := new(rpLogSink)
-	return slog.New(rpLogHandler{sink: sink}), sink
-}
-
 func TestPipelineGetRetriesTransientFailuresThenReturnsTheLastError(t *testing.T) {
 	statuses := []int{500, 502, 503, 504, 408, 429}
 	for _, status := range statuses {
 		t.Run(http.StatusText(status), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c, mt := newTestClient(t)
-				mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(status, rpServerError))
+				mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(status, maintenanceJSON))
 				job, err := c.AgentJobs.Get(context.Background(), "", "j1")
 				if job != nil {
 					t.Errorf("job = %+v, want nil", job)
 				}
-				if got := rpCalls(mt, http.MethodGet, rpJobURL); got != DefaultMaxRetries+1 {
+				if got := callCount(mt, http.MethodGet, jobURLJ1); got != DefaultMaxRetries+1 {
 					t.Errorf("attempts = %d, want %d", got, DefaultMaxRetries+1)
 				}
 				var apiErr *APIError
@@ -203,12 +55,12 @@ func TestPipelineGetRetriesTransientFailuresThenReturnsTheLastError(t *testing.T
 	t.Run("transport error", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			c, mt := newTestClient(t)
-			mt.RegisterResponder(http.MethodGet, rpJobURL, httpmock.NewErrorResponder(errRPBoom))
+			mt.RegisterResponder(http.MethodGet, jobURLJ1, httpmock.NewErrorResponder(errConnReset))
 			_, err := c.AgentJobs.Get(context.Background(), "", "j1")
-			if got := rpCalls(mt, http.MethodGet, rpJobURL); got != 4 {
+			if got := callCount(mt, http.MethodGet, jobURLJ1); got != 4 {
 				t.Errorf("attempts = %d, want 4", got)
 			}
-			if !errors.Is(err, errRPBoom) {
+			if !errors.Is(err, errConnReset) {
 				t.Errorf("err = %v, want it to wrap the transport error", err)
 			}
 			if !strings.HasSuffix(err.Error(), " (after 4 attempts)") {
@@ -221,20 +73,20 @@ func TestPipelineGetRetriesTransientFailuresThenReturnsTheLastError(t *testing.T
 func TestPipelineGetSucceedsOnTheThirdAttempt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		mt.RegisterResponder(http.MethodGet, rpJobURL, rpSeq(
-			rpJSON(503, rpServerError),
-			httpmock.NewErrorResponder(errRPBoom),
-			rpJSON(200, rpJobJSON),
+		mt.RegisterResponder(http.MethodGet, jobURLJ1, inTurn(
+			replyJSON(503, maintenanceJSON),
+			httpmock.NewErrorResponder(errConnReset),
+			replyJSON(200, jobJSONJ1),
 		))
 		var resp Response
 		job, err := c.AgentJobs.Get(context.Background(), "", "j1", WithResponse(&resp))
 		if err != nil {
 			t.Fatalf("Get: %v", err)
 		}
-		if diff := cmp.Diff(rpWantJob, job); diff != "" {
+		if diff := cmp.Diff(wantJobJ1, job); diff != "" {
 			t.Errorf("job (-want +got):\n%s", diff)
 		}
-		if got := rpCalls(mt, http.MethodGet, rpJobURL); got != 3 {
+		if got := callCount(mt, http.MethodGet, jobURLJ1); got != 3 {
 			t.Errorf("attempts = %d, want 3", got)
 		}
 		if resp.Attempts != 3 || resp.StatusCode != 200 {
@@ -261,10 +113,10 @@ func TestPipelineGetDoesNotRetryErrorsThatCannotHeal(t *testing.T) {
 		t.Run(http.StatusText(tt.status), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c, mt := newTestClient(t)
-				mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(tt.status, `{"error":"no"}`))
+				mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(tt.status, `{"error":"no"}`))
 				start := time.Now()
 				_, err := c.AgentJobs.Get(context.Background(), "", "j1")
-				if got := rpCalls(mt, http.MethodGet, rpJobURL); got != 1 {
+				if got := callCount(mt, http.MethodGet, jobURLJ1); got != 1 {
 					t.Errorf("attempts = %d, want 1", got)
 				}
 				if d := time.Since(start); d != 0 {
@@ -288,13 +140,13 @@ func TestPipelineGetDoesNotRetryErrorsThatCannotHeal(t *testing.T) {
 func TestPipelineMaxRetriesZeroSendsOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t, WithMaxRetries(0))
-		mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(503, rpServerError))
+		mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(503, maintenanceJSON))
 		start := time.Now()
 		_, err := c.AgentJobs.Get(context.Background(), "", "j1")
 		if !errors.Is(err, ErrServer) {
 			t.Errorf("err = %v, want ErrServer", err)
 		}
-		if got := rpCalls(mt, http.MethodGet, rpJobURL); got != 1 {
+		if got := callCount(mt, http.MethodGet, jobURLJ1); got != 1 {
 			t.Errorf("attempts = %d, want 1", got)
 		}
 		if d := time.Since(start); d != 0 {
@@ -336,8 +188,8 @@ func TestPipelineBackoffSchedule(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c, mt := newTestClient(t, tt.opts...)
-				rec, r := rpRecord(rpJSON(503, rpServerError))
-				mt.RegisterResponder(http.MethodGet, rpJobURL, r)
+				rec, r := record(replyJSON(503, maintenanceJSON))
+				mt.RegisterResponder(http.MethodGet, jobURLJ1, r)
 				start := time.Now()
 				if _, err := c.AgentJobs.Get(context.Background(), "", "j1"); !errors.Is(err, ErrServer) {
 					t.Fatalf("err = %v, want ErrServer", err)
@@ -345,7 +197,7 @@ func TestPipelineBackoffSchedule(t *testing.T) {
 				if d := time.Since(start); d != tt.wantDone {
 					t.Errorf("call took %v, want %v", d, tt.wantDone)
 				}
-				if diff := cmp.Diff(tt.want, rec.times()); diff != "" {
+				if diff := cmp.Diff(tt.want, rec.Times()); diff != "" {
 					t.Errorf("attempt times (-want +got):\n%s", diff)
 				}
 			})
@@ -373,9 +225,9 @@ func TestPipelineHonoursRetryAfter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c, mt := newTestClient(t, WithRetryDelays(100*ms, time.Second), WithMaxRetryAfter(10*time.Second))
-				first := rpJSON(tt.status, `{"error":"slow down"}`).HeaderSet(http.Header{"Retry-After": {tt.retryAfter()}})
-				rec, r := rpRecord(rpSeq(first, rpJSON(200, rpJobJSON)))
-				mt.RegisterResponder(http.MethodGet, rpJobURL, r)
+				first := replyJSON(tt.status, `{"error":"slow down"}`).HeaderSet(http.Header{"Retry-After": {tt.retryAfter()}})
+				rec, r := record(inTurn(first, replyJSON(200, jobJSONJ1)))
+				mt.RegisterResponder(http.MethodGet, jobURLJ1, r)
 				job, err := c.AgentJobs.Get(context.Background(), "", "j1")
 				if err != nil {
 					t.Fatalf("Get: %v", err)
@@ -383,7 +235,7 @@ func TestPipelineHonoursRetryAfter(t *testing.T) {
 				if job.ID != "j1" {
 					t.Errorf("job ID = %q, want j1", job.ID)
 				}
-				if diff := cmp.Diff(tt.want, rec.times()); diff != "" {
+				if diff := cmp.Diff(tt.want, rec.Times()); diff != "" {
 					t.Errorf("attempt times (-want +got):\n%s", diff)
 				}
 			})
@@ -405,14 +257,14 @@ func TestPipelineRetryAfterOverTheCapReturnsAtOnce(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c, mt := newTestClient(t, WithMaxRetryAfter(tt.maxRetryAfter))
-				mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(429, `{"error":"rate limit exceeded"}`).
+				mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(429, `{"error":"rate limit exceeded"}`).
 					HeaderSet(http.Header{"Retry-After": {tt.retryAfter}}))
 				start := time.Now()
 				_, err := c.AgentJobs.Get(context.Background(), "", "j1")
 				if d := time.Since(start); d != 0 {
 					t.Errorf("call took %v, want it to return at once", d)
 				}
-				if got := rpCalls(mt, http.MethodGet, rpJobURL); got != 1 {
+				if got := callCount(mt, http.MethodGet, jobURLJ1); got != 1 {
 					t.Errorf("attempts = %d, want 1", got)
 				}
 				var apiErr *APIError
@@ -438,7 +290,7 @@ func TestPipelineRetryAfterOverTheCapReturnsAtOnce(t *testing.T) {
 func TestPipelineDoesNotSleepAfterTheLastAttempt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t, WithRetryDelays(100*time.Millisecond, time.Second))
-		mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(503, rpServerError).HeaderSet(http.Header{"Retry-After": {"1"}}))
+		mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(503, maintenanceJSON).HeaderSet(http.Header{"Retry-After": {"1"}}))
 		start := time.Now()
 		_, err := c.AgentJobs.Get(context.Background(), "", "j1")
 		if d := time.Since(start); d != 3*time.Second {
@@ -451,28 +303,18 @@ func TestPipelineDoesNotSleepAfterTheLastAttempt(t *testing.T) {
 	})
 }
 
-// rpBrokenBody answers with status and a body that breaks off half-way,
-// as when a connection resets while the response is read.
-func rpBrokenBody(status int) httpmock.Responder {
-	return func(req *http.Request) (*http.Response, error) {
-		body := io.MultiReader(strings.NewReader(`{"id":"j`), iotest.ErrReader(io.ErrUnexpectedEOF))
-		return &http.Response{StatusCode: status, Header: http.Header{"Content-Type": {"application/json"}},
-			Body: io.NopCloser(body), Request: req}, nil
-	}
-}
-
 func TestPipelineGetRetriesABodyThatBrokeOff(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		mt.RegisterResponder(http.MethodGet, rpJobURL, rpSeq(rpBrokenBody(200), rpJSON(200, rpJobJSON)))
+		mt.RegisterResponder(http.MethodGet, jobURLJ1, inTurn(replyBrokenBody(200), replyJSON(200, jobJSONJ1)))
 		job, err := c.AgentJobs.Get(context.Background(), "", "j1")
 		if err != nil {
 			t.Fatalf("Get: %v", err)
 		}
-		if diff := cmp.Diff(rpWantJob, job); diff != "" {
+		if diff := cmp.Diff(wantJobJ1, job); diff != "" {
 			t.Errorf("job (-want +got):\n%s", diff)
 		}
-		if n := rpCalls(mt, http.MethodGet, rpJobURL); n != 2 {
+		if n := callCount(mt, http.MethodGet, jobURLJ1); n != 2 {
 			t.Errorf("attempts = %d, want 2", n)
 		}
 	})
@@ -480,8 +322,8 @@ func TestPipelineGetRetriesABodyThatBrokeOff(t *testing.T) {
 
 func TestPipelineBrokenBodyErrorNamesTheStatus(t *testing.T) {
 	c, mt := newTestClient(t, WithMaxRetries(0))
-	mt.RegisterResponder(http.MethodPost, rpJobsURL, rpBrokenBody(201))
-	_, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: rpPrompt})
+	mt.RegisterResponder(http.MethodPost, jobsURL, replyBrokenBody(201))
+	_, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: promptV2})
 	if !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("err = %v, want io.ErrUnexpectedEOF", err)
 	}
@@ -495,7 +337,7 @@ func TestPipelineBrokenBodyErrorNamesTheStatus(t *testing.T) {
 func TestPipelineContextEndingDuringAnAttemptStopsTheCall(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(200, rpJobJSON).Delay(time.Second))
+		mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(200, jobJSONJ1).Delay(time.Second))
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
 		start := time.Now()
@@ -519,36 +361,36 @@ func TestPipelineCreateWithoutIdempotencyKeyIsNotRetriedWhenTheOutcomeIsUnknown(
 		name      string
 		responder httpmock.Responder
 	}{
-		{"500", rpJSON(500, rpServerError)},
-		{"502", rpJSON(502, rpServerError)},
-		{"503", rpJSON(503, rpServerError)},
-		{"504", rpJSON(504, rpServerError)},
-		{"408", rpJSON(408, rpServerError)},
+		{"500", replyJSON(500, maintenanceJSON)},
+		{"502", replyJSON(502, maintenanceJSON)},
+		{"503", replyJSON(503, maintenanceJSON)},
+		{"504", replyJSON(504, maintenanceJSON)},
+		{"408", replyJSON(408, maintenanceJSON)},
 		{"reset after sending", httpmock.NewErrorResponder(reset)},
 		{"unexpected EOF", httpmock.NewErrorResponder(io.ErrUnexpectedEOF)},
-		{"body broken off after 201", rpBrokenBody(201)},
+		{"body broken off after 201", replyBrokenBody(201)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c, mt := newTestClient(t)
-				mt.RegisterResponder(http.MethodPost, rpJobsURL, tt.responder)
-				mt.RegisterResponder(http.MethodPost, rpMessageURL, tt.responder)
+				mt.RegisterResponder(http.MethodPost, jobsURL, tt.responder)
+				mt.RegisterResponder(http.MethodPost, messageURLJ1, tt.responder)
 				var resp Response
-				job, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: rpPrompt}, WithResponse(&resp))
+				job, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: promptV2}, WithResponse(&resp))
 				if err == nil || job != nil {
 					t.Fatalf("Create = %v, %v; want an error", job, err)
 				}
-				if got := rpCalls(mt, http.MethodPost, rpJobsURL); got != 1 {
+				if got := callCount(mt, http.MethodPost, jobsURL); got != 1 {
 					t.Errorf("Create attempts = %d, want 1", got)
 				}
 				if resp.Attempts != 1 {
 					t.Errorf("Response.Attempts = %d, want 1", resp.Attempts)
 				}
-				if _, err := c.AgentJobs.SendMessage(context.Background(), "", "j1", SendMessageParams{Prompt: rpPrompt}); err == nil {
+				if _, err := c.AgentJobs.SendMessage(context.Background(), "", "j1", SendMessageParams{Prompt: promptV2}); err == nil {
 					t.Error("SendMessage succeeded, want an error")
 				}
-				if got := rpCalls(mt, http.MethodPost, rpMessageURL); got != 1 {
+				if got := callCount(mt, http.MethodPost, messageURLJ1); got != 1 {
 					t.Errorf("SendMessage attempts = %d, want 1", got)
 				}
 			})
@@ -560,16 +402,16 @@ func TestPipelineCreateRetriesWhenTheRequestSurelyWasNotProcessed(t *testing.T) 
 	t.Run("429", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			c, mt := newTestClient(t)
-			limited := rpJSON(429, `{"error":"rate limit exceeded"}`)
-			mt.RegisterResponder(http.MethodPost, rpJobsURL, rpSeq(limited, limited, rpJSON(201, rpJobJSON)))
-			job, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: rpPrompt})
+			limited := replyJSON(429, `{"error":"rate limit exceeded"}`)
+			mt.RegisterResponder(http.MethodPost, jobsURL, inTurn(limited, limited, replyJSON(201, jobJSONJ1)))
+			job, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: promptV2})
 			if err != nil {
 				t.Fatalf("Create: %v", err)
 			}
-			if diff := cmp.Diff(rpWantJob, job); diff != "" {
+			if diff := cmp.Diff(wantJobJ1, job); diff != "" {
 				t.Errorf("job (-want +got):\n%s", diff)
 			}
-			if got := rpCalls(mt, http.MethodPost, rpJobsURL); got != 3 {
+			if got := callCount(mt, http.MethodPost, jobsURL); got != 3 {
 				t.Errorf("attempts = %d, want 3", got)
 			}
 		})
@@ -578,13 +420,13 @@ func TestPipelineCreateRetriesWhenTheRequestSurelyWasNotProcessed(t *testing.T) 
 		synctest.Test(t, func(t *testing.T) {
 			c, mt := newTestClient(t)
 			dnsErr := &net.DNSError{Err: "no such host", Name: "api.example.test", IsNotFound: true}
-			mt.RegisterResponder(http.MethodPost, rpMessageURL, httpmock.NewErrorResponder(dnsErr))
-			_, err := c.AgentJobs.SendMessage(context.Background(), "", "j1", SendMessageParams{Prompt: rpPrompt})
+			mt.RegisterResponder(http.MethodPost, messageURLJ1, httpmock.NewErrorResponder(dnsErr))
+			_, err := c.AgentJobs.SendMessage(context.Background(), "", "j1", SendMessageParams{Prompt: promptV2})
 			var got *net.DNSError
 			if !errors.As(err, &got) {
 				t.Errorf("err = %v, want the DNS error", err)
 			}
-			if n := rpCalls(mt, http.MethodPost, rpMessageURL); n != 4 {
+			if n := callCount(mt, http.MethodPost, messageURLJ1); n != 4 {
 				t.Errorf("attempts = %d, want 4", n)
 			}
 		})
@@ -605,7 +447,7 @@ func TestPipelineCreateRetriesARefusedConnection(t *testing.T) {
 	}
 	c.cfg.jitter = func() float64 { return 0 } // a 1ns step with no jitter waits 0
 	var resp Response
-	_, err = c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: rpPrompt}, WithResponse(&resp))
+	_, err = c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: promptV2}, WithResponse(&resp))
 	if !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Fatalf("err = %v, want a refused connection", err)
 	}
@@ -621,20 +463,20 @@ func TestPipelineCreateWithIdempotencyKeyIsRetriedWithTheSameRequest(t *testing.
 	reset := &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		rec, r := rpRecord(rpSeq(
-			rpJSON(500, rpServerError),
+		rec, r := record(inTurn(
+			replyJSON(500, maintenanceJSON),
 			httpmock.NewErrorResponder(reset),
-			rpJSON(201, rpJobJSON),
+			replyJSON(201, jobJSONJ1),
 		))
-		mt.RegisterResponder(http.MethodPost, rpJobsURL, r)
-		job, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: rpPrompt}, WithIdempotencyKey(" k1 "))
+		mt.RegisterResponder(http.MethodPost, jobsURL, r)
+		job, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: promptV2}, WithIdempotencyKey(" k1 "))
 		if err != nil {
 			t.Fatalf("Create: %v", err)
 		}
 		if job.ID != "j1" {
 			t.Errorf("job ID = %q, want j1", job.ID)
 		}
-		reqs := rec.requests()
+		reqs := rec.Requests()
 		if len(reqs) != 3 {
 			t.Fatalf("attempts = %d, want 3", len(reqs))
 		}
@@ -642,8 +484,8 @@ func TestPipelineCreateWithIdempotencyKeyIsRetriedWithTheSameRequest(t *testing.
 			if got := req.Header.Values("Idempotency-Key"); !slices.Equal(got, []string{"k1"}) {
 				t.Errorf("attempt %d: Idempotency-Key = %q, want [k1]", i+1, got)
 			}
-			if req.Body != rpPromptJSON {
-				t.Errorf("attempt %d: body = %q, want %q", i+1, req.Body, rpPromptJSON)
+			if req.Body != promptV2JSON {
+				t.Errorf("attempt %d: body = %q, want %q", i+1, req.Body, promptV2JSON)
 			}
 			if got := req.Header.Get("Content-Type"); got != "application/json" {
 				t.Errorf("attempt %d: Content-Type = %q", i+1, got)
@@ -655,12 +497,12 @@ func TestPipelineCreateWithIdempotencyKeyIsRetriedWithTheSameRequest(t *testing.
 func TestPipelineSendMessageWithIdempotencyKeyIsRetried(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		rec, r := rpRecord(rpSeq(rpJSON(503, rpServerError), rpJSON(200, rpJobJSON)))
-		mt.RegisterResponder(http.MethodPost, rpMessageURL, r)
-		if _, err := c.AgentJobs.SendMessage(context.Background(), "", "j1", SendMessageParams{Prompt: rpPrompt}, WithIdempotencyKey("m1")); err != nil {
+		rec, r := record(inTurn(replyJSON(503, maintenanceJSON), replyJSON(200, jobJSONJ1)))
+		mt.RegisterResponder(http.MethodPost, messageURLJ1, r)
+		if _, err := c.AgentJobs.SendMessage(context.Background(), "", "j1", SendMessageParams{Prompt: promptV2}, WithIdempotencyKey("m1")); err != nil {
 			t.Fatalf("SendMessage: %v", err)
 		}
-		reqs := rec.requests()
+		reqs := rec.Requests()
 		if len(reqs) != 2 {
 			t.Fatalf("attempts = %d, want 2", len(reqs))
 		}
@@ -668,8 +510,8 @@ func TestPipelineSendMessageWithIdempotencyKeyIsRetried(t *testing.T) {
 			if got := req.Header.Get("Idempotency-Key"); got != "m1" {
 				t.Errorf("attempt %d: Idempotency-Key = %q, want m1", i+1, got)
 			}
-			if req.Body != rpPromptJSON {
-				t.Errorf("attempt %d: body = %q, want %q", i+1, req.Body, rpPromptJSON)
+			if req.Body != promptV2JSON {
+				t.Errorf("attempt %d: body = %q, want %q", i+1, req.Body, promptV2JSON)
 			}
 		}
 	})
@@ -677,17 +519,17 @@ func TestPipelineSendMessageWithIdempotencyKeyIsRetried(t *testing.T) {
 
 func TestPipelineReadsNeverSendIdempotencyKey(t *testing.T) {
 	c, mt := newTestClient(t)
-	jobRec, jobR := rpRecord(rpJSON(200, rpJobJSON))
-	viewsRec, viewsR := rpRecord(rpJSON(200, rpViewsJSON))
-	mt.RegisterResponder(http.MethodGet, rpJobURL, jobR)
-	mt.RegisterResponder(http.MethodGet, rpViewsURL, viewsR)
+	jobRec, jobR := record(replyJSON(200, jobJSONJ1))
+	viewsRec, viewsR := record(replyJSON(200, viewsJSON))
+	mt.RegisterResponder(http.MethodGet, jobURLJ1, jobR)
+	mt.RegisterResponder(http.MethodGet, viewsURL, viewsR)
 	if _, err := c.AgentJobs.Get(context.Background(), "", "j1", WithIdempotencyKey("k1")); err != nil {
 		t.Fatalf("Get: %v", err)
 	}
 	if _, err := c.Analytics.Views(context.Background(), "", ViewsParams{}, WithIdempotencyKey("k1")); err != nil {
 		t.Fatalf("Views: %v", err)
 	}
-	for _, req := range append(jobRec.requests(), viewsRec.requests()...) {
+	for _, req := range append(jobRec.Requests(), viewsRec.Requests()...) {
 		if v, ok := req.Header["Idempotency-Key"]; ok {
 			t.Errorf("GET sent Idempotency-Key %q", v)
 		}
@@ -716,7 +558,7 @@ func TestPipelineContextEndingDuringBackoffKeepsTheLastError(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c, mt := newTestClient(t, WithRetryDelays(100*time.Millisecond, time.Second))
-				mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(503, rpServerError))
+				mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(503, maintenanceJSON))
 				ctx, cancel := tt.ctx()
 				defer cancel()
 				start := time.Now()
@@ -731,7 +573,7 @@ func TestPipelineContextEndingDuringBackoffKeepsTheLastError(t *testing.T) {
 				if !errors.As(err, &apiErr) || apiErr.StatusCode != 503 {
 					t.Errorf("err = %v, want it to carry the 503 *APIError", err)
 				}
-				if got := rpCalls(mt, http.MethodGet, rpJobURL); got != 1 {
+				if got := callCount(mt, http.MethodGet, jobURLJ1); got != 1 {
 					t.Errorf("attempts = %d, want 1", got)
 				}
 			})
@@ -744,12 +586,12 @@ func TestPipelineRateLimiterAppliesToEveryAttempt(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			lim := rate.NewLimiter(rate.Every(time.Second), 1)
 			c, mt := newTestClient(t, WithRateLimiter(lim), WithRetryDelays(time.Nanosecond, time.Nanosecond))
-			rec, r := rpRecord(rpSeq(rpJSON(503, rpServerError), rpJSON(503, rpServerError), rpJSON(200, rpJobJSON)))
-			mt.RegisterResponder(http.MethodGet, rpJobURL, r)
+			rec, r := record(inTurn(replyJSON(503, maintenanceJSON), replyJSON(503, maintenanceJSON), replyJSON(200, jobJSONJ1)))
+			mt.RegisterResponder(http.MethodGet, jobURLJ1, r)
 			if _, err := c.AgentJobs.Get(context.Background(), "", "j1"); err != nil {
 				t.Fatalf("Get: %v", err)
 			}
-			if diff := cmp.Diff([]time.Duration{0, time.Second, 2 * time.Second}, rec.times()); diff != "" {
+			if diff := cmp.Diff([]time.Duration{0, time.Second, 2 * time.Second}, rec.Times()); diff != "" {
 				t.Errorf("attempt times (-want +got):\n%s", diff)
 			}
 		})
@@ -758,17 +600,17 @@ func TestPipelineRateLimiterAppliesToEveryAttempt(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			lim := rate.NewLimiter(rate.Every(time.Second), 1)
 			c, mt := newTestClient(t, WithRateLimiter(lim), WithRetryDelays(time.Nanosecond, time.Nanosecond))
-			rec, r := rpRecord(rpSeq(rpJSON(429, `{"error":"rate limit exceeded"}`), rpJSON(201, rpJobJSON)))
-			mt.RegisterResponder(http.MethodPost, rpJobsURL, r)
-			mt.RegisterResponder(http.MethodGet, rpViewsURL, rpJSON(200, rpViewsJSON))
+			rec, r := record(inTurn(replyJSON(429, `{"error":"rate limit exceeded"}`), replyJSON(201, jobJSONJ1)))
+			mt.RegisterResponder(http.MethodPost, jobsURL, r)
+			mt.RegisterResponder(http.MethodGet, viewsURL, replyJSON(200, viewsJSON))
 			start := time.Now()
 			if _, err := c.Analytics.Views(context.Background(), "", ViewsParams{}); err != nil {
 				t.Fatalf("Views: %v", err)
 			}
-			if _, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: rpPrompt}); err != nil {
+			if _, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: promptV2}); err != nil {
 				t.Fatalf("Create: %v", err)
 			}
-			if diff := cmp.Diff([]time.Duration{time.Second, 2 * time.Second}, rec.times()); diff != "" {
+			if diff := cmp.Diff([]time.Duration{time.Second, 2 * time.Second}, rec.Times()); diff != "" {
 				t.Errorf("Create attempt times (-want +got):\n%s", diff)
 			}
 			if d := time.Since(start); d != 2*time.Second {
@@ -781,7 +623,7 @@ func TestPipelineRateLimiterAppliesToEveryAttempt(t *testing.T) {
 			lim := rate.NewLimiter(rate.Every(time.Second), 1)
 			lim.Allow() // another user of the shared limiter took the token
 			c, mt := newTestClient(t, WithRateLimiter(lim))
-			mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(200, rpJobJSON))
+			mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(200, jobJSONJ1))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			time.AfterFunc(300*time.Millisecond, cancel)
@@ -801,7 +643,7 @@ func TestPipelineRateLimiterAppliesToEveryAttempt(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			lim := rate.NewLimiter(rate.Every(time.Second), 1)
 			c, mt := newTestClient(t, WithRateLimiter(lim), WithRetryDelays(time.Nanosecond, time.Nanosecond))
-			mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(503, rpServerError))
+			mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(503, maintenanceJSON))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			time.AfterFunc(300*time.Millisecond, cancel)
@@ -825,7 +667,7 @@ func TestPipelineRateLimiterRefusalBeforeTheDeadlineMatchesDeadlineExceeded(t *t
 	synctest.Test(t, func(t *testing.T) {
 		lim := rate.NewLimiter(rate.Every(time.Second), 1)
 		c, mt := newTestClient(t, WithRateLimiter(lim), WithRetryDelays(time.Nanosecond, time.Nanosecond))
-		mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(503, rpServerError))
+		mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(503, maintenanceJSON))
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
 		_, err := c.AgentJobs.Get(ctx, "", "j1")
@@ -838,14 +680,14 @@ func TestPipelineRateLimiterRefusalBeforeTheDeadlineMatchesDeadlineExceeded(t *t
 
 func TestPipelineWithHeaderAddsHeaders(t *testing.T) {
 	c, mt := newTestClient(t)
-	rec, r := rpRecord(rpJSON(200, rpJobJSON))
-	mt.RegisterResponder(http.MethodGet, rpJobURL, r)
+	rec, r := record(replyJSON(200, jobJSONJ1))
+	mt.RegisterResponder(http.MethodGet, jobURLJ1, r)
 	_, err := c.AgentJobs.Get(context.Background(), "", "j1",
 		WithHeader("x-trace-id", "abc"), WithHeader("X-Multi", "1"), WithHeader("X-Multi", "2"), nil)
 	if err != nil {
 		t.Fatalf("Get: %v", err)
 	}
-	reqs := rec.requests()
+	reqs := rec.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("requests = %d, want 1", len(reqs))
 	}
@@ -885,15 +727,15 @@ func TestPipelineRejectsBadRequestOptionsBeforeSending(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, mt := newTestClient(t)
-			mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(200, rpJobJSON))
-			mt.RegisterResponder(http.MethodPost, rpJobsURL, rpJSON(201, rpJobJSON))
+			mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(200, jobJSONJ1))
+			mt.RegisterResponder(http.MethodPost, jobsURL, replyJSON(201, jobJSONJ1))
 			calls := []struct {
 				op string
 				fn func() error
 			}{
 				{"Get", func() error { _, err := c.AgentJobs.Get(context.Background(), "", "j1", tt.opt); return err }},
 				{"Create", func() error {
-					_, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: rpPrompt}, tt.opt)
+					_, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: promptV2}, tt.opt)
 					return err
 				}},
 			}
@@ -916,13 +758,13 @@ func TestPipelineRejectsBadRequestOptionsBeforeSending(t *testing.T) {
 
 func TestPipelineAcceptsAnIdempotencyKeyOf255Bytes(t *testing.T) {
 	c, mt := newTestClient(t)
-	rec, r := rpRecord(rpJSON(201, rpJobJSON))
-	mt.RegisterResponder(http.MethodPost, rpJobsURL, r)
+	rec, r := record(replyJSON(201, jobJSONJ1))
+	mt.RegisterResponder(http.MethodPost, jobsURL, r)
 	key := strings.Repeat("k", 255)
-	if _, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: rpPrompt}, WithIdempotencyKey(key)); err != nil {
+	if _, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: promptV2}, WithIdempotencyKey(key)); err != nil {
 		t.Fatalf("Create: %v", err)
 	}
-	if reqs := rec.requests(); len(reqs) != 1 || reqs[0].Header.Get("Idempotency-Key") != key {
+	if reqs := rec.Requests(); len(reqs) != 1 || reqs[0].Header.Get("Idempotency-Key") != key {
 		t.Errorf("requests = %d, want 1 carrying the 255-byte key", len(reqs))
 	}
 }
@@ -944,9 +786,9 @@ func TestPipelineWithResponseDescribesTheExchange(t *testing.T) {
 	t.Run("success after a retry", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			c, mt := newTestClient(t)
-			mt.RegisterResponder(http.MethodGet, rpJobURL, rpSeq(
-				rpJSON(503, rpServerError).HeaderSet(http.Header{"X-Request-Id": {"req-1"}}),
-				rpJSON(200, rpJobJSON).HeaderSet(http.Header{"X-Request-Id": {"req-2"}, "X-Extra": {"yes"}}),
+			mt.RegisterResponder(http.MethodGet, jobURLJ1, inTurn(
+				replyJSON(503, maintenanceJSON).HeaderSet(http.Header{"X-Request-Id": {"req-1"}}),
+				replyJSON(200, jobJSONJ1).HeaderSet(http.Header{"X-Request-Id": {"req-2"}, "X-Extra": {"yes"}}),
 			))
 			var resp Response
 			if _, err := c.AgentJobs.Get(context.Background(), "", "j1", WithResponse(&resp)); err != nil {
@@ -962,7 +804,7 @@ func TestPipelineWithResponseDescribesTheExchange(t *testing.T) {
 	})
 	t.Run("API error", func(t *testing.T) {
 		c, mt := newTestClient(t)
-		mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(404, `{"error":"job not found"}`).
+		mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(404, `{"error":"job not found"}`).
 			HeaderSet(http.Header{"Request-Id": {"req-404"}}))
 		var resp Response
 		_, err := c.AgentJobs.Get(context.Background(), "", "j1", WithResponse(&resp))
@@ -976,7 +818,7 @@ func TestPipelineWithResponseDescribesTheExchange(t *testing.T) {
 	t.Run("transport error", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			c, mt := newTestClient(t)
-			mt.RegisterResponder(http.MethodGet, rpJobURL, httpmock.NewErrorResponder(errRPBoom))
+			mt.RegisterResponder(http.MethodGet, jobURLJ1, httpmock.NewErrorResponder(errConnReset))
 			var resp Response
 			if _, err := c.AgentJobs.Get(context.Background(), "", "j1", WithResponse(&resp)); err == nil {
 				t.Fatal("Get succeeded")
@@ -991,13 +833,13 @@ func TestPipelineWithResponseDescribesTheExchange(t *testing.T) {
 
 func TestPipelineNonJSONSuccessBodyIsAnError(t *testing.T) {
 	c, mt := newTestClient(t)
-	mt.RegisterResponder(http.MethodGet, rpJobURL, httpmock.NewStringResponder(200, "<html><title>Sign in</title></html>").
+	mt.RegisterResponder(http.MethodGet, jobURLJ1, httpmock.NewStringResponder(200, "<html><title>Sign in</title></html>").
 		HeaderSet(http.Header{"Content-Type": {"text/html; charset=utf-8"}}))
 	job, err := c.AgentJobs.Get(context.Background(), "", "j1")
 	if err == nil {
 		t.Fatalf("Get = %+v, want an error", job)
 	}
-	for _, want := range []string{"GET " + rpJobPath, "200", `"text/html; charset=utf-8"`} {
+	for _, want := range []string{"GET " + jobPathJ1, "200", `"text/html; charset=utf-8"`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("err = %q, want it to contain %q", err, want)
 		}
@@ -1006,27 +848,27 @@ func TestPipelineNonJSONSuccessBodyIsAnError(t *testing.T) {
 	if errors.As(err, &apiErr) {
 		t.Errorf("err is an *APIError, but the status was 200")
 	}
-	if n := rpCalls(mt, http.MethodGet, rpJobURL); n != 1 {
+	if n := callCount(mt, http.MethodGet, jobURLJ1); n != 1 {
 		t.Errorf("attempts = %d, want 1", n)
 	}
 }
 
-// rpEndlessBody is a response body that never ends; it counts what was read
+// endlessBody is a response body that never ends; it counts what was read
 // from it.
-type rpEndlessBody struct{ read atomic.Int64 }
+type endlessBody struct{ read atomic.Int64 }
 
-func (b *rpEndlessBody) Read(p []byte) (int, error) {
+func (b *endlessBody) Read(p []byte) (int, error) {
 	b.read.Add(int64(len(p)))
 	return len(p), nil
 }
 
-func (b *rpEndlessBody) Close() error { return nil }
+func (b *endlessBody) Close() error { return nil }
 
 func TestPipelineRefusesAResponseLargerThan32MiB(t *testing.T) {
-	logger, sink := rpLogger()
+	logger, sink := captureLogs()
 	c, mt := newTestClient(t, WithMaxRetries(0), WithLogger(logger))
-	body := new(rpEndlessBody)
-	mt.RegisterResponder(http.MethodGet, rpJobURL, func(req *http.Request) (*http.Response, error) {
+	body := new(endlessBody)
+	mt.RegisterResponder(http.MethodGet, jobURLJ1, func(req *http.Request) (*http.Response, error) {
 		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: body, Request: req}, nil
 	})
 	var resp Response
@@ -1048,27 +890,27 @@ func TestPipelineRefusesAResponseLargerThan32MiB(t *testing.T) {
 
 func TestPipelineLogsEachAttemptAndRetry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		logger, sink := rpLogger()
+		logger, sink := captureLogs()
 		c, mt := newTestClient(t, WithLogger(logger), WithRetryDelays(100*time.Millisecond, time.Second))
-		mt.RegisterResponder(http.MethodGet, rpViewsURL, rpSeq(
-			rpJSON(503, rpServerError).HeaderSet(http.Header{"X-Request-Id": {"r1"}}),
-			rpJSON(200, rpViewsJSON).HeaderSet(http.Header{"X-Request-Id": {"r2"}}).Delay(25*time.Millisecond),
+		mt.RegisterResponder(http.MethodGet, viewsURL, inTurn(
+			replyJSON(503, maintenanceJSON).HeaderSet(http.Header{"X-Request-Id": {"r1"}}),
+			replyJSON(200, viewsJSON).HeaderSet(http.Header{"X-Request-Id": {"r2"}}).Delay(25*time.Millisecond),
 		))
 		params := ViewsParams{DateFrom: Day(2026, time.January, 1), DateTo: Day(2026, time.February, 1), Limit: 10, Offset: 20}
 		if _, err := c.Analytics.Views(context.Background(), "", params); err != nil {
 			t.Fatalf("Views: %v", err)
 		}
-		want := []rpLogRecord{
+		want := []logRecord{
 			{Level: slog.LevelDebug, Msg: "docsapi: request", Attrs: map[string]any{
-				"method": "GET", "path": rpViewsPath, "status": int64(503), "attempt": int64(1),
+				"method": "GET", "path": viewsPath, "status": int64(503), "attempt": int64(1),
 				"duration": time.Duration(0), "request_id": "r1", "error": "maintenance",
 			}},
 			{Level: slog.LevelInfo, Msg: "docsapi: retrying request", Attrs: map[string]any{
-				"method": "GET", "path": rpViewsPath, "status": int64(503), "attempt": int64(1),
+				"method": "GET", "path": viewsPath, "status": int64(503), "attempt": int64(1),
 				"delay": 50 * time.Millisecond, "error": "maintenance",
 			}},
 			{Level: slog.LevelDebug, Msg: "docsapi: request", Attrs: map[string]any{
-				"method": "GET", "path": rpViewsPath, "status": int64(200), "attempt": int64(2),
+				"method": "GET", "path": viewsPath, "status": int64(200), "attempt": int64(2),
 				"duration": 25 * time.Millisecond, "request_id": "r2", "error": "",
 			}},
 		}
@@ -1090,11 +932,11 @@ func TestPipelineLogsEachAttemptAndRetry(t *testing.T) {
 // must carry the path alone.
 func TestPipelineLogsTransportErrorsWithoutTheQuery(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		logger, sink := rpLogger()
+		logger, sink := captureLogs()
 		c, mt := newTestClient(t, WithLogger(logger), WithMaxRetries(1))
-		mt.RegisterResponder(http.MethodGet, rpViewsURL, httpmock.NewErrorResponder(errRPBoom))
+		mt.RegisterResponder(http.MethodGet, viewsURL, httpmock.NewErrorResponder(errConnReset))
 		_, err := c.Analytics.Views(context.Background(), "", ViewsParams{Limit: 7, DateFrom: Day(2026, time.March, 3)})
-		if !errors.Is(err, errRPBoom) {
+		if !errors.Is(err, errConnReset) {
 			t.Fatalf("err = %v, want the transport error", err)
 		}
 		got := sink.all()
@@ -1102,8 +944,8 @@ func TestPipelineLogsTransportErrorsWithoutTheQuery(t *testing.T) {
 			t.Fatalf("log records = %d, want 3 (2 requests, 1 retry)", len(got))
 		}
 		for _, r := range got {
-			if r.Attrs["error"] != errRPBoom.Error() {
-				t.Errorf("%s: error attr = %q, want %q", r.Msg, r.Attrs["error"], errRPBoom.Error())
+			if r.Attrs["error"] != errConnReset.Error() {
+				t.Errorf("%s: error attr = %q, want %q", r.Msg, r.Attrs["error"], errConnReset.Error())
 			}
 			if r.Attrs["status"] != int64(0) {
 				t.Errorf("%s: status attr = %v, want 0", r.Msg, r.Attrs["status"])
@@ -1115,7 +957,7 @@ func TestPipelineLogsTransportErrorsWithoutTheQuery(t *testing.T) {
 // The default client must not fall back to slog.Default: a library that
 // logs into its host's default logger uninvited is noise.
 func TestPipelineDefaultClientLogsNothing(t *testing.T) {
-	sinkLogger, sink := rpLogger()
+	sinkLogger, sink := captureLogs()
 	oldSlog, oldWriter, oldFlags := slog.Default(), log.Writer(), log.Flags()
 	slog.SetDefault(sinkLogger)
 	t.Cleanup(func() {
@@ -1125,7 +967,7 @@ func TestPipelineDefaultClientLogsNothing(t *testing.T) {
 	})
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		mt.RegisterResponder(http.MethodGet, rpJobURL, rpSeq(httpmock.NewErrorResponder(errRPBoom), rpJSON(503, rpServerError), rpJSON(200, rpJobJSON)))
+		mt.RegisterResponder(http.MethodGet, jobURLJ1, inTurn(httpmock.NewErrorResponder(errConnReset), replyJSON(503, maintenanceJSON), replyJSON(200, jobJSONJ1)))
 		if _, err := c.AgentJobs.Get(context.Background(), "", "j1"); err != nil {
 			t.Fatalf("Get: %v", err)
 		}
@@ -1142,7 +984,7 @@ func TestPipelineCrossHostRedirectDropsTheKey(t *testing.T) {
 	b := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		gotAuth.Store(r.Header.Values("Authorization"))
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, rpJobJSON)
+		io.WriteString(w, jobJSONJ1)
 	}))
 	defer b.Close()
 	var firstAuth atomic.Value
@@ -1184,7 +1026,7 @@ func TestPipelineSameHostRedirectKeepsTheKey(t *testing.T) {
 	mux.HandleFunc("GET /v2/agent/proj/job/j2", func(w http.ResponseWriter, r *http.Request) {
 		gotAuth.Store(r.Header.Get("Authorization"))
 		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, strings.Replace(rpJobJSON, `"j1"`, `"j2"`, 1))
+		io.WriteString(w, strings.Replace(jobJSONJ1, `"j1"`, `"j2"`, 1))
 	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
@@ -1208,11 +1050,11 @@ func TestPipelineSameHostRedirectKeepsTheKey(t *testing.T) {
 // Many goroutines share one client; the race detector checks that nothing
 // in the pipeline writes shared state.
 func TestPipelineClientIsSafeForConcurrentUse(t *testing.T) {
-	logger, _ := rpLogger()
+	logger, _ := captureLogs()
 	c, mt := newTestClient(t, WithLogger(logger))
-	mt.RegisterResponder(http.MethodGet, rpJobURL, rpJSON(200, rpJobJSON))
-	mt.RegisterResponder(http.MethodPost, rpJobsURL, rpJSON(201, rpJobJSON))
-	mt.RegisterResponder(http.MethodGet, rpViewsURL, rpJSON(200, rpViewsJSON))
+	mt.RegisterResponder(http.MethodGet, jobURLJ1, replyJSON(200, jobJSONJ1))
+	mt.RegisterResponder(http.MethodPost, jobsURL, replyJSON(201, jobJSONJ1))
+	mt.RegisterResponder(http.MethodGet, viewsURL, replyJSON(200, viewsJSON))
 	var wg sync.WaitGroup
 	errs := make(chan error, 60)
 	for i := range 20 {
@@ -1224,7 +1066,7 @@ func TestPipelineClientIsSafeForConcurrentUse(t *testing.T) {
 		}()
 		go func() {
 			defer wg.Done()
-			_, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: rpPrompt})
+			_, err := c.AgentJobs.Create(context.Background(), "", CreateJobParams{Prompt: promptV2})
 			errs <- err
 		}()
 		go func() {

@@ -5,18 +5,16 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"sync"
 	"testing"
 	"testing/synctest"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/jarcoal/httpmock"
 )
 
 // AllVisitors is the offset pager of AllViews over another export; these
 // tests check the wiring, the pager's own promises are tested with views.
 
-var exVisitorsAll = []PageVisitors{
+var allVisitorsRows = []PageVisitors{
 	{Path: "/quickstart", Human: 7, AI: 5, Total: 10},
 	{Path: "/api-reference/auth", Human: 5, AI: 4, Total: 9},
 	{Path: "/guides/llms-txt", Human: 0, AI: 2, Total: 0},
@@ -40,26 +38,23 @@ func TestAllVisitorsWalksPagesWithOffsetPlusLimit(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c, mt := newTestClient(t)
 				// Pages in flight at once arrive in any order: answer by offset.
-				var mu sync.Mutex
-				var queries []string
-				mt.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
-					mu.Lock()
-					queries = append(queries, req.URL.RawQuery)
-					mu.Unlock()
+				rec := newRecorder()
+				mt.RegisterNoResponder(rec.wrap(func(req *http.Request) (*http.Response, error) {
 					name := "visitors_page2.json"
 					if req.URL.Query().Get("offset") == "4" {
 						name = "visitors_page1.json"
 					}
-					return httpmock.NewBytesResponse(http.StatusOK, fixture(t, name)), nil
-				})
+					return replyFixture(t, http.StatusOK, name)(req)
+				}))
 				rows, err := Collect(c.Analytics.AllVisitors(t.Context(), "", VisitorsParams{Limit: 2, Offset: 4}, WithPrefetch(prefetch)))
 				if err != nil {
 					t.Fatalf("Collect: %v", err)
 				}
-				if diff := cmp.Diff(exVisitorsAll, rows); diff != "" {
+				if diff := cmp.Diff(allVisitorsRows, rows); diff != "" {
 					t.Errorf("rows mismatch (-want +got):\n%s", diff)
 				}
 				synctest.Wait()
+				queries := rec.Queries()
 				slices.Sort(queries)
 				want := tt.must
 				if len(queries) > len(tt.must) {
@@ -75,12 +70,12 @@ func TestAllVisitorsWalksPagesWithOffsetPlusLimit(t *testing.T) {
 
 func TestAllVisitorsErrorOnSecondPageYieldsOnce(t *testing.T) {
 	c, mt := newTestClient(t)
-	stubViews(t, mt, viewsOK(fixture(t, "visitors_page1.json")), viewsReply{http.StatusNotFound, []byte(`{"error":"Project not found"}`)})
+	serveInOrder(t, mt, replyFixture(t, http.StatusOK, "visitors_page1.json"), replyJSON(http.StatusNotFound, `{"error":"Project not found"}`))
 	rows, err := Collect(c.Analytics.AllVisitors(t.Context(), "", VisitorsParams{Limit: 2}))
 	if !errors.Is(err, ErrNotFound) {
 		t.Errorf("error = %v, want ErrNotFound", err)
 	}
-	if diff := cmp.Diff(exVisitorsAll[:2], rows); diff != "" {
+	if diff := cmp.Diff(allVisitorsRows[:2], rows); diff != "" {
 		t.Errorf("rows mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -3,7 +3,6 @@ package docsapi
 import (
 	"context"
 	"errors"
-	"flag"
 	"net/http"
 	"syscall"
 	"testing"
@@ -14,25 +13,15 @@ import (
 	"github.com/jarcoal/httpmock"
 )
 
-// The -update flag rewrites the golden request bodies (see ajGolden). It is
-// defined in an init function, after every package-level variable of the
-// test files is set, and only if no other file already defined it: a second
-// flag.Bool("update") would panic at start-up.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files in testdata")
-	}
-}
+const pollPath = "/v2/agent/proj/job/" + fixtureJobID
 
-const ajPollPath = "/v2/agent/proj/job/" + ajJobID
-
-// ajFast are the WaitParams of most tests. With jitter 0, pollInterval(n,
+// fastWait are the WaitParams of most tests. With jitter 0, pollInterval(n,
 // 1s, 8s, 0) is 1s, 2s, 4s, 4s, ...: the window starts at [1s, 2s) and
 // doubles until it reaches [4s, 8s), and jitter 0 picks its lower end. So
 // the polls happen at 0s, 1s, 3s, 7s, 11s, 15s, ...
-var ajFast = WaitParams{MinInterval: 1 * time.Second, MaxInterval: 8 * time.Second}
+var fastWait = WaitParams{MinInterval: 1 * time.Second, MaxInterval: 8 * time.Second}
 
-func ajTimes(ds ...time.Duration) []time.Duration { return ds }
+func durations(ds ...time.Duration) []time.Duration { return ds }
 
 func TestPollInterval(t *testing.T) {
 	const ms = time.Millisecond
@@ -94,31 +83,30 @@ func TestPollIntervalStaysWithinMinAndMax(t *testing.T) {
 func TestWaitPollsAtOnceThenAtGrowingIntervals(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		log := newAJLog()
-		active := ajFixtureReply(t, http.StatusOK, "job_active.json")
-		ajServe(t, mt, log, http.MethodGet, ajPollPath,
-			active, active, active, active, active, ajFixtureReply(t, http.StatusOK, "job_completed.json"))
+		active := replyFixture(t, http.StatusOK, "job_active.json")
+		log := serve(t, mt, on(http.MethodGet, pollPath,
+			active, active, active, active, active, replyFixture(t, http.StatusOK, "job_completed.json")))
 
-		job, err := c.AgentJobs.Wait(t.Context(), "", ajJobID, ajFast)
+		job, err := c.AgentJobs.Wait(t.Context(), "", fixtureJobID, fastWait)
 		if err != nil || job.Status != JobStatusCompleted {
 			t.Fatalf("Wait = %+v, %v; want the completed job", job, err)
 		}
-		want := ajTimes(0, 1*time.Second, 3*time.Second, 7*time.Second, 11*time.Second, 15*time.Second)
+		want := durations(0, 1*time.Second, 3*time.Second, 7*time.Second, 11*time.Second, 15*time.Second)
 		if diff := cmp.Diff(want, log.Times()); diff != "" {
 			t.Errorf("poll times (-want +got):\n%s", diff)
 		}
 		// The schedule is the one pollInterval defines, poll after poll.
 		times := log.Times()
 		for i := 1; i < len(times); i++ {
-			if got, want := times[i]-times[i-1], pollInterval(i, ajFast.MinInterval, ajFast.MaxInterval, 0); got != want {
+			if got, want := times[i]-times[i-1], pollInterval(i, fastWait.MinInterval, fastWait.MaxInterval, 0); got != want {
 				t.Errorf("wait after poll %d = %s, want pollInterval = %s", i, got, want)
 			}
 		}
 		if since := time.Since(log.start); since != 15*time.Second {
 			t.Errorf("Wait returned at %s, want at the last poll (15s)", since)
 		}
-		for _, call := range log.Calls() {
-			ajWantHeaders(t, call, false)
+		for _, call := range log.Requests() {
+			wantStandardHeaders(t, call, false)
 		}
 	})
 }
@@ -127,15 +115,14 @@ func TestWaitAppliesJitterToEveryInterval(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
 		c.cfg.jitter = func() float64 { return 0.5 }
-		log := newAJLog()
-		active := ajFixtureReply(t, http.StatusOK, "job_active.json")
-		ajServe(t, mt, log, http.MethodGet, ajPollPath, active, active, active, ajFixtureReply(t, http.StatusOK, "job_completed.json"))
+		active := replyFixture(t, http.StatusOK, "job_active.json")
+		log := serve(t, mt, on(http.MethodGet, pollPath, active, active, active, replyFixture(t, http.StatusOK, "job_completed.json")))
 
-		if _, err := c.AgentJobs.Wait(t.Context(), "", ajJobID, ajFast); err != nil {
+		if _, err := c.AgentJobs.Wait(t.Context(), "", fixtureJobID, fastWait); err != nil {
 			t.Fatalf("Wait: %v", err)
 		}
 		// Jitter 0.5 picks the middle of each window: 1.5s, 3s, 6s.
-		want := ajTimes(0, 1500*time.Millisecond, 4500*time.Millisecond, 10500*time.Millisecond)
+		want := durations(0, 1500*time.Millisecond, 4500*time.Millisecond, 10500*time.Millisecond)
 		if diff := cmp.Diff(want, log.Times()); diff != "" {
 			t.Errorf("poll times (-want +got):\n%s", diff)
 		}
@@ -145,19 +132,18 @@ func TestWaitAppliesJitterToEveryInterval(t *testing.T) {
 func TestWaitCallsOnUpdateForEveryObservedJobInOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t, WithMaxRetries(0))
-		log := newAJLog()
-		ajServe(t, mt, log, http.MethodGet, ajPollPath,
-			ajFixtureReply(t, http.StatusOK, "job_active.json"),
-			ajReply(http.StatusServiceUnavailable, `{"error":"Service unavailable"}`),
-			ajFixtureReply(t, http.StatusOK, "job_queued.json"),
-			ajFail(syscall.ECONNRESET),
-			ajFixtureReply(t, http.StatusOK, "job_active.json"),
-			ajFixtureReply(t, http.StatusOK, "job_completed.json"))
+		serve(t, mt, on(http.MethodGet, pollPath,
+			replyFixture(t, http.StatusOK, "job_active.json"),
+			replyJSON(http.StatusServiceUnavailable, `{"error":"Service unavailable"}`),
+			replyFixture(t, http.StatusOK, "job_queued.json"),
+			replyError(syscall.ECONNRESET),
+			replyFixture(t, http.StatusOK, "job_active.json"),
+			replyFixture(t, http.StatusOK, "job_completed.json")))
 
-		var seen ajStatuses
-		params := ajFast
+		var seen jobStatuses
+		params := fastWait
 		params.OnUpdate = seen.OnUpdate
-		job, err := c.AgentJobs.Wait(t.Context(), "", ajJobID, params)
+		job, err := c.AgentJobs.Wait(t.Context(), "", fixtureJobID, params)
 		if err != nil {
 			t.Fatalf("Wait: %v", err)
 		}
@@ -186,21 +172,20 @@ func TestWaitReturnsTerminalJobWithoutError(t *testing.T) {
 		t.Run(tt.fixture, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c, mt := newTestClient(t)
-				log := newAJLog()
-				ajServe(t, mt, log, http.MethodGet, ajPollPath,
-					ajFixtureReply(t, http.StatusOK, "job_active.json"), ajFixtureReply(t, http.StatusOK, tt.fixture))
+				log := serve(t, mt, on(http.MethodGet, pollPath,
+					replyFixture(t, http.StatusOK, "job_active.json"), replyFixture(t, http.StatusOK, tt.fixture)))
 
-				job, err := c.AgentJobs.Wait(t.Context(), "", ajJobID, ajFast)
+				job, err := c.AgentJobs.Wait(t.Context(), "", fixtureJobID, fastWait)
 				if err != nil {
 					t.Fatalf("Wait error = %v, want nil", err)
 				}
-				if diff := cmp.Diff(*ajDecode(t, tt.fixture), *job); diff != "" {
+				if diff := cmp.Diff(*decodeJob(t, tt.fixture), *job); diff != "" {
 					t.Errorf("job (-want +got):\n%s", diff)
 				}
 				if job.Status != tt.wantStatus || job.PRLink != tt.wantPRLink {
 					t.Errorf("job = %s %q, want %s %q", job.Status, job.PRLink, tt.wantStatus, tt.wantPRLink)
 				}
-				if diff := cmp.Diff(ajTimes(0, 1*time.Second), log.Times()); diff != "" {
+				if diff := cmp.Diff(durations(0, 1*time.Second), log.Times()); diff != "" {
 					t.Errorf("poll times (-want +got):\n%s", diff)
 				}
 			})
@@ -211,11 +196,10 @@ func TestWaitReturnsTerminalJobWithoutError(t *testing.T) {
 func TestWaitFailedJobReturnsJobAndJobFailedError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		log := newAJLog()
-		ajServe(t, mt, log, http.MethodGet, ajPollPath,
-			ajFixtureReply(t, http.StatusOK, "job_active.json"), ajFixtureReply(t, http.StatusOK, "job_failed.json"))
+		log := serve(t, mt, on(http.MethodGet, pollPath,
+			replyFixture(t, http.StatusOK, "job_active.json"), replyFixture(t, http.StatusOK, "job_failed.json")))
 
-		job, err := c.AgentJobs.Wait(t.Context(), "", ajJobID, ajFast)
+		job, err := c.AgentJobs.Wait(t.Context(), "", fixtureJobID, fastWait)
 		if job == nil || job.Status != JobStatusFailed {
 			t.Fatalf("job = %+v, want the failed job", job)
 		}
@@ -226,7 +210,7 @@ func TestWaitFailedJobReturnsJobAndJobFailedError(t *testing.T) {
 		if failed.Job != job {
 			t.Errorf("JobFailedError.Job = %+v, want the returned job %+v", failed.Job, job)
 		}
-		if n := len(log.Calls()); n != 2 {
+		if n := len(log.Requests()); n != 2 {
 			t.Errorf("got %d polls, want 2", n)
 		}
 	})
@@ -235,15 +219,14 @@ func TestWaitFailedJobReturnsJobAndJobFailedError(t *testing.T) {
 func TestWaitKeepsPollingOnUnknownStatus(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		log := newAJLog()
-		queued := ajFixtureReply(t, http.StatusOK, "job_queued.json")
-		ajServe(t, mt, log, http.MethodGet, ajPollPath, queued, queued, ajFixtureReply(t, http.StatusOK, "job_completed.json"))
+		queued := replyFixture(t, http.StatusOK, "job_queued.json")
+		log := serve(t, mt, on(http.MethodGet, pollPath, queued, queued, replyFixture(t, http.StatusOK, "job_completed.json")))
 
-		job, err := c.AgentJobs.Wait(t.Context(), "", ajJobID, ajFast)
+		job, err := c.AgentJobs.Wait(t.Context(), "", fixtureJobID, fastWait)
 		if err != nil || job.Status != JobStatusCompleted {
 			t.Fatalf("Wait = %+v, %v; want the completed job", job, err)
 		}
-		if diff := cmp.Diff(ajTimes(0, 1*time.Second, 3*time.Second), log.Times()); diff != "" {
+		if diff := cmp.Diff(durations(0, 1*time.Second, 3*time.Second), log.Times()); diff != "" {
 			t.Errorf("poll times (-want +got):\n%s", diff)
 		}
 	})
@@ -269,31 +252,30 @@ func TestWaitStopsAtOnceOnErrorsThatCannotHeal(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					c, mt := newTestClient(t)
-					log := newAJLog()
 					// A Retry-After must not make an error that cannot heal
 					// look like one that can.
-					fail := ajReply(tt.status, tt.body, "Retry-After", "1")
+					fail := replyJSON(tt.status, tt.body, "Retry-After", "1")
 					replies := []httpmock.Responder{fail}
 					if afterJob {
-						replies = []httpmock.Responder{ajFixtureReply(t, http.StatusOK, "job_active.json"), fail}
+						replies = []httpmock.Responder{replyFixture(t, http.StatusOK, "job_active.json"), fail}
 					}
-					ajServe(t, mt, log, http.MethodGet, ajPollPath, replies...)
+					log := serve(t, mt, on(http.MethodGet, pollPath, replies...))
 
-					job, err := c.AgentJobs.Wait(t.Context(), "", ajJobID, ajFast)
+					job, err := c.AgentJobs.Wait(t.Context(), "", fixtureJobID, fastWait)
 					if !errors.Is(err, tt.sentinel) {
 						t.Errorf("err = %v, want %v", err, tt.sentinel)
 					}
-					if code := ajAPIError(t, err).StatusCode; code != tt.status {
+					if code := asAPIError(t, err).StatusCode; code != tt.status {
 						t.Errorf("StatusCode = %d, want %d", code, tt.status)
 					}
 					var timeout *WaitTimeoutError
 					if errors.As(err, &timeout) {
 						t.Errorf("err is a *WaitTimeoutError: %v", err)
 					}
-					wantTimes := ajTimes(0)
+					wantTimes := durations(0)
 					if afterJob {
-						wantTimes = ajTimes(0, 1*time.Second)
-						if job == nil || job.ID != ajJobID || job.Status != JobStatusActive {
+						wantTimes = durations(0, 1*time.Second)
+						if job == nil || job.ID != fixtureJobID || job.Status != JobStatusActive {
 							t.Errorf("job = %+v, want the active job seen before the error", job)
 						}
 					} else if job != nil {
@@ -315,22 +297,21 @@ func TestWaitKeepsPollingThroughErrorsThatCanHeal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// No pipeline retries, so each failure costs exactly one poll.
 		c, mt := newTestClient(t, WithMaxRetries(0))
-		log := newAJLog()
-		ajServe(t, mt, log, http.MethodGet, ajPollPath,
-			ajFixtureReply(t, http.StatusOK, "job_active.json"),
-			ajReply(http.StatusServiceUnavailable, `{"error":"Service unavailable"}`),
-			ajFail(syscall.ECONNRESET),
-			ajReply(http.StatusOK, "<html><body>502 Bad Gateway</body></html>", "Content-Type", "text/html"),
-			ajReply(http.StatusTooManyRequests, `{"error":"Rate limit exceeded"}`),
-			ajReply(http.StatusInternalServerError, `{"error":"Internal server error"}`),
-			ajFixtureReply(t, http.StatusOK, "job_completed.json"))
+		log := serve(t, mt, on(http.MethodGet, pollPath,
+			replyFixture(t, http.StatusOK, "job_active.json"),
+			replyJSON(http.StatusServiceUnavailable, `{"error":"Service unavailable"}`),
+			replyError(syscall.ECONNRESET),
+			replyJSON(http.StatusOK, "<html><body>502 Bad Gateway</body></html>", "Content-Type", "text/html"),
+			replyJSON(http.StatusTooManyRequests, `{"error":"Rate limit exceeded"}`),
+			replyJSON(http.StatusInternalServerError, `{"error":"Internal server error"}`),
+			replyFixture(t, http.StatusOK, "job_completed.json")))
 
-		job, err := c.AgentJobs.Wait(t.Context(), "", ajJobID, ajFast)
+		job, err := c.AgentJobs.Wait(t.Context(), "", fixtureJobID, fastWait)
 		if err != nil || job.Status != JobStatusCompleted {
 			t.Fatalf("Wait = %+v, %v; want the completed job", job, err)
 		}
 		// Failed polls follow the normal schedule.
-		want := ajTimes(0, 1*time.Second, 3*time.Second, 7*time.Second, 11*time.Second, 15*time.Second, 19*time.Second)
+		want := durations(0, 1*time.Second, 3*time.Second, 7*time.Second, 11*time.Second, 15*time.Second, 19*time.Second)
 		if diff := cmp.Diff(want, log.Times()); diff != "" {
 			t.Errorf("poll times (-want +got):\n%s", diff)
 		}
@@ -346,30 +327,29 @@ func TestWaitHonoursRetryAfterOfFailedPoll(t *testing.T) {
 		{
 			// The second interval would be 2s; the server asked for 20s.
 			name:   "429 Retry-After longer than the interval",
-			fail:   ajReply(http.StatusTooManyRequests, `{"error":"Rate limit exceeded"}`, "Retry-After", "20"),
-			wantAt: ajTimes(0, 1*time.Second, 21*time.Second, 25*time.Second),
+			fail:   replyJSON(http.StatusTooManyRequests, `{"error":"Rate limit exceeded"}`, "Retry-After", "20"),
+			wantAt: durations(0, 1*time.Second, 21*time.Second, 25*time.Second),
 		},
 		{
 			name:   "503 Retry-After longer than the interval",
-			fail:   ajReply(http.StatusServiceUnavailable, `{"error":"Service unavailable"}`, "Retry-After", "10"),
-			wantAt: ajTimes(0, 1*time.Second, 11*time.Second, 15*time.Second),
+			fail:   replyJSON(http.StatusServiceUnavailable, `{"error":"Service unavailable"}`, "Retry-After", "10"),
+			wantAt: durations(0, 1*time.Second, 11*time.Second, 15*time.Second),
 		},
 		{
 			// Retry-After lengthens an interval, never shortens one.
 			name:   "429 Retry-After shorter than the interval",
-			fail:   ajReply(http.StatusTooManyRequests, `{"error":"Rate limit exceeded"}`, "Retry-After", "1"),
-			wantAt: ajTimes(0, 1*time.Second, 3*time.Second, 7*time.Second),
+			fail:   replyJSON(http.StatusTooManyRequests, `{"error":"Rate limit exceeded"}`, "Retry-After", "1"),
+			wantAt: durations(0, 1*time.Second, 3*time.Second, 7*time.Second),
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c, mt := newTestClient(t, WithMaxRetries(0))
-				log := newAJLog()
-				active := ajFixtureReply(t, http.StatusOK, "job_active.json")
-				ajServe(t, mt, log, http.MethodGet, ajPollPath, active, tt.fail, active, ajFixtureReply(t, http.StatusOK, "job_completed.json"))
+				active := replyFixture(t, http.StatusOK, "job_active.json")
+				log := serve(t, mt, on(http.MethodGet, pollPath, active, tt.fail, active, replyFixture(t, http.StatusOK, "job_completed.json")))
 
-				if _, err := c.AgentJobs.Wait(t.Context(), "", ajJobID, ajFast); err != nil {
+				if _, err := c.AgentJobs.Wait(t.Context(), "", fixtureJobID, fastWait); err != nil {
 					t.Fatalf("Wait: %v", err)
 				}
 				if diff := cmp.Diff(tt.wantAt, log.Times()); diff != "" {
@@ -380,9 +360,9 @@ func TestWaitHonoursRetryAfterOfFailedPoll(t *testing.T) {
 	}
 }
 
-// ajTimeoutError checks that err is a *WaitTimeoutError caused by cause,
+// wantTimeoutError checks that err is a *WaitTimeoutError caused by cause,
 // after waited, and returns it.
-func ajTimeoutError(t *testing.T, err, cause error, waited time.Duration) *WaitTimeoutError {
+func wantTimeoutError(t *testing.T, err, cause error, waited time.Duration) *WaitTimeoutError {
 	t.Helper()
 	var te *WaitTimeoutError
 	if !errors.As(err, &te) {
@@ -405,14 +385,13 @@ func ajTimeoutError(t *testing.T, err, cause error, waited time.Duration) *WaitT
 func TestWaitTimeoutReturnsLastJobSeen(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		log := newAJLog()
-		ajServe(t, mt, log, http.MethodGet, ajPollPath,
-			ajFixtureReply(t, http.StatusOK, "job_active.json"), ajFixtureReply(t, http.StatusOK, "job_queued.json"))
+		log := serve(t, mt, on(http.MethodGet, pollPath,
+			replyFixture(t, http.StatusOK, "job_active.json"), replyFixture(t, http.StatusOK, "job_queued.json")))
 
-		params := ajFast
+		params := fastWait
 		params.Timeout = 10 * time.Second
-		job, err := c.AgentJobs.Wait(t.Context(), "", ajJobID, params)
-		te := ajTimeoutError(t, err, context.DeadlineExceeded, 10*time.Second)
+		job, err := c.AgentJobs.Wait(t.Context(), "", fixtureJobID, params)
+		te := wantTimeoutError(t, err, context.DeadlineExceeded, 10*time.Second)
 		if job == nil || job.Status != "queued" {
 			t.Fatalf("job = %+v, want the last one seen (queued)", job)
 		}
@@ -423,7 +402,7 @@ func TestWaitTimeoutReturnsLastJobSeen(t *testing.T) {
 			t.Errorf("LastErr = %v, want nil: the last poll succeeded", te.LastErr)
 		}
 		// The next poll would be at 11s, after the timeout.
-		if diff := cmp.Diff(ajTimes(0, 1*time.Second, 3*time.Second, 7*time.Second), log.Times()); diff != "" {
+		if diff := cmp.Diff(durations(0, 1*time.Second, 3*time.Second, 7*time.Second), log.Times()); diff != "" {
 			t.Errorf("poll times (-want +got):\n%s", diff)
 		}
 		if since := time.Since(log.start); since != 10*time.Second {
@@ -441,19 +420,18 @@ func TestWaitTimeoutCarriesErrorOfLastFailedPoll(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c, mt := newTestClient(t, WithMaxRetries(0))
-				log := newAJLog()
-				unavailable := ajReply(http.StatusServiceUnavailable, `{"error":"Service unavailable"}`)
+				unavailable := replyJSON(http.StatusServiceUnavailable, `{"error":"Service unavailable"}`)
 				replies := []httpmock.Responder{unavailable}
 				if anySeen {
-					active := ajFixtureReply(t, http.StatusOK, "job_active.json")
+					active := replyFixture(t, http.StatusOK, "job_active.json")
 					replies = []httpmock.Responder{active, active, unavailable}
 				}
-				ajServe(t, mt, log, http.MethodGet, ajPollPath, replies...)
+				log := serve(t, mt, on(http.MethodGet, pollPath, replies...))
 
-				params := ajFast
+				params := fastWait
 				params.Timeout = 10 * time.Second
-				job, err := c.AgentJobs.Wait(t.Context(), "", ajJobID, params)
-				te := ajTimeoutError(t, err, context.DeadlineExceeded, 10*time.Second)
+				job, err := c.AgentJobs.Wait(t.Context(), "", fixtureJobID, params)
+				te := wantTimeoutError(t, err, context.DeadlineExceeded, 10*time.Second)
 				if !errors.Is(te.LastErr, ErrServer) {
 					t.Errorf("LastErr = %v, want the 503", te.LastErr)
 				}
@@ -464,7 +442,7 @@ func TestWaitTimeoutCarriesErrorOfLastFailedPoll(t *testing.T) {
 				} else if job != nil || te.Job != nil {
 					t.Errorf("job = %+v, err.Job = %+v; want nil: no poll succeeded", job, te.Job)
 				}
-				if n := len(log.Calls()); n != 4 {
+				if n := len(log.Requests()); n != 4 {
 					t.Errorf("got %d polls, want 4", n)
 				}
 			})
@@ -475,19 +453,18 @@ func TestWaitTimeoutCarriesErrorOfLastFailedPoll(t *testing.T) {
 func TestWaitStopsWhenContextIsCanceled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		log := newAJLog()
-		ajServe(t, mt, log, http.MethodGet, ajPollPath, ajFixtureReply(t, http.StatusOK, "job_active.json"))
+		log := serve(t, mt, on(http.MethodGet, pollPath, replyFixture(t, http.StatusOK, "job_active.json")))
 
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		// Cancel between the polls at 3s and 7s: the sleep must end at once.
 		time.AfterFunc(5*time.Second, cancel)
-		job, err := c.AgentJobs.Wait(ctx, "", ajJobID, ajFast)
-		te := ajTimeoutError(t, err, context.Canceled, 5*time.Second)
+		job, err := c.AgentJobs.Wait(ctx, "", fixtureJobID, fastWait)
+		te := wantTimeoutError(t, err, context.Canceled, 5*time.Second)
 		if job == nil || te.Job != job || job.Status != JobStatusActive {
 			t.Errorf("job = %+v, err.Job = %+v; want the last active job in both", job, te.Job)
 		}
-		if diff := cmp.Diff(ajTimes(0, 1*time.Second, 3*time.Second), log.Times()); diff != "" {
+		if diff := cmp.Diff(durations(0, 1*time.Second, 3*time.Second), log.Times()); diff != "" {
 			t.Errorf("poll times (-want +got):\n%s", diff)
 		}
 	})
@@ -496,19 +473,18 @@ func TestWaitStopsWhenContextIsCanceled(t *testing.T) {
 func TestWaitContextDeadlineEarlierThanTimeoutEndsIt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		log := newAJLog()
-		ajServe(t, mt, log, http.MethodGet, ajPollPath, ajFixtureReply(t, http.StatusOK, "job_active.json"))
+		log := serve(t, mt, on(http.MethodGet, pollPath, replyFixture(t, http.StatusOK, "job_active.json")))
 
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
-		params := ajFast
+		params := fastWait
 		params.Timeout = 10 * time.Second
-		job, err := c.AgentJobs.Wait(ctx, "", ajJobID, params)
-		te := ajTimeoutError(t, err, context.DeadlineExceeded, 5*time.Second)
+		job, err := c.AgentJobs.Wait(ctx, "", fixtureJobID, params)
+		te := wantTimeoutError(t, err, context.DeadlineExceeded, 5*time.Second)
 		if job == nil || te.Job != job {
 			t.Errorf("job = %+v, err.Job = %+v; want the last job in both", job, te.Job)
 		}
-		if diff := cmp.Diff(ajTimes(0, 1*time.Second, 3*time.Second), log.Times()); diff != "" {
+		if diff := cmp.Diff(durations(0, 1*time.Second, 3*time.Second), log.Times()); diff != "" {
 			t.Errorf("poll times (-want +got):\n%s", diff)
 		}
 	})
@@ -529,33 +505,32 @@ func TestWaitEndsDuringHangingPoll(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c, mt := newTestClient(t)
-				log := newAJLog()
 				hang := func(req *http.Request) (*http.Response, error) {
 					<-req.Context().Done()
 					return nil, req.Context().Err()
 				}
-				ajServe(t, mt, log, http.MethodGet, ajPollPath, ajFixtureReply(t, http.StatusOK, "job_active.json"), hang)
+				log := serve(t, mt, on(http.MethodGet, pollPath, replyFixture(t, http.StatusOK, "job_active.json"), hang))
 
 				ctx, cancel := context.WithCancel(t.Context())
 				defer cancel()
-				params := ajFast
+				params := fastWait
 				params.Timeout = 10 * time.Second
 				if tt.cause == context.Canceled {
 					time.AfterFunc(6*time.Second, cancel)
 				}
-				job, err := c.AgentJobs.Wait(ctx, "", ajJobID, params)
+				job, err := c.AgentJobs.Wait(ctx, "", fixtureJobID, params)
 				want := 10 * time.Second
 				if tt.cause == context.Canceled {
 					want = 6 * time.Second
 				}
-				te := ajTimeoutError(t, err, tt.cause, want)
+				te := wantTimeoutError(t, err, tt.cause, want)
 				if job == nil || te.Job != job || job.Status != JobStatusActive {
 					t.Errorf("job = %+v, err.Job = %+v; want the active job from the first poll in both", job, te.Job)
 				}
 				if te.LastErr != nil {
 					t.Errorf("LastErr = %v, want nil", te.LastErr)
 				}
-				if diff := cmp.Diff(ajTimes(0, 1*time.Second), log.Times()); diff != "" {
+				if diff := cmp.Diff(durations(0, 1*time.Second), log.Times()); diff != "" {
 					t.Errorf("poll times (-want +got):\n%s", diff)
 				}
 			})
@@ -582,12 +557,12 @@ func TestWaitRejectsInvalidParamsBeforeAnyRequest(t *testing.T) {
 			t.Run(op+"/"+tt.name, func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					c, mt := newTestClient(t)
-					ajCheckRejected(t, c, mt, ajValidationCase{name: tt.name, param: tt.param,
+					checkRejected(t, c, mt, validationCase{name: tt.name, param: tt.param,
 						call: func(ctx context.Context, s *AgentJobsService) error {
 							if op == "Wait" {
-								return ajErrOnly(s.Wait(ctx, "", ajJobID, tt.params))
+								return errOf(s.Wait(ctx, "", fixtureJobID, tt.params))
 							}
-							return ajErrOnly(s.CreateAndWait(ctx, "", CreateJobParams{Prompt: "p"}, tt.params))
+							return errOf(s.CreateAndWait(ctx, "", CreateJobParams{Prompt: "p"}, tt.params))
 						}})
 				})
 			})
@@ -598,16 +573,15 @@ func TestWaitRejectsInvalidParamsBeforeAnyRequest(t *testing.T) {
 func TestWaitZeroParamsUseDefaults(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		log := newAJLog()
-		active := ajFixtureReply(t, http.StatusOK, "job_active.json")
-		ajServe(t, mt, log, http.MethodGet, ajPollPath, active, active, ajFixtureReply(t, http.StatusOK, "job_completed.json"))
+		active := replyFixture(t, http.StatusOK, "job_active.json")
+		log := serve(t, mt, on(http.MethodGet, pollPath, active, active, replyFixture(t, http.StatusOK, "job_completed.json")))
 
-		if _, err := c.AgentJobs.Wait(t.Context(), "", ajJobID, WaitParams{}); err != nil {
+		if _, err := c.AgentJobs.Wait(t.Context(), "", fixtureJobID, WaitParams{}); err != nil {
 			t.Fatalf("Wait: %v", err)
 		}
 		// pollInterval(n, DefaultWaitMinInterval, DefaultWaitMaxInterval, 0)
 		// is 2s then 4s.
-		if diff := cmp.Diff(ajTimes(0, 2*time.Second, 6*time.Second), log.Times()); diff != "" {
+		if diff := cmp.Diff(durations(0, 2*time.Second, 6*time.Second), log.Times()); diff != "" {
 			t.Errorf("poll times (-want +got):\n%s", diff)
 		}
 	})
@@ -616,11 +590,10 @@ func TestWaitZeroParamsUseDefaults(t *testing.T) {
 func TestWaitZeroTimeoutMeansDefaultTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		log := newAJLog()
-		ajServe(t, mt, log, http.MethodGet, ajPollPath, ajFixtureReply(t, http.StatusOK, "job_active.json"))
+		log := serve(t, mt, on(http.MethodGet, pollPath, replyFixture(t, http.StatusOK, "job_active.json")))
 
-		_, err := c.AgentJobs.Wait(t.Context(), "", ajJobID, WaitParams{})
-		ajTimeoutError(t, err, context.DeadlineExceeded, DefaultWaitTimeout)
+		_, err := c.AgentJobs.Wait(t.Context(), "", fixtureJobID, WaitParams{})
+		wantTimeoutError(t, err, context.DeadlineExceeded, DefaultWaitTimeout)
 		// Polls at 0, 2s, 6s, 14s, then every 15s (the capped window's
 		// lower end): 14s + 119·15s = 1799s is the last before 30 minutes.
 		times := log.Times()
@@ -641,35 +614,34 @@ func TestWaitFillsDefaultsAroundPartialParams(t *testing.T) {
 			// down instead of making the params invalid.
 			name:   "MaxInterval 500ms, MinInterval zero",
 			params: WaitParams{MaxInterval: 500 * time.Millisecond},
-			want:   ajTimes(0, 500*time.Millisecond, 1000*time.Millisecond, 1500*time.Millisecond),
+			want:   durations(0, 500*time.Millisecond, 1000*time.Millisecond, 1500*time.Millisecond),
 		},
 		{
 			// MinInterval above the default maximum: the maximum follows it up.
 			name:   "MinInterval 40s, MaxInterval zero",
 			params: WaitParams{MinInterval: 40 * time.Second},
-			want:   ajTimes(0, 40*time.Second, 80*time.Second, 120*time.Second),
+			want:   durations(0, 40*time.Second, 80*time.Second, 120*time.Second),
 		},
 		{
 			// MaxInterval 3s < 2·2s: every window is [1.5s, 3s), raised to 2s.
 			name:   "MaxInterval 3s, MinInterval zero",
 			params: WaitParams{MaxInterval: 3 * time.Second},
-			want:   ajTimes(0, 2*time.Second, 4*time.Second, 6*time.Second),
+			want:   durations(0, 2*time.Second, 4*time.Second, 6*time.Second),
 		},
 		{
 			name:   "MinInterval 1s, MaxInterval zero",
 			params: WaitParams{MinInterval: 1 * time.Second},
-			want:   ajTimes(0, 1*time.Second, 3*time.Second, 7*time.Second),
+			want:   durations(0, 1*time.Second, 3*time.Second, 7*time.Second),
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c, mt := newTestClient(t)
-				log := newAJLog()
-				active := ajFixtureReply(t, http.StatusOK, "job_active.json")
-				ajServe(t, mt, log, http.MethodGet, ajPollPath, active, active, active, ajFixtureReply(t, http.StatusOK, "job_completed.json"))
+				active := replyFixture(t, http.StatusOK, "job_active.json")
+				log := serve(t, mt, on(http.MethodGet, pollPath, active, active, active, replyFixture(t, http.StatusOK, "job_completed.json")))
 
-				if _, err := c.AgentJobs.Wait(t.Context(), "", ajJobID, tt.params); err != nil {
+				if _, err := c.AgentJobs.Wait(t.Context(), "", fixtureJobID, tt.params); err != nil {
 					t.Fatalf("Wait: %v", err)
 				}
 				if diff := cmp.Diff(tt.want, log.Times()); diff != "" {
@@ -683,20 +655,18 @@ func TestWaitFillsDefaultsAroundPartialParams(t *testing.T) {
 func TestCreateAndWaitCreatesThenPollsToCompletion(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		log := newAJLog()
 		// An explicit project is used for the create and for every poll.
-		ajServe(t, mt, log, http.MethodPost, "/v2/agent/other/job", ajFixtureReply(t, http.StatusCreated, "job_active.json"))
-		ajServe(t, mt, log, http.MethodGet, "/v2/agent/other/job/"+ajJobID,
-			ajFixtureReply(t, http.StatusOK, "job_queued.json"), ajFixtureReply(t, http.StatusOK, "job_completed.json"))
+		log := serve(t, mt, on(http.MethodPost, "/v2/agent/other/job", replyFixture(t, http.StatusCreated, "job_active.json")), on(http.MethodGet, "/v2/agent/other/job/"+fixtureJobID,
+			replyFixture(t, http.StatusOK, "job_queued.json"), replyFixture(t, http.StatusOK, "job_completed.json")))
 
-		var seen ajStatuses
-		params := ajFast
+		var seen jobStatuses
+		params := fastWait
 		params.OnUpdate = seen.OnUpdate
-		job, err := c.AgentJobs.CreateAndWait(t.Context(), "other", CreateJobParams{Prompt: ajCreatePrompt}, params)
+		job, err := c.AgentJobs.CreateAndWait(t.Context(), "other", CreateJobParams{Prompt: createPrompt}, params)
 		if err != nil {
 			t.Fatalf("CreateAndWait: %v", err)
 		}
-		if diff := cmp.Diff(*ajDecode(t, "job_completed.json"), *job); diff != "" {
+		if diff := cmp.Diff(*decodeJob(t, "job_completed.json"), *job); diff != "" {
 			t.Errorf("job (-want +got):\n%s", diff)
 		}
 		// The created job is an observation too, and comes first.
@@ -704,15 +674,15 @@ func TestCreateAndWaitCreatesThenPollsToCompletion(t *testing.T) {
 			t.Errorf("OnUpdate statuses (-want +got):\n%s", diff)
 		}
 		var got []string
-		for _, call := range log.Calls() {
+		for _, call := range log.Requests() {
 			got = append(got, call.Method+" "+call.Path+" @"+call.At.String())
 		}
 		// Create's answer is the first observation, so the first poll waits
 		// one interval instead of re-reading the job just returned.
 		want := []string{
 			"POST /v2/agent/other/job @0s",
-			"GET /v2/agent/other/job/" + ajJobID + " @1s",
-			"GET /v2/agent/other/job/" + ajJobID + " @3s",
+			"GET /v2/agent/other/job/" + fixtureJobID + " @1s",
+			"GET /v2/agent/other/job/" + fixtureJobID + " @3s",
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("requests (-want +got):\n%s", diff)
@@ -732,14 +702,13 @@ func TestCreateAndWaitDoesNotPollJobCreatedTerminal(t *testing.T) {
 		t.Run(tt.fixture, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				c, mt := newTestClient(t)
-				log := newAJLog()
-				ajServe(t, mt, log, http.MethodPost, "/v2/agent/proj/job", ajFixtureReply(t, http.StatusCreated, tt.fixture))
+				log := serve(t, mt, on(http.MethodPost, "/v2/agent/proj/job", replyFixture(t, http.StatusCreated, tt.fixture)))
 
-				var seen ajStatuses
-				params := ajFast
+				var seen jobStatuses
+				params := fastWait
 				params.OnUpdate = seen.OnUpdate
 				job, err := c.AgentJobs.CreateAndWait(t.Context(), "", CreateJobParams{Prompt: "p"}, params)
-				if diff := cmp.Diff(*ajDecode(t, tt.fixture), *job); diff != "" {
+				if diff := cmp.Diff(*decodeJob(t, tt.fixture), *job); diff != "" {
 					t.Errorf("job (-want +got):\n%s", diff)
 				}
 				var failed *JobFailedError
@@ -750,7 +719,7 @@ func TestCreateAndWaitDoesNotPollJobCreatedTerminal(t *testing.T) {
 				} else if err != nil {
 					t.Errorf("err = %v, want nil", err)
 				}
-				if n := len(log.Calls()); n != 1 {
+				if n := len(log.Requests()); n != 1 {
 					t.Errorf("got %d requests, want only the create", n)
 				}
 				if diff := cmp.Diff([]JobStatus{job.Status}, seen.Seen()); diff != "" {
@@ -764,17 +733,16 @@ func TestCreateAndWaitDoesNotPollJobCreatedTerminal(t *testing.T) {
 func TestCreateAndWaitReturnsNilJobWhenCreateFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		log := newAJLog()
-		ajServe(t, mt, log, http.MethodPost, "/v2/agent/proj/job", ajReply(http.StatusBadRequest, `{"error":"prompt is too long"}`))
+		log := serve(t, mt, on(http.MethodPost, "/v2/agent/proj/job", replyJSON(http.StatusBadRequest, `{"error":"prompt is too long"}`)))
 
-		var seen ajStatuses
-		params := ajFast
+		var seen jobStatuses
+		params := fastWait
 		params.OnUpdate = seen.OnUpdate
 		job, err := c.AgentJobs.CreateAndWait(t.Context(), "", CreateJobParams{Prompt: "p"}, params)
 		if job != nil || !errors.Is(err, ErrBadRequest) {
 			t.Fatalf("CreateAndWait = %+v, %v; want nil, ErrBadRequest", job, err)
 		}
-		if n := len(log.Calls()); n != 1 {
+		if n := len(log.Requests()); n != 1 {
 			t.Errorf("got %d requests, want only the create", n)
 		}
 		if s := seen.Seen(); len(s) != 0 {
@@ -787,14 +755,12 @@ func TestCreateAndWaitTimeoutReturnsLastJob(t *testing.T) {
 	t.Run("polls succeeded", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			c, mt := newTestClient(t)
-			log := newAJLog()
-			ajServe(t, mt, log, http.MethodPost, "/v2/agent/proj/job", ajFixtureReply(t, http.StatusCreated, "job_active.json"))
-			ajServe(t, mt, log, http.MethodGet, ajPollPath, ajFixtureReply(t, http.StatusOK, "job_queued.json"))
+			serve(t, mt, on(http.MethodPost, "/v2/agent/proj/job", replyFixture(t, http.StatusCreated, "job_active.json")), on(http.MethodGet, pollPath, replyFixture(t, http.StatusOK, "job_queued.json")))
 
-			params := ajFast
+			params := fastWait
 			params.Timeout = 10 * time.Second
 			job, err := c.AgentJobs.CreateAndWait(t.Context(), "", CreateJobParams{Prompt: "p"}, params)
-			te := ajTimeoutError(t, err, context.DeadlineExceeded, 10*time.Second)
+			te := wantTimeoutError(t, err, context.DeadlineExceeded, 10*time.Second)
 			// queued is what the polls saw; the create saw active.
 			if job == nil || job.Status != "queued" || te.Job != job {
 				t.Errorf("job = %+v, err.Job = %+v; want the last polled (queued) job in both", job, te.Job)
@@ -804,19 +770,19 @@ func TestCreateAndWaitTimeoutReturnsLastJob(t *testing.T) {
 	t.Run("no poll succeeded", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			c, mt := newTestClient(t, WithMaxRetries(0))
-			log := newAJLog()
-			ajServe(t, mt, log, http.MethodPost, "/v2/agent/proj/job", ajFixtureReply(t, http.StatusCreated, "job_active.json"))
-			unavailable := ajReply(http.StatusServiceUnavailable, `{"error":"Service unavailable"}`)
+			unavailable := replyJSON(http.StatusServiceUnavailable, `{"error":"Service unavailable"}`)
 			// Polls at 1s, 3s and 7s fail; the service is back for the
 			// caller's second wait, at 10s.
-			ajServe(t, mt, log, http.MethodGet, ajPollPath,
-				unavailable, unavailable, unavailable, ajFixtureReply(t, http.StatusOK, "job_completed.json"))
+			log := serve(t, mt,
+				on(http.MethodPost, "/v2/agent/proj/job", replyFixture(t, http.StatusCreated, "job_active.json")),
+				on(http.MethodGet, pollPath,
+					unavailable, unavailable, unavailable, replyFixture(t, http.StatusOK, "job_completed.json")))
 
-			params := ajFast
+			params := fastWait
 			params.Timeout = 10 * time.Second
 			job, err := c.AgentJobs.CreateAndWait(t.Context(), "", CreateJobParams{Prompt: "p"}, params)
-			te := ajTimeoutError(t, err, context.DeadlineExceeded, 10*time.Second)
-			if job == nil || job.ID != ajJobID || job.Status != JobStatusActive {
+			te := wantTimeoutError(t, err, context.DeadlineExceeded, 10*time.Second)
+			if job == nil || job.ID != fixtureJobID || job.Status != JobStatusActive {
 				t.Fatalf("job = %+v, want the created job, so that its ID can be waited on again", job)
 			}
 			// The error carries the created job too, so code that reads
@@ -824,7 +790,7 @@ func TestCreateAndWaitTimeoutReturnsLastJob(t *testing.T) {
 			if te.Job != job {
 				t.Errorf("WaitTimeoutError.Job = %+v, want the created job", te.Job)
 			}
-			again, err := c.AgentJobs.Wait(t.Context(), "", job.ID, ajFast)
+			again, err := c.AgentJobs.Wait(t.Context(), "", job.ID, fastWait)
 			if err != nil || again.Status != JobStatusCompleted {
 				t.Errorf("second Wait = %+v, %v; want the completed job", again, err)
 			}
@@ -838,16 +804,14 @@ func TestCreateAndWaitTimeoutReturnsLastJob(t *testing.T) {
 func TestCreateAndWaitSendsIdempotencyKeyOnCreateOnly(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c, mt := newTestClient(t)
-		log := newAJLog()
-		ajServe(t, mt, log, http.MethodPost, "/v2/agent/proj/job", ajFixtureReply(t, http.StatusCreated, "job_active.json"))
-		ajServe(t, mt, log, http.MethodGet, ajPollPath,
-			ajFixtureReply(t, http.StatusOK, "job_active.json"), ajFixtureReply(t, http.StatusOK, "job_completed.json"))
+		log := serve(t, mt, on(http.MethodPost, "/v2/agent/proj/job", replyFixture(t, http.StatusCreated, "job_active.json")), on(http.MethodGet, pollPath,
+			replyFixture(t, http.StatusOK, "job_active.json"), replyFixture(t, http.StatusOK, "job_completed.json")))
 
-		_, err := c.AgentJobs.CreateAndWait(t.Context(), "", CreateJobParams{Prompt: "p"}, ajFast, WithIdempotencyKey("release-2026-08-14"))
+		_, err := c.AgentJobs.CreateAndWait(t.Context(), "", CreateJobParams{Prompt: "p"}, fastWait, WithIdempotencyKey("release-2026-08-14"))
 		if err != nil {
 			t.Fatalf("CreateAndWait: %v", err)
 		}
-		calls := log.Calls()
+		calls := log.Requests()
 		if len(calls) != 3 {
 			t.Fatalf("got %d requests, want 3", len(calls))
 		}
