@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -30,6 +31,10 @@ func invalidInput(format string, args ...any) *badRequest {
 type promptBody struct {
 	Prompt *string `json:"prompt"`
 }
+
+// promptFields names the fields of a prompt body, for the message about an
+// unknown one.
+var promptFields = jsonFields(reflect.TypeFor[promptBody]())
 
 // readPrompt reads and checks a {"prompt"} body: the body bound, JSON with
 // no unknown fields, wrong types or trailing data, a prompt that is present,
@@ -58,7 +63,7 @@ func parsePrompt(body []byte, maxLength int) (string, *badRequest) {
 	dec.DisallowUnknownFields()
 	var b promptBody
 	if err := dec.Decode(&b); err != nil {
-		return "", describeJSONError(err)
+		return "", describeJSONError(err, promptFields)
 	}
 	if dec.More() {
 		return "", invalidInput("request body has data after the JSON object")
@@ -105,8 +110,9 @@ func jsonKind(t reflect.Type) string {
 }
 
 // describeJSONError turns encoding/json's errors, which name Go types, into
-// messages about the request's JSON.
-func describeJSONError(err error) *badRequest {
+// messages about the request's JSON. fields are the fields of the object
+// in which an unknown field was found, for the message to list them.
+func describeJSONError(err error, fields []string) *badRequest {
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
@@ -119,8 +125,47 @@ func describeJSONError(err error) *badRequest {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return invalidInput("request body is not valid JSON: it ends too early")
 	}
-	if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return invalidInput("unknown field %s; the only field is \"prompt\"", field)
+	if field, ok := unknownField(err); ok {
+		if len(fields) == 1 {
+			return invalidInput("unknown field %s; the only field is %q", field, fields[0])
+		}
+		return invalidInput("unknown field %s; the fields are %s", field, quoteFields(fields))
 	}
 	return invalidInput("request body is not valid JSON: %v", err)
+}
+
+// unknownField returns the name, quoted, of the field that err, an error of
+// a json.Decoder with DisallowUnknownFields, refuses as unknown. The error
+// has no type of its own (encoding/json makes it with fmt.Errorf), so its
+// wording is all there is to tell it by.
+func unknownField(err error) (string, bool) {
+	return strings.CutPrefix(err.Error(), "json: unknown field ")
+}
+
+// jsonFields lists the JSON names of the fields of the struct type t, in
+// order. Taking them from the type that a body is decoded into keeps the
+// messages that list them in step with what is decoded.
+func jsonFields(t reflect.Type) []string {
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case !f.IsExported() || name == "-":
+			continue
+		case name == "":
+			name = f.Name
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+// quoteFields writes field names as a message lists them: "a", "b", "c".
+func quoteFields(fields []string) string {
+	quoted := make([]string, len(fields))
+	for i, f := range fields {
+		quoted[i] = strconv.Quote(f)
+	}
+	return strings.Join(quoted, ", ")
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 	"unicode"
@@ -75,6 +76,18 @@ type ingestView struct {
 	At        string  `json:"at"`
 	Count     *int64  `json:"count"`
 }
+
+// ingestBody is an ingestion body: {"views": [...]}.
+type ingestBody struct {
+	Views *[]ingestView `json:"views"`
+}
+
+// The fields of an ingestion body and of a view, for the messages that
+// list them.
+var (
+	ingestFields     = jsonFields(reflect.TypeFor[ingestBody]())
+	ingestViewFields = jsonFields(reflect.TypeFor[ingestView]())
+)
 
 // recordViews: POST /v1/analytics/{projectId}/views, a self-hosted addition
 // for sites not served by a Go handler (a static host, a CDN's logs).
@@ -147,18 +160,16 @@ func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.Vi
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
-	var in struct {
-		Views *[]ingestView `json:"views"`
-	}
+	var in ingestBody
 	if err := dec.Decode(&in); err != nil {
-		fail("%s", describeJSONError(err).Message)
+		fail("%s", describeIngestError(body, err))
 		return nil, details
 	}
 	switch {
 	case dec.More():
 		fail("the request body has data after the JSON object")
 	case in.Views == nil:
-		fail(`field "views" is required: an array of {"path", "userAgent", "accept", "at", "count"}`)
+		fail(`field "views" is required: an array of {%s}`, quoteFields(ingestViewFields))
 	case len(*in.Views) == 0:
 		fail(`field "views" is empty`)
 	case len(*in.Views) > maxIngestViews:
@@ -237,4 +248,40 @@ func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.Vi
 		out[i] = *vc
 	}
 	return out, nil
+}
+
+// describeIngestError words the error of decoding an ingestion body. For
+// an unknown field it lists the fields of the object the field is in,
+// which encoding/json does not say: the body is decoded again, the top
+// level alone and then each view, until the field it named shows. (A name
+// unknown at both levels is told as the top level's.)
+func describeIngestError(body []byte, err error) string {
+	field, ok := unknownField(err)
+	if !ok {
+		return describeJSONError(err, nil).Message
+	}
+	unknownHere := func(data []byte, v any) bool {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		err := dec.Decode(v)
+		if err == nil {
+			return false
+		}
+		f, ok := unknownField(err)
+		return ok && f == field
+	}
+	var top struct {
+		Views []json.RawMessage `json:"views"`
+	}
+	if unknownHere(body, &top) {
+		return describeJSONError(err, ingestFields).Message
+	}
+	for i, raw := range top.Views {
+		if unknownHere(raw, &ingestView{}) {
+			return fmt.Sprintf("views[%d]: %s", i, describeJSONError(err, ingestViewFields).Message)
+		}
+	}
+	// Reached only when a later "views" key replaced the array that held
+	// the field: it was in a view all the same.
+	return describeJSONError(err, ingestViewFields).Message
 }

@@ -96,7 +96,7 @@ func (w *Workspace) openFile(given, p string) (*os.File, fs.FileInfo, error) {
 	case isLink(info.Mode()):
 		return nil, nil, linkRefused(given, p)
 	case info.IsDir():
-		return nil, nil, errRefused(given + ": is a folder; use list_files")
+		return nil, nil, errRefused(given + ": is a folder; use " + nameListFiles)
 	case !info.Mode().IsRegular():
 		return nil, nil, errRefused(given + ": not a regular file")
 	}

@@ -1,0 +1,76 @@
+package server
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/docsapi/docsapi-go/server/traffic"
+)
+
+// An unknown field is answered with the fields of the object it is in:
+// each body lists its own, never another body's. The whole message is the
+// contract, so the whole message is compared.
+func TestUnknownFieldMessagesNameTheBodysOwnFields(t *testing.T) {
+	const viewFields = `"path", "userAgent", "accept", "at", "count"`
+	prompts := []struct{ body, want string }{
+		{`{"prompt":"a","model":"x"}`, `unknown field "model"; the only field is "prompt"`},
+		{`{"model":"x"}`, `unknown field "model"; the only field is "prompt"`},
+	}
+	for _, tt := range prompts {
+		if _, bad := parsePrompt([]byte(tt.body), 10); bad == nil || bad.Message != tt.want {
+			t.Errorf("parsePrompt(%s) = %+v, want %q", tt.body, bad, tt.want)
+		}
+	}
+	ingests := []struct{ body, want string }{
+		{`{"views": [], "referrer": "x"}`, `unknown field "referrer"; the only field is "views"`},
+		{`{"referrer": "x", "views": [{"path": "/a"}]}`, `unknown field "referrer"; the only field is "views"`},
+		{`{"views": [{"path": "/a", "referrer": "x"}]}`, `views[0]: unknown field "referrer"; the fields are ` + viewFields},
+		{`{"views": [{"path": "/a"}, {"path": "/b", "referrer": "x"}], "extra": 1}`, `views[1]: unknown field "referrer"; the fields are ` + viewFields},
+		{`{"extra": 1, "views": [{"path": "/a", "referrer": "x"}]}`, `unknown field "extra"; the only field is "views"`},
+		// The unknown field comes first, so it is the one told.
+		{`{"views": [{"path": "/a", "referrer": "x", "count": "2"}]}`, `views[0]: unknown field "referrer"; the fields are ` + viewFields},
+		// The view that held it was replaced by a later "views": still a
+		// view's field, though which one can no longer be told.
+		{`{"views": [{"x": 1}], "views": []}`, `unknown field "x"; the fields are ` + viewFields},
+		// The other messages of describeJSONError, through the ingestion body.
+		{`{"views": [{"path": "/a", "count": "2"}]}`, `field "views.count" must be a number, not a JSON string`},
+		{`{"views": {}}`, `field "views" must be an array, not a JSON object`},
+		{`[]`, `request body must be a JSON object, not a JSON array`},
+		{`{"views": [`, `request body is not valid JSON: it ends too early`},
+		{`{}`, `field "views" is required: an array of {` + viewFields + `}`},
+	}
+	now := time.Date(2026, 8, 14, 9, 0, 0, 0, time.UTC)
+	for _, tt := range ingests {
+		_, details := parseIngest([]byte(tt.body), now, traffic.Default())
+		if len(details) != 1 || details[0].Message != tt.want {
+			t.Errorf("parseIngest(%s) = %+v, want the one detail %q", tt.body, details, tt.want)
+		}
+	}
+}
+
+func TestBodyJSONFieldsFollowTheType(t *testing.T) {
+	type sample struct {
+		Tagged    string `json:"tagged,omitempty"`
+		Untagged  int
+		Skipped   bool `json:"-"`
+		unwritten string
+		Last      *int64 `json:"last"`
+	}
+	_ = sample{}.unwritten
+	tests := []struct {
+		t    reflect.Type
+		want []string
+	}{
+		{reflect.TypeFor[promptBody](), []string{"prompt"}},
+		{reflect.TypeFor[ingestBody](), []string{"views"}},
+		{reflect.TypeFor[ingestView](), []string{"path", "userAgent", "accept", "at", "count"}},
+		{reflect.TypeFor[sample](), []string{"tagged", "Untagged", "last"}},
+	}
+	for _, tt := range tests {
+		if got := jsonFields(tt.t); !slices.Equal(got, tt.want) {
+			t.Errorf("jsonFields(%v) = %q, want %q", tt.t, got, tt.want)
+		}
+	}
+}
