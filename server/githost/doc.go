@@ -15,6 +15,9 @@
 // for an open pull request from that branch before it opens one, and takes
 // the existing one when another run wins the race to open it. They keep no
 // state of their own, so any number of engines may share a repository.
+// That sequence, and the rules below, are written once in internal/hostkit;
+// each host package holds only the calls to its API, and
+// internal/hostkit/hosttest is the suite both hosts pass.
 //
 // The GitHub and GitLab hosts share these rules:
 //

@@ -63,11 +63,7 @@ type Config struct {
 // String describes c without its token, so that printing a configuration
 // cannot leak it.
 func (c Config) String() string {
-	base := c.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	return fmt.Sprintf("github.Config{BaseURL: %q, Token: %s, Draft: %t}", hostkit.Redact(base), redacted(c.Token, c.TokenFunc), c.Draft)
+	return hostkit.ConfigString("github.Config", c.BaseURL, DefaultBaseURL, c.Token, c.TokenFunc, c.Draft)
 }
 
 // GoString is String, for the %#v verb.
@@ -76,58 +72,37 @@ func (c Config) GoString() string { return c.String() }
 // LogValue is the redacted form of c for slog.
 func (c Config) LogValue() slog.Value { return slog.StringValue(c.String()) }
 
-func redacted(token string, fn func(context.Context) (string, error)) string {
-	switch {
-	case fn != nil:
-		return "func"
-	case token != "":
-		return "[REDACTED]"
-	}
-	return "none"
-}
-
 // Host opens pull requests on one GitHub instance. It is safe for concurrent
 // use and holds no state between calls: everything Ensure needs to know is
 // asked of GitHub, so several engines (or processes) may share a repository.
 type Host struct {
-	client *gh.Client
+	client *client
+	ensure *hostkit.Ensurer[repoName]
 	api    string
-	hosts  []string
-	draft  bool
-	log    *slog.Logger
 }
 
 var _ engine.PullRequests = (*Host)(nil)
 
+// names are the words of this host's messages.
+var names = hostkit.Names{Package: "github", Service: "GitHub", Kind: "pull request", Repository: "repository"}
+
 // New checks cfg and returns a Host. It sends no request.
 func New(cfg Config) (*Host, error) {
-	token, err := hostkit.TokenSource(cfg.Token, cfg.TokenFunc)
-	if err != nil {
-		return nil, fmt.Errorf("github: %w", err)
-	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	api, err := hostkit.ParseBaseURL(base)
+	s, err := hostkit.NewSetup(cfg.Token, cfg.TokenFunc, cfg.BaseURL, DefaultBaseURL, cfg.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("github: %w", err)
 	}
 	transport := &hostkit.Transport{
-		API: api,
+		API: s.API,
 		Auth: func(ctx context.Context, h http.Header) error {
-			tok, err := token(ctx)
+			tok, err := s.Token(ctx)
 			if err != nil {
 				return err
 			}
 			h.Set("Authorization", "Bearer "+tok)
 			return nil
 		},
-		Logger: log,
+		Logger: s.Log,
 	}
 	opts := []gh.ClientOptionsFunc{gh.WithHTTPClient(hostkit.HTTPClient(cfg.HTTPClient, transport))}
 	hosts := []string{"github.com", "ssh.github.com"}
@@ -135,22 +110,23 @@ func New(cfg Config) (*Host, error) {
 		// GitHub Enterprise Server serves the API under /api/v3/ and its
 		// uploads under /api/uploads/ on the same host; uploads are never
 		// used here, but the option needs both.
-		root := *api
+		root := *s.API
 		root.Path = strings.TrimSuffix(strings.TrimSuffix(root.Path, "/"), "/api/v3") + "/"
-		opts = append(opts, gh.WithEnterpriseURLs(base, root.String()+"api/uploads/"))
-		hosts = []string{api.Hostname()}
-		if web, ok := strings.CutPrefix(strings.ToLower(api.Hostname()), "api."); ok {
+		opts = append(opts, gh.WithEnterpriseURLs(s.Base, root.String()+"api/uploads/"))
+		hosts = []string{s.API.Hostname()}
+		if web, ok := strings.CutPrefix(strings.ToLower(s.API.Hostname()), "api."); ok {
 			// GHE.com serves the API on api.<name>.ghe.com and the
 			// repositories on <name>.ghe.com.
 			hosts = append(hosts, web)
 		}
 	}
 	hosts = append(hosts, cfg.RepositoryHosts...)
-	client, err := gh.NewClient(opts...)
+	gc, err := gh.NewClient(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("github: %w", err)
 	}
-	return &Host{client: client, api: client.BaseURL(), hosts: hosts, draft: cfg.Draft, log: log}, nil
+	c := &client{gh: gc, hosts: hosts, draft: cfg.Draft}
+	return &Host{client: c, ensure: &hostkit.Ensurer[repoName]{Names: names, API: c, Log: s.Log}, api: gc.BaseURL()}, nil
 }
 
 // String names the host by its API, for logs.
@@ -167,106 +143,86 @@ func (h *Host) String() string { return "github.Host(" + h.api + ")" }
 // marked with engine.Permanent; server errors, rate limits and network
 // failures are not.
 func (h *Host) Ensure(ctx context.Context, spec engine.PullRequestSpec) (string, error) {
-	if spec.Branch == "" || spec.Title == "" {
-		return "", engine.Permanent(errors.New("github: a pull request needs a branch and a title"))
-	}
-	owner, repo, err := h.repository(spec.Repository)
-	if err != nil {
-		return "", engine.Permanent(err)
-	}
-	base := hostkit.Branch(spec.Base)
-	if base == "" {
-		r, _, err := h.client.Repositories.Get(ctx, owner, repo)
-		if err != nil {
-			return "", classify(err, "github: reading the repository %s/%s", owner, repo)
-		}
-		if base = r.GetDefaultBranch(); base == "" {
-			return "", engine.Permanent(fmt.Errorf("github: the repository %s/%s has no default branch", owner, repo))
-		}
-	}
-	log := h.log.With(slog.String("repository", owner+"/"+repo), slog.String("branch", spec.Branch), slog.String("base", base))
-
-	if url, err := h.find(ctx, owner, repo, spec.Branch, base); err != nil || url != "" {
-		if url != "" {
-			log.Info("githost: pull request already open", slog.String("url", url))
-		}
-		return url, err
-	}
-	newPR := &gh.NewPullRequest{
-		Title: gh.Ptr(spec.Title),
-		Head:  gh.Ptr(spec.Branch),
-		Base:  gh.Ptr(base),
-		Body:  gh.Ptr(spec.Body),
-	}
-	if h.draft {
-		newPR.Draft = gh.Ptr(true)
-	}
-	pr, _, err := h.client.PullRequests.Create(ctx, owner, repo, newPR)
-	switch {
-	case err == nil:
-		url := pr.GetHTMLURL()
-		if url == "" {
-			return "", fmt.Errorf("github: the pull request #%d opened in %s/%s has no html_url", pr.GetNumber(), owner, repo)
-		}
-		log.Info("githost: pull request opened", slog.String("url", url))
-		return url, nil
-	case alreadyExists(err):
-		// Another run opened it between our list and our create.
-		url, ferr := h.find(ctx, owner, repo, spec.Branch, base)
-		if ferr != nil || url != "" {
-			if url != "" {
-				log.Info("githost: pull request opened meanwhile by another run", slog.String("url", url))
-			}
-			return url, ferr
-		}
-		// Not listed yet: GitHub's lists can lag behind its writes. A
-		// retry will find it.
-		return "", fmt.Errorf("github: GitHub reports an open pull request from %s:%s into %s that its list does not show yet", owner, spec.Branch, base)
-	default:
-		return "", classify(err, "github: opening a pull request from %s into %s in %s/%s", spec.Branch, base, owner, repo)
-	}
+	return h.ensure.Ensure(ctx, spec)
 }
 
-// find returns the web URL of the open pull request from owner:branch into
-// base, or "" when there is none.
-func (h *Host) find(ctx context.Context, owner, repo, branch, base string) (string, error) {
-	prs, _, err := h.client.PullRequests.List(ctx, owner, repo, &gh.PullRequestListOptions{
-		State: "open",
-		Head:  owner + ":" + branch,
-		Base:  base,
-	})
-	if err != nil {
-		return "", classify(err, "github: listing the open pull requests of %s/%s", owner, repo)
-	}
-	for _, pr := range prs {
-		// GitHub ignores a head filter it cannot read and lists every pull
-		// request; checking each one keeps that from picking a stranger's.
-		if pr.GetState() == "open" && pr.GetHead().GetRef() == branch && pr.GetBase().GetRef() == base && pr.GetHTMLURL() != "" {
-			return pr.GetHTMLURL(), nil
-		}
-	}
-	return "", nil
+// repoName is a repository as GitHub's API names it.
+type repoName struct{ owner, name string }
+
+func (r repoName) String() string { return r.owner + "/" + r.name }
+
+// client is GitHub's side of hostkit.Ensurer: the requests, and how to read
+// GitHub's answers.
+type client struct {
+	gh    *gh.Client
+	hosts []string
+	draft bool
 }
 
-// repository reads owner and name from a clone URL on this GitHub.
-func (h *Host) repository(raw string) (owner, repo string, err error) {
-	r, err := hostkit.ParseRemote(raw)
+// Repository reads owner and name from a clone URL on this GitHub.
+func (c *client) Repository(raw string) (repoName, error) {
+	r, err := hostkit.RemoteOn(raw, "GitHub", c.hosts)
 	if err != nil {
-		return "", "", fmt.Errorf("github: %w", err)
-	}
-	if !hostkit.HostMatches(r.Host, h.hosts) {
-		return "", "", fmt.Errorf("github: the repository %q is on %s, not on this GitHub (%s)", hostkit.Redact(raw), r.Host, strings.Join(h.hosts, ", "))
+		return repoName{}, err
 	}
 	owner, repo, ok := strings.Cut(r.Path, "/")
 	if !ok || strings.Contains(repo, "/") {
-		return "", "", fmt.Errorf("github: the repository URL %q does not name owner/repository", hostkit.Redact(raw))
+		return repoName{}, fmt.Errorf("the repository URL %q does not name owner/repository", hostkit.Redact(raw))
 	}
-	return owner, repo, nil
+	return repoName{owner, repo}, nil
 }
 
-// alreadyExists reports GitHub's answer to creating a pull request that is
+// Lookup asks GitHub only for the default branch: the other calls name the
+// repository by owner and name.
+func (c *client) Lookup(ctx context.Context, repo repoName, needDefault bool) (repoName, string, error) {
+	if !needDefault {
+		return repo, "", nil
+	}
+	r, _, err := c.gh.Repositories.Get(ctx, repo.owner, repo.name)
+	if err != nil {
+		return repo, "", err
+	}
+	return repo, r.GetDefaultBranch(), nil
+}
+
+// ListOpen lists the open pull requests from owner:head into base.
+func (c *client) ListOpen(ctx context.Context, repo repoName, head, base string) ([]hostkit.Listed, error) {
+	prs, _, err := c.gh.PullRequests.List(ctx, repo.owner, repo.name, &gh.PullRequestListOptions{
+		State: "open",
+		Head:  repo.owner + ":" + head,
+		Base:  base,
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]hostkit.Listed, len(prs))
+	for i, pr := range prs {
+		out[i] = hostkit.Listed{Open: pr.GetState() == "open", Head: pr.GetHead().GetRef(), Base: pr.GetBase().GetRef(), URL: pr.GetHTMLURL()}
+	}
+	return out, nil
+}
+
+// Create opens the pull request, as a draft when so configured.
+func (c *client) Create(ctx context.Context, repo repoName, spec hostkit.NewPR) (string, error) {
+	newPR := &gh.NewPullRequest{
+		Title: gh.Ptr(spec.Title),
+		Head:  gh.Ptr(spec.Head),
+		Base:  gh.Ptr(spec.Base),
+		Body:  gh.Ptr(spec.Body),
+	}
+	if c.draft {
+		newPR.Draft = gh.Ptr(true)
+	}
+	pr, _, err := c.gh.PullRequests.Create(ctx, repo.owner, repo.name, newPR)
+	if err != nil {
+		return "", err
+	}
+	return pr.GetHTMLURL(), nil
+}
+
+// AlreadyExists reports GitHub's answer to creating a pull request that is
 // already open: 422 with "A pull request already exists for owner:branch."
-func alreadyExists(err error) bool {
+func (*client) AlreadyExists(err error) bool {
 	var er *gh.ErrorResponse
 	if !errors.As(err, &er) || er.Response == nil || er.Response.StatusCode != http.StatusUnprocessableEntity {
 		return false
@@ -279,21 +235,10 @@ func alreadyExists(err error) bool {
 	return strings.Contains(strings.ToLower(er.Message), "pull request already exists")
 }
 
-// classify wraps err with a description and marks it permanent when a retry
-// cannot help: GitHub refused the request itself (401, 403, 404, 422, …),
-// except for rate limits, which pass.
-func classify(err error, format string, args ...any) error {
-	wrapped := fmt.Errorf(format+": %w", append(args, err)...)
-	if permanent(err) {
-		return engine.Permanent(wrapped)
-	}
-	return wrapped
-}
-
-func permanent(err error) bool {
-	if errors.Is(err, hostkit.ErrEmptyToken) {
-		return true
-	}
+// Permanent reports whether GitHub refused the request itself (401, 403,
+// 404, 422, …; see hostkit.PermanentStatus). Rate limits, which GitHub
+// answers with 403 too, pass.
+func (*client) Permanent(err error) bool {
 	var rate *gh.RateLimitError
 	var abuse *gh.AbuseRateLimitError
 	if errors.As(err, &rate) || errors.As(err, &abuse) {

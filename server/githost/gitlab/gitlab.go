@@ -62,18 +62,7 @@ type Config struct {
 // String describes c without its token, so that printing a configuration
 // cannot leak it.
 func (c Config) String() string {
-	base := c.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	tok := "none"
-	switch {
-	case c.TokenFunc != nil:
-		tok = "func"
-	case c.Token != "":
-		tok = "[REDACTED]"
-	}
-	return fmt.Sprintf("gitlab.Config{BaseURL: %q, Token: %s, Draft: %t}", hostkit.Redact(base), tok, c.Draft)
+	return hostkit.ConfigString("gitlab.Config", c.BaseURL, DefaultBaseURL, c.Token, c.TokenFunc, c.Draft)
 }
 
 // GoString is String, for the %#v verb.
@@ -87,17 +76,15 @@ func (c Config) LogValue() slog.Value { return slog.StringValue(c.String()) }
 // know is asked of GitLab, so several engines (or processes) may share a
 // project.
 type Host struct {
-	client *gl.Client
+	client *client
+	ensure *hostkit.Ensurer[project]
 	api    string
-	hosts  []string
-	// root is the instance's relative URL root ("" or, say, "gitlab"),
-	// which its HTTP clone URLs carry before the project's path.
-	root  string
-	draft bool
-	log   *slog.Logger
 }
 
 var _ engine.PullRequests = (*Host)(nil)
+
+// names are the words of this host's messages.
+var names = hostkit.Names{Package: "gitlab", Service: "GitLab", Kind: "merge request", Repository: "project"}
 
 // tokenAuth is client-go's extension point for credentials: the library
 // asks it for the header before every request, which lets TokenFunc renew
@@ -118,42 +105,31 @@ func (a tokenAuth) Header(ctx context.Context) (string, string, error) {
 
 // New checks cfg and returns a Host. It sends no request.
 func New(cfg Config) (*Host, error) {
-	token, err := hostkit.TokenSource(cfg.Token, cfg.TokenFunc)
-	if err != nil {
-		return nil, fmt.Errorf("gitlab: %w", err)
-	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	api, err := hostkit.ParseBaseURL(base)
+	s, err := hostkit.NewSetup(cfg.Token, cfg.TokenFunc, cfg.BaseURL, DefaultBaseURL, cfg.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("gitlab: %w", err)
 	}
 	// client-go sets the token header; the transport only makes sure it
 	// never follows a redirect to another host, which Go's client would
 	// allow for PRIVATE-TOKEN.
-	transport := &hostkit.Transport{API: api, Logger: log}
-	client, err := gl.NewAuthSourceClient(tokenAuth{token: token},
-		gl.WithBaseURL(base),
+	transport := &hostkit.Transport{API: s.API, Logger: s.Log}
+	gc, err := gl.NewAuthSourceClient(tokenAuth{token: s.Token},
+		gl.WithBaseURL(s.Base),
 		gl.WithHTTPClient(hostkit.HTTPClient(cfg.HTTPClient, transport)),
 		// The engine retries a failed run as a whole, and Ensure is
 		// idempotent; retries here would only spend the run's time, and
 		// retrying the create could not be told from a second create.
 		gl.WithoutRetries(),
-		gl.WithURLWarningLogger(log),
+		gl.WithURLWarningLogger(s.Log),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("gitlab: %w", err)
 	}
-	root := strings.Trim(api.Path, "/")
+	root := strings.Trim(s.API.Path, "/")
 	root = strings.Trim(strings.TrimSuffix(root, "api/v4"), "/")
-	hosts := append([]string{api.Hostname()}, cfg.RepositoryHosts...)
-	return &Host{client: client, api: client.BaseURL().String(), hosts: hosts, root: root, draft: cfg.Draft, log: log}, nil
+	hosts := append([]string{s.API.Hostname()}, cfg.RepositoryHosts...)
+	c := &client{gl: gc, hosts: hosts, root: root, draft: cfg.Draft}
+	return &Host{client: c, ensure: &hostkit.Ensurer[project]{Names: names, API: c, Log: s.Log}, api: gc.BaseURL().String()}, nil
 }
 
 // String names the host by its API, for logs.
@@ -170,119 +146,104 @@ func (h *Host) String() string { return "gitlab.Host(" + h.api + ")" }
 // marked with engine.Permanent; server errors, rate limits and network
 // failures are not.
 func (h *Host) Ensure(ctx context.Context, spec engine.PullRequestSpec) (string, error) {
-	if spec.Branch == "" || spec.Title == "" {
-		return "", engine.Permanent(errors.New("gitlab: a merge request needs a branch and a title"))
-	}
-	path, err := h.projectPath(spec.Repository)
-	if err != nil {
-		return "", engine.Permanent(err)
-	}
-	// The project is read even when the base is known: its numeric id
-	// names it in the other calls, and a missing project fails here with
-	// a clear message.
-	project, _, err := h.client.Projects.GetProject(path, nil, gl.WithContext(ctx))
-	if err != nil {
-		return "", classify(err, "gitlab: reading the project %s", path)
-	}
-	base := hostkit.Branch(spec.Base)
-	if base == "" {
-		if base = project.DefaultBranch; base == "" {
-			return "", engine.Permanent(fmt.Errorf("gitlab: the project %s has no default branch", path))
-		}
-	}
-	log := h.log.With(slog.String("repository", path), slog.String("branch", spec.Branch), slog.String("base", base))
-
-	if url, err := h.find(ctx, project, spec.Branch, base); err != nil || url != "" {
-		if url != "" {
-			log.Info("githost: merge request already open", slog.String("url", url))
-		}
-		return url, err
-	}
-	title := spec.Title
-	if h.draft && !isDraft(title) {
-		title = "Draft: " + title
-	}
-	mr, _, err := h.client.MergeRequests.CreateMergeRequest(project.ID, &gl.CreateMergeRequestOptions{
-		Title:        gl.Ptr(title),
-		Description:  gl.Ptr(spec.Body),
-		SourceBranch: gl.Ptr(spec.Branch),
-		TargetBranch: gl.Ptr(base),
-	}, gl.WithContext(ctx))
-	switch {
-	case err == nil:
-		if mr.WebURL == "" {
-			return "", fmt.Errorf("gitlab: the merge request !%d opened in %s has no web_url", mr.IID, path)
-		}
-		log.Info("githost: merge request opened", slog.String("url", mr.WebURL))
-		return mr.WebURL, nil
-	case alreadyExists(err):
-		// Another run opened it between our list and our create.
-		url, ferr := h.find(ctx, project, spec.Branch, base)
-		if ferr != nil || url != "" {
-			if url != "" {
-				log.Info("githost: merge request opened meanwhile by another run", slog.String("url", url))
-			}
-			return url, ferr
-		}
-		// Not listed yet, or closed again meanwhile: a retry will tell.
-		return "", fmt.Errorf("gitlab: GitLab reports another open merge request from %s in %s, but none into %s is listed", spec.Branch, path, base)
-	default:
-		return "", classify(err, "gitlab: opening a merge request from %s into %s in %s", spec.Branch, base, path)
-	}
+	return h.ensure.Ensure(ctx, spec)
 }
 
-// find returns the web URL of the open merge request from branch into base
-// within project, or "" when there is none.
-func (h *Host) find(ctx context.Context, project *gl.Project, branch, base string) (string, error) {
-	mrs, _, err := h.client.MergeRequests.ListProjectMergeRequests(project.ID, &gl.ListProjectMergeRequestsOptions{
-		State:        gl.Ptr("opened"),
-		SourceBranch: gl.Ptr(branch),
-		TargetBranch: gl.Ptr(base),
-	}, gl.WithContext(ctx))
-	if err != nil {
-		return "", classify(err, "gitlab: listing the open merge requests of %s", project.PathWithNamespace)
-	}
-	for _, mr := range mrs {
-		// A fork's merge request into this project can have the same
-		// source branch name; only this project's own branch is the job's.
-		if mr.State == "opened" && mr.SourceBranch == branch && mr.TargetBranch == base &&
-			mr.SourceProjectID == project.ID && mr.WebURL != "" {
-			return mr.WebURL, nil
-		}
-	}
-	return "", nil
+// project is a project as GitLab's API names it: by its full path until
+// Lookup has read its numeric id, which names it in the other calls.
+type project struct {
+	path string
+	id   int64
 }
 
-// projectPath reads the project's full path ("group/sub/repo") from a clone
+func (p project) String() string { return p.path }
+
+// client is GitLab's side of hostkit.Ensurer: the requests, and how to read
+// GitLab's answers.
+type client struct {
+	gl    *gl.Client
+	hosts []string
+	// root is the instance's relative URL root ("" or, say, "gitlab"),
+	// which its HTTP clone URLs carry before the project's path.
+	root  string
+	draft bool
+}
+
+// Repository reads the project's full path ("group/sub/repo") from a clone
 // URL on this GitLab.
-func (h *Host) projectPath(raw string) (string, error) {
-	r, err := hostkit.ParseRemote(raw)
+func (c *client) Repository(raw string) (project, error) {
+	r, err := hostkit.RemoteOn(raw, "GitLab", c.hosts)
 	if err != nil {
-		return "", fmt.Errorf("gitlab: %w", err)
-	}
-	if !hostkit.HostMatches(r.Host, h.hosts) {
-		return "", fmt.Errorf("gitlab: the repository %q is on %s, not on this GitLab (%s)", hostkit.Redact(raw), r.Host, strings.Join(h.hosts, ", "))
+		return project{}, err
 	}
 	path := r.Path
-	if h.root != "" && (r.Scheme == "https" || r.Scheme == "http") {
+	if c.root != "" && (r.Scheme == "https" || r.Scheme == "http") {
 		// HTTP clone URLs of an instance under a relative root carry it;
 		// SSH ones do not.
-		p, ok := strings.CutPrefix(path, h.root+"/")
+		p, ok := strings.CutPrefix(path, c.root+"/")
 		if !ok {
-			return "", fmt.Errorf("gitlab: the repository URL %q is not under this GitLab's root /%s", hostkit.Redact(raw), h.root)
+			return project{}, fmt.Errorf("the repository URL %q is not under this GitLab's root /%s", hostkit.Redact(raw), c.root)
 		}
 		path = p
 	}
 	segs := strings.Split(path, "/")
 	if len(segs) < 2 {
-		return "", fmt.Errorf("gitlab: the repository URL %q does not name namespace/project", hostkit.Redact(raw))
+		return project{}, fmt.Errorf("the repository URL %q does not name namespace/project", hostkit.Redact(raw))
 	}
 	for _, s := range segs {
 		if s == "-" {
-			return "", fmt.Errorf("gitlab: the repository URL %q is a page of the web interface; give the clone URL", hostkit.Redact(raw))
+			return project{}, fmt.Errorf("the repository URL %q is a page of the web interface; give the clone URL", hostkit.Redact(raw))
 		}
 	}
-	return path, nil
+	return project{path: path}, nil
+}
+
+// Lookup reads the project even when the base is known: its numeric id
+// names it in the other calls, and a missing project fails here with a
+// clear message.
+func (c *client) Lookup(ctx context.Context, p project, _ bool) (project, string, error) {
+	got, _, err := c.gl.Projects.GetProject(p.path, nil, gl.WithContext(ctx))
+	if err != nil {
+		return p, "", err
+	}
+	p.id = got.ID
+	return p, got.DefaultBranch, nil
+}
+
+// ListOpen lists the open merge requests from head into base.
+func (c *client) ListOpen(ctx context.Context, p project, head, base string) ([]hostkit.Listed, error) {
+	mrs, _, err := c.gl.MergeRequests.ListProjectMergeRequests(p.id, &gl.ListProjectMergeRequestsOptions{
+		State:        gl.Ptr("opened"),
+		SourceBranch: gl.Ptr(head),
+		TargetBranch: gl.Ptr(base),
+	}, gl.WithContext(ctx))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]hostkit.Listed, len(mrs))
+	for i, mr := range mrs {
+		out[i] = hostkit.Listed{Open: mr.State == "opened", Head: mr.SourceBranch, Base: mr.TargetBranch, Foreign: mr.SourceProjectID != p.id, URL: mr.WebURL}
+	}
+	return out, nil
+}
+
+// Create opens the merge request, as a draft by its title when so
+// configured.
+func (c *client) Create(ctx context.Context, p project, spec hostkit.NewPR) (string, error) {
+	title := spec.Title
+	if c.draft && !isDraft(title) {
+		title = "Draft: " + title
+	}
+	mr, _, err := c.gl.MergeRequests.CreateMergeRequest(p.id, &gl.CreateMergeRequestOptions{
+		Title:        gl.Ptr(title),
+		Description:  gl.Ptr(spec.Body),
+		SourceBranch: gl.Ptr(spec.Head),
+		TargetBranch: gl.Ptr(spec.Base),
+	}, gl.WithContext(ctx))
+	if err != nil {
+		return "", err
+	}
+	return mr.WebURL, nil
 }
 
 // isDraft reports whether title already carries one of the prefixes GitLab
@@ -297,10 +258,10 @@ func isDraft(title string) bool {
 	return false
 }
 
-// alreadyExists reports GitLab's answer to creating a merge request while
+// AlreadyExists reports GitLab's answer to creating a merge request while
 // one is open from the same branch: 409 (422 on older versions) with
 // "Another open merge request already exists for this source branch: !N".
-func alreadyExists(err error) bool {
+func (*client) AlreadyExists(err error) bool {
 	var er *gl.ErrorResponse
 	if !errors.As(err, &er) || er.Response == nil {
 		return false
@@ -312,19 +273,10 @@ func alreadyExists(err error) bool {
 	return strings.Contains(msg, "merge request already exists")
 }
 
-// classify wraps err with a description and marks it permanent when a retry
-// cannot help: GitLab refused the request itself (401, 403, 404, 422, …),
-// except for conflicts and rate limits, which pass.
-func classify(err error, format string, args ...any) error {
-	wrapped := fmt.Errorf(format+": %w", append(args, err)...)
-	if permanent(err) {
-		return engine.Permanent(wrapped)
-	}
-	return wrapped
-}
-
-func permanent(err error) bool {
-	if errors.Is(err, hostkit.ErrEmptyToken) || errors.Is(err, gl.ErrNotFound) {
+// Permanent reports whether GitLab refused the request itself (401, 403,
+// 404, 422, …; see hostkit.PermanentStatus). Conflicts and rate limits pass.
+func (*client) Permanent(err error) bool {
+	if errors.Is(err, gl.ErrNotFound) {
 		return true
 	}
 	var er *gl.ErrorResponse

@@ -294,3 +294,38 @@ func TestParseBaseURL(t *testing.T) {
 		}
 	}
 }
+
+func TestNewSetup(t *testing.T) {
+	fn := func(context.Context) (string, error) { return secret, nil }
+	for name, tt := range map[string]struct {
+		token string
+		fn    func(context.Context) (string, error)
+		base  string
+	}{
+		"no token":       {},
+		"both tokens":    {token: secret, fn: fn},
+		"relative base":  {token: secret, base: "ghe.example.com/api/v3"},
+		"other scheme":   {token: secret, base: "ssh://gitlab.example.com/"},
+		"base with user": {token: secret, base: "https://oauth2:" + secret + "@gitlab.example.com/api/v4"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := NewSetup(tt.token, tt.fn, tt.base, "https://api.example/", nil)
+			if err == nil {
+				t.Fatal("NewSetup accepted the configuration")
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("the error shows the secret: %v", err)
+			}
+		})
+	}
+	s, err := NewSetup("", fn, "", "https://api.example/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Base != "https://api.example/" || s.API.Host != "api.example" || s.Log == nil {
+		t.Errorf("defaults not applied: %+v", s)
+	}
+	if got := ConfigString("x.Config", "https://u:"+secret+"@h/", "", secret, nil, true); strings.Contains(got, secret) {
+		t.Errorf("ConfigString shows the secret: %s", got)
+	}
+}

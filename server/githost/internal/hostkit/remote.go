@@ -1,7 +1,10 @@
 // Package hostkit holds what the GitHub and GitLab hosts share and neither
-// library provides: reading a git remote URL, deciding which HTTP statuses a
-// retry cannot mend, and an HTTP transport that keeps the token on the API's
-// host. It imports no host library, so each host package pulls in only its own.
+// library provides: Ensurer, the find → create → find-again sequence of
+// Ensure with its error classification, over the small API each host
+// implements; reading a git remote URL; deciding which HTTP statuses a retry
+// cannot mend; the shared configuration checks and their token-free printed
+// form; and an HTTP transport that keeps the token on the API's host. It
+// imports no host library, so each host package pulls in only its own.
 package hostkit
 
 import (
