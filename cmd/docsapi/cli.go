@@ -86,12 +86,14 @@ func commands() []*command {
 
 // usageError is a mistake in how the program was called: exit code 2, and a
 // pointer to the command's help.
-type usageError struct{ msg string }
+type usageError struct{ err error }
 
-func (e *usageError) Error() string { return e.msg }
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
 
+// usagef makes a usageError; %w wraps as in fmt.Errorf.
 func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
+	return &usageError{err: fmt.Errorf(format, args...)}
 }
 
 // exitError ends the program with a given code. Its message, if any, has
@@ -116,7 +118,7 @@ func (e *hintError) Unwrap() error { return e.err }
 // the command and returns the exit code. main only wires it to the process.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	if len(args) > 0 && args[0] == bridgeCommand {
-		// Not a command for people: the sandbox runs it (see projects.go).
+		// Not a command for people: the sandbox runs it (see parts.go).
 		return sandbox.BridgeMain(args[1:])
 	}
 	s := &stdio{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
@@ -205,7 +207,7 @@ func report(ctx context.Context, s *stdio, cmd *command, err error) int {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(s.stderr, "%s%s\nRun 'docsapi %s --help' for usage.\n", prefix, ue.msg, cmd.name)
+		fmt.Fprintf(s.stderr, "%s%s\nRun 'docsapi %s --help' for usage.\n", prefix, ue, cmd.name)
 		return exitUsage
 	case errors.As(err, &ee):
 		if ee.msg != "" {
@@ -216,7 +218,7 @@ func report(ctx context.Context, s *stdio, cmd *command, err error) int {
 		fmt.Fprintf(s.stderr, "%sinterrupted\n", prefix)
 		return exitInterrupted
 	case errors.As(err, &hint):
-		fmt.Fprintf(s.stderr, "%s%s\n  %s\n", prefix, strings.TrimPrefix(hint.err.Error(), "docsapi: "), hint.hint)
+		fmt.Fprintf(s.stderr, "%s%s\n  %s\n", prefix, hint.err, hint.hint)
 		return exitFailure
 	}
 	fmt.Fprintf(s.stderr, "%s%s\n", prefix, err)
@@ -233,6 +235,10 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
+			// The flag package's errors have no structure to build a message
+			// from, only text starting "flag ", which the command's name in
+			// front of the message already says. This is the one error the
+			// program edits as text.
 			return nil, usagef("%s", strings.TrimPrefix(err.Error(), "flag "))
 		}
 		rest := fs.Args()
@@ -399,4 +405,19 @@ func (l *listFlag) Set(v string) error {
 		}
 	}
 	return nil
+}
+
+// given reports whether the flag was given on the command line.
+func given(fs *flag.FlagSet, name string) bool {
+	found := false
+	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+// or is s, or def when s is empty.
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

@@ -14,6 +14,13 @@ import (
 	docsapi "github.com/docsapi/docsapi-go"
 )
 
+// clientHelp ends the help of every client command.
+const clientHelp = `
+
+The key comes from DOCSAPI_KEY (or --key-file), the server from --base-url or
+DOCSAPI_BASE_URL (default the hosted service), the project from --project or
+DOCSAPI_PROJECT.`
+
 // clientFlags are the flags of every client command. There is no --key
 // flag on purpose: a key on the command line ends up in shell history and in
 // every user's view of ps.
@@ -110,8 +117,9 @@ func (c *clientFlags) client(s *stdio) (*apiClient, error) {
 
 // explain turns an SDK error into one that says what to do about it.
 func (c *apiClient) explain(err error) error {
-	if errors.Is(err, docsapi.ErrInvalidParam) {
-		return &usageError{msg: strings.TrimPrefix(err.Error(), "docsapi: ")}
+	var ve *docsapi.ValidationError
+	if errors.As(err, &ve) {
+		return usagef("invalid %s: %s", ve.Param, ve.Reason)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err // report says "interrupted"; no advice helps

@@ -553,3 +553,12 @@ func redactURL(raw string) string {
 	}
 	return u.Redacted()
 }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

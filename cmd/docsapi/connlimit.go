@@ -6,15 +6,6 @@ import (
 	"sync"
 )
 
-// defaultMaxConnections caps the connections serve holds open at once. Each
-// costs a file descriptor, a goroutine and a few KiB of buffers, so 1024 is
-// cheap (tens of MiB at most) and far below the descriptors Go's runtime
-// allows the process on Linux (it raises the soft limit to the hard one,
-// 524288 under systemd), leaving room for the database, git and agents. Real
-// clients need far fewer: SDKs and CI jobs keep a few pooled connections each,
-// and a reverse proxy multiplexes its clients onto a handful.
-const defaultMaxConnections = 1024
-
 // limitListener caps the connections accepted and not yet closed. Past the
 // cap, Accept waits for a connection to close before it accepts another, so
 // further clients wait in the kernel's listen backlog (their TCP handshake

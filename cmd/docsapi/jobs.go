@@ -18,12 +18,6 @@ import (
 // server's limit, low enough that a wrong file fails fast.
 const maxPromptBytes = 1 << 20
 
-const clientHelp = `
-
-The key comes from DOCSAPI_KEY (or --key-file), the server from --base-url or
-DOCSAPI_BASE_URL (default the hosted service), the project from --project or
-DOCSAPI_PROJECT.`
-
 const waitHelp = `
 Waiting polls the job at growing intervals (from --poll-interval up to 30s)
 and prints each status change on stderr; the final job goes to stdout, also
@@ -333,7 +327,7 @@ func finishWait(s *stdio, c *apiClient, jobID string, job *docsapi.Job, err erro
 		}
 		msg := fmt.Sprintf("stopped waiting after %s%s", timeout.Waited.Round(time.Second), again)
 		if timeout.LastErr != nil {
-			msg += " (last poll: " + strings.TrimPrefix(timeout.LastErr.Error(), "docsapi: ") + ")"
+			msg += fmt.Sprintf(" (last poll: %v)", timeout.LastErr)
 		}
 		return &exitError{code: exitWaitTimeout, msg: msg}
 	}

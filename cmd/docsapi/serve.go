@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,27 +11,17 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/engine"
-	"github.com/docsapi/docsapi-go/server/gitrepo"
 	"github.com/docsapi/docsapi-go/server/pageviews"
-	"github.com/docsapi/docsapi-go/server/runner"
-	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// Defaults of serve.
-const (
-	defaultListen        = "127.0.0.1:8080"
-	defaultShutdownGrace = 30 * time.Second
-	// minFlushTime is what the final page-view flush gets even when the
-	// grace period is spent: views counted but not written are lost.
-	minFlushTime = 5 * time.Second
-)
+// minFlushTime is what the final page-view flush gets even when the grace
+// period is spent: views counted but not written are lost.
+const minFlushTime = 5 * time.Second
 
 // HTTP server timeouts. Bodies are at most 1 MiB and every answer is small,
 // so a minute is generous; the header timeout is what stops slow-loris
@@ -176,185 +165,6 @@ func serveCommand() *command {
 	}
 }
 
-// serveFlags are serve's flags as given.
-type serveFlags struct {
-	storage                 storageFlags
-	listen, tlsCert, tlsKey string
-	logFormat, logLevel     string
-	grace, flush            time.Duration
-	maxConns                int
-	printConfig             bool
-}
-
-func (f *serveFlags) register(fs *flag.FlagSet) {
-	f.storage.register(fs)
-	fs.StringVar(&f.listen, "listen", defaultListen, "`ADDR` to listen on, host:port; port 0 picks a free one (env DOCSAPI_LISTEN)")
-	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate chain `FILE`; with --tls-key, serve HTTPS")
-	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key `FILE`")
-	fs.StringVar(&f.logFormat, "log-format", "text", "log `FORMAT` on stderr: text or json")
-	fs.StringVar(&f.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn or error")
-	fs.DurationVar(&f.grace, "shutdown-grace", defaultShutdownGrace, "how long requests in flight and running jobs get to finish at shutdown")
-	fs.DurationVar(&f.flush, "flush-interval", pageviews.DefaultFlushInterval, "how often recorded page views are written to the storage")
-	fs.IntVar(&f.maxConns, "max-connections", defaultMaxConnections, "most connections open at once, `N`; more wait until one closes")
-	fs.BoolVar(&f.printConfig, "print-config", false, "check the configuration, print it with secrets redacted, and exit")
-}
-
-// serveSettings is serve's effective configuration.
-type serveSettings struct {
-	listen, tlsCert, tlsKey string
-	logFormat, logLevel     string
-	grace, flush            time.Duration
-	maxConns                int
-	rateLimits              server.RateLimits
-	storage                 storage
-	configPath              string
-	file                    *fileConfig // never nil: empty without a file
-	sources                 map[string]string
-}
-
-// resolve applies the precedence flags > environment > file > defaults.
-func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error) {
-	file, path, err := f.storage.loadFile(getenv)
-	if err != nil {
-		return nil, err
-	}
-	if file == nil {
-		file = &fileConfig{}
-	}
-	set := &serveSettings{configPath: path, file: file, sources: map[string]string{}}
-	fs := f.storage.fs
-	pick := func(name, flagName, flagVal, envName, fileVal, def string) string {
-		switch {
-		case given(fs, flagName):
-			set.sources[name] = "--" + flagName
-			return flagVal
-		case envName != "" && getenv(envName) != "":
-			set.sources[name] = envName
-			return getenv(envName)
-		case fileVal != "":
-			set.sources[name] = "configuration file"
-			return fileVal
-		}
-		if def != "" {
-			set.sources[name] = "default"
-		}
-		return def
-	}
-	pickDur := func(name, flagName string, flagVal time.Duration, fileVal duration, def time.Duration) time.Duration {
-		s := pick(name, flagName, flagVal.String(), "", durString(fileVal), def.String())
-		d, _ := time.ParseDuration(s) // every candidate is a valid duration
-		return d
-	}
-	set.listen = pick("listen", "listen", f.listen, "DOCSAPI_LISTEN", file.Listen, defaultListen)
-	set.tlsCert = pick("tls.cert", "tls-cert", f.tlsCert, "", file.TLS.Cert, "")
-	set.tlsKey = pick("tls.key", "tls-key", f.tlsKey, "", file.TLS.Key, "")
-	set.logFormat = pick("log.format", "log-format", f.logFormat, "", file.Log.Format, "text")
-	set.logLevel = pick("log.level", "log-level", f.logLevel, "", file.Log.Level, "info")
-	set.grace = pickDur("shutdownGrace", "shutdown-grace", f.grace, file.ShutdownGrace, defaultShutdownGrace)
-	set.flush = pickDur("pageViews.flushInterval", "flush-interval", f.flush, file.PageViews.FlushInterval, pageviews.DefaultFlushInterval)
-	switch {
-	case given(fs, "max-connections"):
-		set.maxConns, set.sources["maxConnections"] = f.maxConns, "--max-connections"
-	case file.MaxConns != 0:
-		set.maxConns, set.sources["maxConnections"] = file.MaxConns, "configuration file"
-	default:
-		set.maxConns, set.sources["maxConnections"] = defaultMaxConnections, "default"
-	}
-	if set.rateLimits, err = serveRateLimits(file.RateLimits); err != nil {
-		return nil, err
-	}
-	if set.storage, err = f.storage.resolve(getenv, fileOrNil(file, path)); err != nil {
-		return nil, err
-	}
-	set.sources["storage"] = set.storage.from
-
-	switch {
-	case (set.tlsCert == "") != (set.tlsKey == ""):
-		return nil, usagef("TLS needs both a certificate and a key (--tls-cert and --tls-key)")
-	case set.logFormat != "text" && set.logFormat != "json":
-		return nil, usagef("unknown log format %q: use text or json", set.logFormat)
-	case set.grace <= 0:
-		return nil, usagef("the shutdown grace must be positive, got %s", set.grace)
-	case set.flush <= 0:
-		return nil, usagef("the flush interval must be positive, got %s", set.flush)
-	case set.maxConns < 1:
-		return nil, usagef("maxConnections (from %s) must be at least 1, got %d", set.sources["maxConnections"], set.maxConns)
-	}
-	if _, err := parseLevel(set.logLevel); err != nil {
-		return nil, err
-	}
-	if _, _, err := net.SplitHostPort(set.listen); err != nil {
-		return nil, usagef("listen address %q (from %s) must be host:port, such as 127.0.0.1:8080 or :8080", set.listen, set.sources["listen"])
-	}
-	return set, nil
-}
-
-// defaultRatePer is the period of a rate limit whose "per" is not given.
-const defaultRatePer = time.Minute
-
-// serveRateLimits applies serve's defaults (server.DefaultRateLimits) to the
-// configuration's rateLimits: a category's absent requests takes its
-// default, an absent per is a minute, and "requests": 0 turns it off.
-func serveRateLimits(c rateLimitsConfig) (server.RateLimits, error) {
-	def := server.DefaultRateLimits()
-	one := func(name string, c rateLimit, def server.Limit) (server.Limit, error) {
-		n := def.Requests
-		if c.Requests != nil {
-			n = *c.Requests
-		}
-		switch {
-		case n < 0:
-			return server.Limit{}, usagef("rateLimits.%s.requests must be 0 (no limit) or more, got %d", name, n)
-		case n == 0:
-			return server.Limit{}, nil
-		}
-		per := time.Duration(c.Per)
-		if per == 0 {
-			per = defaultRatePer
-		}
-		return server.Limit{Requests: n, Per: per}, nil
-	}
-	var out server.RateLimits
-	var err error
-	if out.Agent, err = one("agent", c.Agent, def.Agent); err != nil {
-		return out, err
-	}
-	if out.Analytics, err = one("analytics", c.Analytics, def.Analytics); err != nil {
-		return out, err
-	}
-	out.Ingest, err = one("ingest", c.Ingest, def.Ingest)
-	return out, err
-}
-
-// printedLimit writes an effective limit as the file would: "requests": 0
-// for none.
-func printedLimit(l server.Limit) rateLimit {
-	n := l.Requests
-	return rateLimit{Requests: &n, Per: duration(l.Per)}
-}
-
-func fileOrNil(file *fileConfig, path string) *fileConfig {
-	if path == "" {
-		return nil
-	}
-	return file
-}
-
-func durString(d duration) string {
-	if d == 0 {
-		return ""
-	}
-	return time.Duration(d).String()
-}
-
-func parseLevel(s string) (slog.Level, error) {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(s)); err != nil {
-		return 0, usagef("unknown log level %q: use debug, info, warn or error", s)
-	}
-	return l, nil
-}
-
 func newLogger(w io.Writer, format, level string) *slog.Logger {
 	l, _ := parseLevel(level) // checked by resolve
 	opts := &slog.HandlerOptions{Level: l}
@@ -372,7 +182,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	}
 	projects, err := resolveProjects(set.file, s.getenv)
 	if err != nil {
-		return &usageError{msg: configPrefix(set) + err.Error()}
+		return set.inConfig(err)
 	}
 	if f.printConfig {
 		return printConfig(s, set)
@@ -388,9 +198,9 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 
 	// Everything that can be checked without the storage is checked first,
 	// so a configuration mistake stops the server before it touches data.
-	parts, err := buildParts(set, projects, log)
+	parts, err := buildParts(set.file.Git, projects, log)
 	if err != nil {
-		return &usageError{msg: configPrefix(set) + err.Error()}
+		return set.inConfig(err)
 	}
 	var tlsConfig *tls.Config
 	if set.tlsCert != "" {
@@ -408,28 +218,25 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	closeStore := sync.OnceValue(st.Close)
 	defer closeStore()
 
-	eng, err := engine.New(engine.Config{
-		Store: st, Owner: engineOwner(), Parts: parts, Logger: log,
-		Concurrency: set.file.Engine.Concurrency, JobTimeout: time.Duration(set.file.Engine.JobTimeout),
-		MaxAttempts: set.file.Engine.MaxAttempts, LeaseFor: time.Duration(set.file.Engine.LeaseFor),
-		PollInterval: time.Duration(set.file.Engine.PollInterval), RetryDelay: time.Duration(set.file.Engine.RetryDelay),
-	})
+	engCfg := set.file.Engine.config()
+	engCfg.Store, engCfg.Owner, engCfg.Parts, engCfg.Logger = st, engineOwner(), parts, log
+	eng, err := engine.New(engCfg)
 	if err != nil {
-		return &usageError{msg: configPrefix(set) + err.Error()}
+		return set.inConfig(err)
 	}
 	rec, err := pageviews.New(pageviews.Config{Sink: st, FlushInterval: set.flush, MaxKeys: set.file.PageViews.MaxKeys, Logger: log})
 	if err != nil {
-		return &usageError{msg: configPrefix(set) + err.Error()}
+		return set.inConfig(err)
 	}
 	srv, err := server.New(server.Config{
 		Store: st, Logger: log, PageViews: rec, Jobs: eng,
 		RateLimits: set.rateLimits,
 	})
 	if err != nil {
-		return &usageError{msg: configPrefix(set) + strings.TrimPrefix(err.Error(), "server: ")}
+		return set.inConfig(err)
 	}
 	if err := syncProjects(ctx, srv, st, projects.store, log); err != nil {
-		return fmt.Errorf("%s%w", configPrefix(set), err)
+		return set.inFile(err)
 	}
 
 	ln, err := net.Listen("tcp", set.listen)
@@ -522,40 +329,6 @@ func deadline(ctx context.Context) time.Time {
 	return d
 }
 
-// buildParts builds every project's runner parts, or, with no project
-// configured, parts that fail each job with a message saying what to do.
-func buildParts(set *serveSettings, projects resolvedProjects, log *slog.Logger) (func(context.Context, store.Project) (engine.Parts, error), error) {
-	if len(projects.runner) == 0 {
-		log.Warn("docsapi: no project is configured, so agent jobs will fail; page views and the API work")
-		return func(_ context.Context, p store.Project) (engine.Parts, error) {
-			return engine.Parts{}, engine.Permanent(fmt.Errorf("no runner is configured for project %q: add it to the server's configuration file", p.ID))
-		}, nil
-	}
-	g := set.file.Git
-	if g.WorkDir != "" {
-		if err := os.MkdirAll(g.WorkDir, 0o700); err != nil {
-			return nil, fmt.Errorf("git.workDir: %w", err)
-		}
-	}
-	r, err := runner.New(runner.Config{
-		Git: gitrepo.Config{Git: g.Binary, Dir: g.WorkDir, AuthorName: g.AuthorName, AuthorEmail: g.AuthorEmail,
-			Timeout: time.Duration(g.Timeout), Env: g.Env, Logger: log},
-		Projects: projects.runner,
-		Logger:   log,
-	})
-	if err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "runner: "))
-	}
-	return r.Parts, nil
-}
-
-func configPrefix(set *serveSettings) string {
-	if set.configPath == "" {
-		return ""
-	}
-	return "configuration file " + set.configPath + ": "
-}
-
 // engineOwner names this process in job leases: unique among the engines
 // sharing a database, and readable for an operator looking at a stuck job.
 func engineOwner() string {
@@ -564,105 +337,4 @@ func engineOwner() string {
 		host = "unknown-host"
 	}
 	return fmt.Sprintf("%s/%d", host, os.Getpid())
-}
-
-// printConfig prints the effective configuration in the file's own format
-// (so it can serve as a starting point), with the defaults filled in and the
-// secrets redacted; where each setting came from goes to stderr.
-func printConfig(s *stdio, set *serveSettings) error {
-	eff := *set.file
-	eff.Listen = set.listen
-	eff.Data, eff.Database = set.storage.dataDir, ""
-	if set.storage.database != "" {
-		eff.Database = redactURL(set.storage.database)
-	}
-	eff.TLS = tlsConfig{Cert: set.tlsCert, Key: set.tlsKey}
-	eff.Log = logConfig{Format: set.logFormat, Level: set.logLevel}
-	eff.ShutdownGrace = duration(set.grace)
-	eff.MaxConns = set.maxConns
-	eff.RateLimits = rateLimitsConfig{
-		Agent:     printedLimit(set.rateLimits.Agent),
-		Analytics: printedLimit(set.rateLimits.Analytics),
-		Ingest:    printedLimit(set.rateLimits.Ingest),
-	}
-	eff.PageViews.FlushInterval = duration(set.flush)
-	if eff.PageViews.MaxKeys == 0 {
-		eff.PageViews.MaxKeys = pageviews.DefaultMaxKeys
-	}
-	e := &eff.Engine
-	e.Concurrency = orInt(e.Concurrency, engine.DefaultConcurrency)
-	e.MaxAttempts = orInt(e.MaxAttempts, engine.DefaultMaxAttempts)
-	e.JobTimeout = orDur(e.JobTimeout, engine.DefaultJobTimeout)
-	e.LeaseFor = orDur(e.LeaseFor, engine.DefaultLeaseFor)
-	e.PollInterval = orDur(e.PollInterval, engine.DefaultPollInterval)
-	e.RetryDelay = orDur(e.RetryDelay, engine.DefaultRetryDelay)
-	// Values of environment variables given to git and agents may be
-	// credentials (a proxy's password, say): only their names are shown.
-	eff.Git.Env = redactEnvList(eff.Git.Env)
-	eff.Projects = make([]projectConfig, len(set.file.Projects))
-	for i, p := range set.file.Projects {
-		if len(p.Agent.Env) > 0 {
-			env := make(map[string]string, len(p.Agent.Env))
-			for k := range p.Agent.Env {
-				env[k] = redacted
-			}
-			p.Agent.Env = env
-		}
-		eff.Projects[i] = p
-	}
-	out, err := json.MarshalIndent(eff, "", "  ")
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(s.stdout, "%s\n", out)
-	keys := make([]string, 0, len(set.sources))
-	for k := range set.sources {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	if set.configPath != "" {
-		fmt.Fprintf(s.stderr, "configuration file: %s\n", set.configPath)
-	}
-	for _, k := range keys {
-		fmt.Fprintf(s.stderr, "%s: from %s\n", k, set.sources[k])
-	}
-	fmt.Fprintln(s.stderr, "the configuration is valid; the secrets it names are set")
-	return nil
-}
-
-const redacted = "[redacted]"
-
-func redactEnvList(env []string) []string {
-	if len(env) == 0 {
-		return nil
-	}
-	out := make([]string, len(env))
-	for i, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		out[i] = k + "=" + redacted
-	}
-	return out
-}
-
-func orInt(v, def int) int {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
-func orDur(v duration, def time.Duration) duration {
-	if v == 0 {
-		return duration(def)
-	}
-	return v
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -31,13 +31,6 @@ func (f *storageFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "configuration `FILE` (JSON; see 'docsapi serve --help') (env DOCSAPI_CONFIG)")
 }
 
-// given reports whether the flag was given on the command line.
-func given(fs *flag.FlagSet, name string) bool {
-	found := false
-	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
-	return found
-}
-
 // loadFile reads the configuration file named by --config or DOCSAPI_CONFIG,
 // or returns nil when neither names one.
 func (f *storageFlags) loadFile(getenv func(string) string) (*fileConfig, string, error) {
@@ -54,7 +47,7 @@ func (f *storageFlags) loadFile(getenv func(string) string) (*fileConfig, string
 		if errors.As(err, &pe) {
 			return nil, "", usagef("%s: %v", from, err)
 		}
-		return nil, "", &usageError{msg: err.Error()}
+		return nil, "", &usageError{err: err}
 	}
 	abs, _ := filepath.Abs(path)
 	return cfg, abs, nil
@@ -98,7 +91,7 @@ func (f *storageFlags) resolve(getenv func(string) string, file *fileConfig) (st
 			return storage{}, usagef("%s and %s are both set; choose SQLite or PostgreSQL", l.dataName, l.databaseName)
 		case l.database != "":
 			if err := checkDatabaseURL(l.database, l.databaseName, l.inFile); err != nil {
-				return storage{}, &usageError{msg: err.Error()}
+				return storage{}, &usageError{err: err}
 			}
 			return storage{database: l.database, from: l.databaseName}, nil
 		case l.data != "":

@@ -89,6 +89,15 @@ func (c *Config) setDefaults() error {
 		// microseconds: anything shorter could never be held.
 		return fmt.Errorf("engine: Config.LeaseFor must be at least 1ms, got %s", c.LeaseFor)
 	}
+	*c = c.WithDefaults()
+	return nil
+}
+
+// WithDefaults returns c with every zero setting replaced by its default:
+// the Default constants, a Logger that discards, and time.Now. It checks
+// nothing (New does); a program that shows its effective configuration
+// uses it to print the values the engine will run with.
+func (c Config) WithDefaults() Config {
 	c.Concurrency = or(c.Concurrency, DefaultConcurrency)
 	c.LeaseFor = or(c.LeaseFor, DefaultLeaseFor)
 	c.JobTimeout = or(c.JobTimeout, DefaultJobTimeout)
@@ -101,7 +110,7 @@ func (c *Config) setDefaults() error {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	return nil
+	return c
 }
 
 func or[T comparable](v, def T) T {

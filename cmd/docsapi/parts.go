@@ -14,11 +14,18 @@ import (
 	commandagent "github.com/docsapi/docsapi-go/server/agent/command"
 	"github.com/docsapi/docsapi-go/server/agent/llm"
 	"github.com/docsapi/docsapi-go/server/agent/sandbox"
+	"github.com/docsapi/docsapi-go/server/engine"
 	"github.com/docsapi/docsapi-go/server/githost/github"
 	"github.com/docsapi/docsapi-go/server/githost/gitlab"
+	"github.com/docsapi/docsapi-go/server/gitrepo"
 	"github.com/docsapi/docsapi-go/server/runner"
 	"github.com/docsapi/docsapi-go/server/store"
 )
+
+// This file turns the configuration's projects into what serve runs them
+// with: each project's host and agent, secrets read (resolveProjects), the
+// runner parts the engine takes (buildParts), and the projects the storage
+// holds (syncProjects).
 
 // maxSecretFileBytes bounds a token or key file: a secret is short, and a
 // path pointing at the wrong, large file should fail rather than be sent.
@@ -272,7 +279,7 @@ func syncProjects(ctx context.Context, srv *server.Server, st store.Store, want 
 			// Replicas sharing a database start together: another one may
 			// have created the project meanwhile, which is fine.
 			if have, err = st.Project(ctx, p.ID); err != nil {
-				return errors.New(strings.TrimPrefix(cerr.Error(), "server: "))
+				return cerr
 			}
 		} else if err != nil {
 			return fmt.Errorf("reading project %q: %w", p.ID, err)
@@ -304,9 +311,28 @@ func syncProjects(ctx context.Context, srv *server.Server, st store.Store, want 
 	return nil
 }
 
-func or(s, def string) string {
-	if s == "" {
-		return def
+// buildParts builds every project's runner parts, or, with no project
+// configured, parts that fail each job with a message saying what to do.
+func buildParts(g gitConfig, projects resolvedProjects, log *slog.Logger) (func(context.Context, store.Project) (engine.Parts, error), error) {
+	if len(projects.runner) == 0 {
+		log.Warn("docsapi: no project is configured, so agent jobs will fail; page views and the API work")
+		return func(_ context.Context, p store.Project) (engine.Parts, error) {
+			return engine.Parts{}, engine.Permanent(fmt.Errorf("no runner is configured for project %q: add it to the server's configuration file", p.ID))
+		}, nil
 	}
-	return s
+	if g.WorkDir != "" {
+		if err := os.MkdirAll(g.WorkDir, 0o700); err != nil {
+			return nil, fmt.Errorf("git.workDir: %w", err)
+		}
+	}
+	r, err := runner.New(runner.Config{
+		Git: gitrepo.Config{Git: g.Binary, Dir: g.WorkDir, AuthorName: g.AuthorName, AuthorEmail: g.AuthorEmail,
+			Timeout: time.Duration(g.Timeout), Env: g.Env, Logger: log},
+		Projects: projects.runner,
+		Logger:   log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r.Parts, nil
 }

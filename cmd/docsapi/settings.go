@@ -1,0 +1,314 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/pageviews"
+)
+
+// This file resolves serve's settings, each with one precedence: flags,
+// then the environment, then the configuration file, then the defaults
+// (resolve); and prints the result (--print-config).
+
+// Defaults of serve's own settings. The engine's, the page-view recorder's
+// and the rate limits' defaults live in their packages.
+const (
+	defaultListen        = "127.0.0.1:8080"
+	defaultLogFormat     = "text"
+	defaultLogLevel      = "info"
+	defaultShutdownGrace = 30 * time.Second
+)
+
+// defaultMaxConnections caps the connections serve holds open at once. Each
+// costs a file descriptor, a goroutine and a few KiB of buffers, so 1024 is
+// cheap (tens of MiB at most) and far below the descriptors Go's runtime
+// allows the process on Linux (it raises the soft limit to the hard one,
+// 524288 under systemd), leaving room for the database, git and agents. Real
+// clients need far fewer: SDKs and CI jobs keep a few pooled connections each,
+// and a reverse proxy multiplexes its clients onto a handful.
+const defaultMaxConnections = 1024
+
+// serveFlags are serve's flags as given.
+type serveFlags struct {
+	storage                 storageFlags
+	listen, tlsCert, tlsKey string
+	logFormat, logLevel     string
+	grace, flush            time.Duration
+	maxConns                int
+	printConfig             bool
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet) {
+	f.storage.register(fs)
+	fs.StringVar(&f.listen, "listen", defaultListen, "`ADDR` to listen on, host:port; port 0 picks a free one (env DOCSAPI_LISTEN)")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate chain `FILE`; with --tls-key, serve HTTPS")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key `FILE`")
+	fs.StringVar(&f.logFormat, "log-format", defaultLogFormat, "log `FORMAT` on stderr: text or json")
+	fs.StringVar(&f.logLevel, "log-level", defaultLogLevel, "log `LEVEL`: debug, info, warn or error")
+	fs.DurationVar(&f.grace, "shutdown-grace", defaultShutdownGrace, "how long requests in flight and running jobs get to finish at shutdown")
+	fs.DurationVar(&f.flush, "flush-interval", pageviews.DefaultFlushInterval, "how often recorded page views are written to the storage")
+	fs.IntVar(&f.maxConns, "max-connections", defaultMaxConnections, "most connections open at once, `N`; more wait until one closes")
+	fs.BoolVar(&f.printConfig, "print-config", false, "check the configuration, print it with secrets redacted, and exit")
+}
+
+// serveSettings is serve's effective configuration.
+type serveSettings struct {
+	listen, tlsCert, tlsKey string
+	logFormat, logLevel     string
+	grace, flush            time.Duration
+	maxConns                int
+	rateLimits              server.RateLimits
+	storage                 storage
+	configPath              string
+	file                    *fileConfig // never nil: empty without a file
+	sources                 map[string]string
+}
+
+// resolve applies the precedence flags > environment > file > defaults.
+func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error) {
+	file, path, err := f.storage.loadFile(getenv)
+	if err != nil {
+		return nil, err
+	}
+	if file == nil {
+		file = &fileConfig{}
+	}
+	set := &serveSettings{configPath: path, file: file, sources: map[string]string{}}
+	fs := f.storage.fs
+	pick := func(name, flagName, flagVal, envName, fileVal, def string) string {
+		switch {
+		case given(fs, flagName):
+			set.sources[name] = "--" + flagName
+			return flagVal
+		case envName != "" && getenv(envName) != "":
+			set.sources[name] = envName
+			return getenv(envName)
+		case fileVal != "":
+			set.sources[name] = "configuration file"
+			return fileVal
+		}
+		if def != "" {
+			set.sources[name] = "default"
+		}
+		return def
+	}
+	pickDur := func(name, flagName string, flagVal time.Duration, fileVal duration, def time.Duration) time.Duration {
+		s := pick(name, flagName, flagVal.String(), "", durString(fileVal), def.String())
+		d, _ := time.ParseDuration(s) // every candidate is a valid duration
+		return d
+	}
+	set.listen = pick("listen", "listen", f.listen, "DOCSAPI_LISTEN", file.Listen, defaultListen)
+	set.tlsCert = pick("tls.cert", "tls-cert", f.tlsCert, "", file.TLS.Cert, "")
+	set.tlsKey = pick("tls.key", "tls-key", f.tlsKey, "", file.TLS.Key, "")
+	set.logFormat = pick("log.format", "log-format", f.logFormat, "", file.Log.Format, defaultLogFormat)
+	set.logLevel = pick("log.level", "log-level", f.logLevel, "", file.Log.Level, defaultLogLevel)
+	set.grace = pickDur("shutdownGrace", "shutdown-grace", f.grace, file.ShutdownGrace, defaultShutdownGrace)
+	set.flush = pickDur("pageViews.flushInterval", "flush-interval", f.flush, file.PageViews.FlushInterval, pageviews.DefaultFlushInterval)
+	switch {
+	case given(fs, "max-connections"):
+		set.maxConns, set.sources["maxConnections"] = f.maxConns, "--max-connections"
+	case file.MaxConns != 0:
+		set.maxConns, set.sources["maxConnections"] = file.MaxConns, "configuration file"
+	default:
+		set.maxConns, set.sources["maxConnections"] = defaultMaxConnections, "default"
+	}
+	if set.rateLimits, err = serveRateLimits(file.RateLimits); err != nil {
+		return nil, err
+	}
+	if set.storage, err = f.storage.resolve(getenv, fileOrNil(file, path)); err != nil {
+		return nil, err
+	}
+	set.sources["storage"] = set.storage.from
+
+	switch {
+	case (set.tlsCert == "") != (set.tlsKey == ""):
+		return nil, usagef("TLS needs both a certificate and a key (--tls-cert and --tls-key)")
+	case set.logFormat != "text" && set.logFormat != "json":
+		return nil, usagef("unknown log format %q: use text or json", set.logFormat)
+	case set.grace <= 0:
+		return nil, usagef("the shutdown grace must be positive, got %s", set.grace)
+	case set.flush <= 0:
+		return nil, usagef("the flush interval must be positive, got %s", set.flush)
+	case set.maxConns < 1:
+		return nil, usagef("maxConnections (from %s) must be at least 1, got %d", set.sources["maxConnections"], set.maxConns)
+	}
+	if _, err := parseLevel(set.logLevel); err != nil {
+		return nil, err
+	}
+	if _, _, err := net.SplitHostPort(set.listen); err != nil {
+		return nil, usagef("listen address %q (from %s) must be host:port, such as 127.0.0.1:8080 or :8080", set.listen, set.sources["listen"])
+	}
+	return set, nil
+}
+
+// defaultRatePer is the period of a rate limit whose "per" is not given.
+const defaultRatePer = time.Minute
+
+// serveRateLimits applies serve's defaults (server.DefaultRateLimits) to the
+// configuration's rateLimits: a category's absent requests takes its
+// default, an absent per is a minute, and "requests": 0 turns it off.
+func serveRateLimits(c rateLimitsConfig) (server.RateLimits, error) {
+	def := server.DefaultRateLimits()
+	one := func(name string, c rateLimit, def server.Limit) (server.Limit, error) {
+		n := def.Requests
+		if c.Requests != nil {
+			n = *c.Requests
+		}
+		switch {
+		case n < 0:
+			return server.Limit{}, usagef("rateLimits.%s.requests must be 0 (no limit) or more, got %d", name, n)
+		case n == 0:
+			return server.Limit{}, nil
+		}
+		per := time.Duration(c.Per)
+		if per == 0 {
+			per = defaultRatePer
+		}
+		return server.Limit{Requests: n, Per: per}, nil
+	}
+	var out server.RateLimits
+	var err error
+	if out.Agent, err = one("agent", c.Agent, def.Agent); err != nil {
+		return out, err
+	}
+	if out.Analytics, err = one("analytics", c.Analytics, def.Analytics); err != nil {
+		return out, err
+	}
+	out.Ingest, err = one("ingest", c.Ingest, def.Ingest)
+	return out, err
+}
+
+// printedLimit writes an effective limit as the file would: "requests": 0
+// for none.
+func printedLimit(l server.Limit) rateLimit {
+	n := l.Requests
+	return rateLimit{Requests: &n, Per: duration(l.Per)}
+}
+
+func fileOrNil(file *fileConfig, path string) *fileConfig {
+	if path == "" {
+		return nil
+	}
+	return file
+}
+
+func durString(d duration) string {
+	if d == 0 {
+		return ""
+	}
+	return time.Duration(d).String()
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, usagef("unknown log level %q: use debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+// inConfig marks err as a mistake in the configuration (exit code 2), naming
+// the configuration file it is in, if any.
+func (set *serveSettings) inConfig(err error) error {
+	return &usageError{err: set.inFile(err)}
+}
+
+// inFile names the configuration file, if any, in front of err.
+func (set *serveSettings) inFile(err error) error {
+	if set.configPath == "" {
+		return err
+	}
+	return fmt.Errorf("configuration file %s: %w", set.configPath, err)
+}
+
+// printConfig prints the effective configuration in the file's own format
+// (so it can serve as a starting point), with the defaults filled in and the
+// secrets redacted; where each setting came from goes to stderr.
+func printConfig(s *stdio, set *serveSettings) error {
+	eff := *set.file
+	eff.Listen = set.listen
+	eff.Data, eff.Database = set.storage.dataDir, ""
+	if set.storage.database != "" {
+		eff.Database = redactURL(set.storage.database)
+	}
+	eff.TLS = tlsConfig{Cert: set.tlsCert, Key: set.tlsKey}
+	eff.Log = logConfig{Format: set.logFormat, Level: set.logLevel}
+	eff.ShutdownGrace = duration(set.grace)
+	eff.MaxConns = set.maxConns
+	eff.RateLimits = rateLimitsConfig{
+		Agent:     printedLimit(set.rateLimits.Agent),
+		Analytics: printedLimit(set.rateLimits.Analytics),
+		Ingest:    printedLimit(set.rateLimits.Ingest),
+	}
+	eff.PageViews.FlushInterval = duration(set.flush)
+	if eff.PageViews.MaxKeys == 0 {
+		eff.PageViews.MaxKeys = pageviews.DefaultMaxKeys
+	}
+	eff.Engine = fileEngineConfig(set.file.Engine.config().WithDefaults())
+	// Values of environment variables given to git and agents may be
+	// credentials (a proxy's password, say): only their names are shown.
+	eff.Git.Env = redactEnvList(eff.Git.Env)
+	eff.Projects = make([]projectConfig, len(set.file.Projects))
+	for i, p := range set.file.Projects {
+		if len(p.Agent.Env) > 0 {
+			env := make(map[string]string, len(p.Agent.Env))
+			for k := range p.Agent.Env {
+				env[k] = redacted
+			}
+			p.Agent.Env = env
+		}
+		eff.Projects[i] = p
+	}
+	out, err := json.MarshalIndent(eff, "", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.stdout, "%s\n", out)
+	if set.configPath != "" {
+		fmt.Fprintf(s.stderr, "configuration file: %s\n", set.configPath)
+	}
+	for _, k := range sortedKeys(set.sources) {
+		fmt.Fprintf(s.stderr, "%s: from %s\n", k, set.sources[k])
+	}
+	fmt.Fprintln(s.stderr, "the configuration is valid; the secrets it names are set")
+	return nil
+}
+
+const redacted = "[redacted]"
+
+func redactEnvList(env []string) []string {
+	if len(env) == 0 {
+		return nil
+	}
+	out := make([]string, len(env))
+	for i, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		out[i] = k + "=" + redacted
+	}
+	return out
+}
+
+// config is the file's engine settings as the engine takes them; zero
+// values stand for the engine's defaults.
+func (e engineConfig) config() engine.Config {
+	return engine.Config{
+		Concurrency: e.Concurrency, JobTimeout: time.Duration(e.JobTimeout), MaxAttempts: e.MaxAttempts,
+		LeaseFor: time.Duration(e.LeaseFor), PollInterval: time.Duration(e.PollInterval), RetryDelay: time.Duration(e.RetryDelay),
+	}
+}
+
+// fileEngineConfig is the engine's settings as the file writes them.
+func fileEngineConfig(c engine.Config) engineConfig {
+	return engineConfig{
+		Concurrency: c.Concurrency, JobTimeout: duration(c.JobTimeout), MaxAttempts: c.MaxAttempts,
+		LeaseFor: duration(c.LeaseFor), PollInterval: duration(c.PollInterval), RetryDelay: duration(c.RetryDelay),
+	}
+}
