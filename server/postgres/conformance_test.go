@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"testing"
 
+	"github.com/docsapi/docsapi-go/server/postgres"
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/store/storetest"
 )
@@ -13,5 +14,14 @@ func TestConformance(t *testing.T) {
 	adminURL(t) // skip before the suite creates a subtest per case
 	storetest.Run(t, func(t *testing.T) store.Store {
 		return open(t, newDatabase(t))
+	})
+}
+
+// TestConformanceDailyPathCap runs the suite's tests of the cap on paths
+// per project and day, on stores opened with a small cap.
+func TestConformanceDailyPathCap(t *testing.T) {
+	adminURL(t)
+	storetest.RunDailyPathCap(t, func(t *testing.T, max int) store.Store {
+		return open(t, newDatabase(t), postgres.WithDailyPathCap(max))
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/docsapi/docsapi-go/server/internal/rollup"
 )
 
 // QueryRollsSQL is the statement that reads rolls, for the test that checks
@@ -25,3 +27,7 @@ func MigrateTo(ctx context.Context, url string, version int) error {
 	defer pool.Close()
 	return migrate(ctx, pool, ms[:version], slog.New(slog.DiscardHandler))
 }
+
+// SetQueryHook makes every QueryViews of s report its work to f, for the
+// test that checks it stays bounded. Set it before s is used.
+func SetQueryHook(s *Store, f func(rollup.Stats)) { s.queryHook = f }

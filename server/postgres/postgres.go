@@ -18,8 +18,10 @@
 //     claim never waits for another replica's claim, and two claims can
 //     never lease the same job, since each takes a row only once it holds
 //     its lock and has re-checked that the job is still ready.
-//   - AddViews upserts the whole batch in one statement, its rows sorted by
-//     key, so that concurrent flushes lock rows in the same order and never
+//   - AddViews first locks the view_days rows of its batch's days, sorted
+//     (they guard the days' rolls and the cap's count of their paths), then
+//     upserts the whole batch in one statement, its rows sorted by key, so
+//     that concurrent flushes lock rows in the same order and never
 //     deadlock.
 //   - Reads that need several rows to agree (a job and its prompts, a key
 //     and its sets, the views totals and their page) are single statements,
@@ -86,7 +88,13 @@ type Store struct {
 	stop      context.CancelFunc
 	listeners sync.WaitGroup
 
-	paths rollup.PathCache // IDs of paths in view rolls, once committed
+	// Views (views.go): the cap on distinct paths per project and day,
+	// the paths days are known to hold, what was folded, and a test's
+	// look at each query's work.
+	pathCap   int64
+	days      rollup.DayCache
+	folds     rollup.FoldCounter
+	queryHook func(rollup.Stats)
 }
 
 // Option configures Open.
@@ -95,6 +103,7 @@ type Option func(*config) error
 type config struct {
 	maxConns int32
 	logger   *slog.Logger
+	pathCap  int // see WithDailyPathCap
 }
 
 // WithMaxConns sets the maximum number of connections of the Store's pool.
@@ -128,7 +137,7 @@ func WithLogger(l *slog.Logger) Option {
 // connection string, as pgx accepts), brings its schema up to date, and
 // returns a Store that must be closed with Close.
 func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
-	var cfg config
+	cfg := config{pathCap: store.DefaultDailyPathCap}
 	for _, o := range opts {
 		if o == nil {
 			return nil, errors.New("postgres: nil option")
@@ -170,7 +179,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	life, stop := context.WithCancel(context.Background())
-	return &Store{pool: pool, listen: listen, log: cfg.logger, life: life, stop: stop}, nil
+	return &Store{pool: pool, listen: listen, log: cfg.logger, life: life, stop: stop, pathCap: int64(cfg.pathCap)}, nil
 }
 
 // Ping checks that the database answers.

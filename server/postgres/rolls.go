@@ -1,9 +1,11 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -11,161 +13,210 @@ import (
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// addToRolls adds validated, storable counts to the hour and day rolls,
-// inside the transaction that adds them to page_views, so the two never
-// disagree; see rollup.Apply for cache and the IDs it returns.
-//
-// Locks come in one order in every replica: the page_views rows (sorted by
-// AddViews), then new paths (sorted by rollup.Paths), then hour rolls and
-// day rolls (each sorted by rollup.Group). Two flushes of the same rolls
-// therefore queue behind each other instead of deadlocking.
-func addToRolls(ctx context.Context, tx pgx.Tx, counts []store.ViewCount, cache *rollup.PathCache) (map[rollup.PathKey]int64, error) {
-	return rollup.Apply(counts, cache,
-		func(paths []rollup.PathKey) (map[rollup.PathKey]int64, error) { return pathIDs(ctx, tx, paths) },
-		func(kind rollup.Kind, rolls []rollup.Roll) error { return mergeRolls(ctx, tx, kind, rolls) })
-}
-
 const (
-	// selectPathIDs finds the IDs of the paths given as two parallel arrays.
-	selectPathIDs = `SELECT v.id, v.project_id, v.path
-		FROM view_paths v JOIN unnest($1::text[], $2::text[]) AS b (project_id, path)
-		  ON v.project_id = b.project_id AND v.path = b.path`
-	// insertPaths gives IDs to new paths, in the arrays' order. DO NOTHING:
-	// a path another flush added meanwhile keeps that flush's ID.
-	insertPaths = `INSERT INTO view_paths (project_id, path)
-		SELECT b.project_id, b.path FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS b (project_id, path, n)
+	// insertDays makes sure every day of a batch has its view_days row,
+	// in the arrays' (sorted) order. DO NOTHING waits for a flush that is
+	// inserting the same row to end, so that lockDays then sees it.
+	insertDays = `INSERT INTO view_days (project_id, day)
+		SELECT b.project_id, b.day FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS b (project_id, day, n)
 		ORDER BY b.n
-		ON CONFLICT (project_id, path) DO NOTHING`
+		ON CONFLICT (project_id, day) DO NOTHING`
+	// selectDays locks the days' rows in key order and reads their
+	// counts of paths.
+	selectDays = `SELECT v.project_id, v.day, v.paths FROM view_days v
+		JOIN unnest($1::text[], $2::bigint[]) AS b (project_id, day) ON v.project_id = b.project_id AND v.day = b.day
+		ORDER BY v.project_id, v.day
+		FOR UPDATE OF v`
 )
 
-// pathIDs returns the ID of each path, assigning IDs to new ones. Known
-// paths are looked up first: an insert that conflicts still draws a value
-// from the identity's sequence, and IDs kept dense keep rolls small.
-func pathIDs(ctx context.Context, tx pgx.Tx, paths []rollup.PathKey) (map[rollup.PathKey]int64, error) {
-	ids := make(map[rollup.PathKey]int64, len(paths))
-	if err := lookUpPaths(ctx, tx, paths, ids); err != nil {
+// lockDays locks the view_days rows of the days counts fall in, and of the
+// Mondays their weeks start on, creating them as needed, and returns their
+// counts of paths. The lock of a day guards its rolls (the day's and its
+// hours') and its paths: flushes of the same day queue behind each other,
+// and one that finds new paths sees every path an earlier one added. The
+// lock of a week's Monday guards the week's roll, which the flushes of
+// seven days add to.
+func lockDays(ctx context.Context, tx pgx.Tx, counts []store.ViewCount) (map[rollup.ProjectDay]int64, error) {
+	set := make(map[rollup.ProjectDay]struct{})
+	for _, c := range counts {
+		at := c.Hour.Unix()
+		set[rollup.ProjectDay{ProjectID: c.ProjectID, At: rollup.DayOf(at)}] = struct{}{}
+		set[rollup.ProjectDay{ProjectID: c.ProjectID, At: rollup.WeekOf(at)}] = struct{}{}
+	}
+	days := slices.SortedFunc(maps.Keys(set), func(a, b rollup.ProjectDay) int {
+		return cmp.Or(cmp.Compare(a.ProjectID, b.ProjectID), cmp.Compare(a.At, b.At))
+	})
+	projects, ats := make([]string, len(days)), make([]int64, len(days))
+	for i, d := range days {
+		projects[i], ats[i] = d.ProjectID, d.At
+	}
+	if _, err := tx.Exec(ctx, insertDays, projects, ats); err != nil {
 		return nil, err
 	}
-	var missing []rollup.PathKey
-	for _, p := range paths {
-		if _, ok := ids[p]; !ok {
-			missing = append(missing, p)
-		}
-	}
-	if len(missing) == 0 {
-		return ids, nil
-	}
-	projects, names := splitPaths(missing)
-	if _, err := tx.Exec(ctx, insertPaths, projects, names); err != nil {
+	rows, err := tx.Query(ctx, selectDays, projects, ats)
+	if err != nil {
 		return nil, err
 	}
-	if err := lookUpPaths(ctx, tx, missing, ids); err != nil {
+	paths := make(map[rollup.ProjectDay]int64, len(days))
+	var d rollup.ProjectDay
+	var n int64
+	if _, err := pgx.ForEachRow(rows, []any{&d.ProjectID, &d.At, &n}, func() error {
+		paths[d] = n
+		return nil
+	}); err != nil {
 		return nil, err
 	}
-	for _, p := range missing {
-		if _, ok := ids[p]; !ok {
-			return nil, fmt.Errorf("path %q of project %q has no ID after insert", p.Path, p.ProjectID)
-		}
+	if len(paths) != len(days) {
+		return nil, fmt.Errorf("%d of %d days locked", len(paths), len(days))
 	}
-	return ids, nil
+	return paths, nil
 }
 
-// lookUpPaths adds the IDs of the known paths among paths to ids.
-func lookUpPaths(ctx context.Context, tx pgx.Tx, paths []rollup.PathKey, ids map[rollup.PathKey]int64) error {
-	if len(paths) == 0 {
-		return nil
+// dayStore is rollup.DayStore in a write transaction that holds the days'
+// locks (see lockDays).
+type dayStore struct {
+	ctx   context.Context
+	tx    pgx.Tx
+	paths map[rollup.ProjectDay]int64 // as locked
+}
+
+// Held returns those of paths the day holds: one seek each in
+// view_day_paths.
+func (d *dayStore) Held(day rollup.ProjectDay, paths []string) ([]string, error) {
+	rows, err := d.tx.Query(d.ctx, `SELECT path FROM view_day_paths
+		WHERE project_id = $1 AND day = $2 AND path = ANY($3::text[])`, day.ProjectID, day.At, paths)
+	if err != nil {
+		return nil, err
 	}
-	projects, names := splitPaths(paths)
-	rows, err := tx.Query(ctx, selectPathIDs, projects, names)
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// Paths returns the distinct paths the day holds, as read when it was
+// locked: nothing else can add to it since.
+func (d *dayStore) Paths(day rollup.ProjectDay) (int64, error) {
+	n, ok := d.paths[day]
+	if !ok {
+		return 0, fmt.Errorf("day %d of %q is not locked", day.At, day.ProjectID)
+	}
+	return n, nil
+}
+
+// Record adds the admitted paths to the day, and the folds to its counts.
+// The views folded are a report: their sum stops at the largest bigint
+// rather than fail the flush.
+func (d *dayStore) Record(day rollup.ProjectDay, admitted []string, f store.ViewFolds) error {
+	if len(admitted) > 0 {
+		if _, err := d.tx.Exec(d.ctx, `INSERT INTO view_day_paths (project_id, day, path)
+			SELECT $1, $2, p FROM unnest($3::text[]) AS p`, day.ProjectID, day.At, admitted); err != nil {
+			return err
+		}
+	}
+	_, err := d.tx.Exec(d.ctx, `UPDATE view_days SET
+		    paths = paths + $3,
+		    folded_counts = folded_counts + $4,
+		    folded_views = CASE WHEN folded_views > 9223372036854775807 - $5::bigint
+		                        THEN 9223372036854775807 ELSE folded_views + $5::bigint END
+		WHERE project_id = $1 AND day = $2`, day.ProjectID, day.At, len(admitted), f.Counts, f.Views)
+	if err == nil {
+		d.paths[day] += int64(len(admitted))
+	}
+	return err
+}
+
+// addToRolls adds counts, as stored in page_views, to the hour, day and
+// week rolls, inside the transaction that adds them to page_views, so the
+// two never disagree. The transaction holds the locks of the counts' days
+// and weeks (lockDays), which guard their rolls.
+func addToRolls(ctx context.Context, tx pgx.Tx, counts []store.ViewCount) error {
+	rolls, err := rollup.Group(counts)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var k rollup.PathKey
-		if err := rows.Scan(&id, &k.ProjectID, &k.Path); err != nil {
+	for kind, rs := range rolls {
+		if err := appendSegments(ctx, tx, rollup.Kind(kind), rs); err != nil {
 			return err
-		}
-		ids[k] = id
-	}
-	return rows.Err()
-}
-
-// splitPaths returns the projects and paths of paths as parallel arrays.
-func splitPaths(paths []rollup.PathKey) (projects, names []string) {
-	projects, names = make([]string, len(paths)), make([]string, len(paths))
-	for i, p := range paths {
-		projects[i], names[i] = p.ProjectID, p.Path
-	}
-	return projects, names
-}
-
-// mergeRolls adds each roll's counts to the stored roll of its kind. A stored
-// roll is read FOR UPDATE: under READ COMMITTED a plain read would let two
-// flushes both read the same roll and the second write lose the first's
-// counts.
-func mergeRolls(ctx context.Context, tx pgx.Tx, kind rollup.Kind, rolls []rollup.Roll) error {
-	table, col := kind.Table(), kind.Column()
-	lock := `SELECT counts FROM ` + table + ` WHERE project_id = $1 AND ` + col + ` = $2 FOR UPDATE`
-	insert := `INSERT INTO ` + table + ` (project_id, ` + col + `, counts) VALUES ($1, $2, $3)
-		ON CONFLICT (project_id, ` + col + `) DO NOTHING`
-	update := `UPDATE ` + table + ` SET counts = $3 WHERE project_id = $1 AND ` + col + ` = $2`
-	for _, r := range rolls {
-		// A roll that is not stored yet is inserted; if another flush
-		// inserted it first, the insert does nothing (after waiting for
-		// that flush to commit) and the second pass locks and updates it.
-		for pass := 0; ; pass++ {
-			var stored []byte
-			err := tx.QueryRow(ctx, lock, r.ProjectID, r.At).Scan(&stored)
-			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-				return err
-			}
-			merged, err := rollup.Merge(stored, r.Counts)
-			if err != nil {
-				return err
-			}
-			if stored != nil {
-				if _, err := tx.Exec(ctx, update, r.ProjectID, r.At, merged); err != nil {
-					return err
-				}
-				break
-			}
-			tag, err := tx.Exec(ctx, insert, r.ProjectID, r.At, merged)
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() == 1 {
-				break
-			}
-			if pass > 0 {
-				return fmt.Errorf("%s roll of %q at %d neither found nor inserted", col, r.ProjectID, r.At)
-			}
 		}
 	}
 	return nil
 }
 
-// queryRolls reads, in one statement and so one snapshot, the day rolls of
-// a range's whole days and the hour rolls of its two ragged edges.
-const queryRolls = `SELECT counts FROM view_day_rolls WHERE project_id = $1 AND day >= $2 AND day < $3
+// appendSegments stores each roll's counts as a new segment of its roll,
+// merged with the roll's last segments that rollup.Absorb picks: a flush
+// rewrites segments about the size of its batch, never the whole day.
+func appendSegments(ctx context.Context, tx pgx.Tx, kind rollup.Kind, rolls []rollup.Roll) error {
+	table, col := kind.Table(), kind.Column()
+	where := ` WHERE project_id = $1 AND ` + col + ` = $2`
+	list := `SELECT seq, entries FROM ` + table + where + ` ORDER BY seq`
+	get := `SELECT counts FROM ` + table + where + ` AND seq >= $3`
+	del := `DELETE FROM ` + table + where + ` AND seq >= $3`
+	put := `INSERT INTO ` + table + ` (project_id, ` + col + `, seq, entries, counts) VALUES ($1, $2, $3, $4, $5)`
+	for _, r := range rolls {
+		rows, err := tx.Query(ctx, list, r.ProjectID, r.At)
+		if err != nil {
+			return err
+		}
+		segs, err := pgx.CollectRows(rows, pgx.RowToStructByPos[rollup.Segment])
+		if err != nil {
+			return err
+		}
+		seq := int64(1)
+		if len(segs) > 0 {
+			seq = segs[len(segs)-1].Seq + 1
+		}
+		seg, entries := []byte(nil), len(r.Counts)
+		if k := rollup.Absorb(segs, len(r.Counts)); k == 0 {
+			seg = rollup.Encode(nil, r.Counts)
+		} else {
+			from := segs[len(segs)-k].Seq
+			rows, err := tx.Query(ctx, get, r.ProjectID, r.At, from)
+			if err != nil {
+				return err
+			}
+			old, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+			if err != nil {
+				return err
+			}
+			if seg, entries, err = rollup.MergeSegments(old, r.Counts); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, del, r.ProjectID, r.At, from); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, put, r.ProjectID, r.At, seq, entries, seg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// queryRolls reads, in one statement and so one snapshot, the segments of
+// the week rolls of a range's whole weeks, of the day rolls of the whole
+// days on either side, and of the hour rolls of its two ragged edges.
+const queryRolls = `SELECT counts FROM view_week_rolls WHERE project_id = $1 AND week >= $2 AND week < $3
+	UNION ALL
+	SELECT counts FROM view_day_rolls WHERE project_id = $1
+	   AND ((day >= $4 AND day < $5) OR (day >= $6 AND day < $7))
 	UNION ALL
 	SELECT counts FROM view_hour_rolls WHERE project_id = $1
-	   AND ((hour >= $4 AND hour < $5) OR (hour >= $6 AND hour < $7))`
+	   AND ((hour >= $8 AND hour < $9) OR (hour >= $10 AND hour < $11))`
 
-// tallyRolls adds to tally the rolls of project that span covers.
+// tallyRolls adds to tally the segments of the rolls of project that span
+// covers.
 func tallyRolls(ctx context.Context, db querier, project string, span rollup.Span, tally *rollup.Tally) error {
-	var edges [2][2]int64 // empty ranges unless the span has edges
-	copy(edges[:], span.Hours)
-	rows, err := db.Query(ctx, queryRolls, project, span.Days[0], span.Days[1],
-		edges[0][0], edges[0][1], edges[1][0], edges[1][1])
+	var days, hours [2][2]int64 // empty ranges unless the span has them
+	copy(days[:], span.Days)
+	copy(hours[:], span.Hours)
+	rows, err := db.Query(ctx, queryRolls, project, span.Weeks[0], span.Weeks[1],
+		days[0][0], days[0][1], days[1][0], days[1][1],
+		hours[0][0], hours[0][1], hours[1][0], hours[1][1])
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		// The raw value is valid until the next row: the roll is decoded
-		// before then, so it is never copied.
+		// The raw value is valid until the next row: the segment is
+		// decoded before then, so it is never copied.
 		if err := tally.Add(rows.RawValues()[0]); err != nil {
 			return err
 		}
@@ -173,45 +224,35 @@ func tallyRolls(ctx context.Context, db querier, project string, span rollup.Spa
 	return rows.Err()
 }
 
-// pathNames looks path IDs up in view_paths. IDs never change their path,
-// so this may run outside the snapshot the rolls were read in.
-func pathNames(ctx context.Context, db querier) rollup.Names {
-	return func(ids []int64) (map[int64]string, error) {
-		rows, err := db.Query(ctx, `SELECT id, path FROM view_paths WHERE id = ANY($1)`, ids)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		names := make(map[int64]string, len(ids))
-		for rows.Next() {
-			var id int64
-			var path string
-			if err := rows.Scan(&id, &path); err != nil {
-				return nil, err
-			}
-			names[id] = path
-		}
-		return names, rows.Err()
-	}
-}
-
-// rebuildBatch is how many rows buildRolls fetches at a time.
+// rebuildBatch is how many rows rebuildRolls fetches at a time.
 const rebuildBatch = 20_000
 
-// buildRolls fills the roll tables from page_views: migration 2's step for
-// databases that had views before rolls existed. A cursor reads the rows in
-// (project, hour) order, the order of page_views_by_hour, so each roll is
-// written a few times rather than once per batch; the cursor lets the
-// transaction write between fetches.
-func buildRolls(ctx context.Context, tx pgx.Tx) error {
+// rebuildRolls fills the roll tables and the days' paths from page_views:
+// migration 3's step, as rolls became keyed by path. A cursor reads the
+// rows in (project, hour) order, the order of page_views_by_hour, so each
+// roll is written once, when its hour, day or week has been read; the
+// cursor lets the transaction write between fetches.
+func rebuildRolls(ctx context.Context, tx pgx.Tx) error {
 	if _, err := tx.Exec(ctx, `DECLARE page_views_for_rolls NO SCROLL CURSOR FOR
-		SELECT project_id, path, hour, human, ai FROM page_views
-		WHERE human > 0 OR ai > 0
-		ORDER BY project_id, hour`); err != nil {
+		SELECT project_id, path, hour, human, ai FROM page_views ORDER BY project_id, hour`); err != nil {
 		return err
 	}
+	b := rollup.Rebuilder{
+		Write: func(kind rollup.Kind, project string, at int64, counts []rollup.Count) error {
+			_, err := tx.Exec(ctx, `INSERT INTO `+kind.Table()+` (project_id, `+kind.Column()+`, seq, entries, counts)
+				VALUES ($1, $2, 1, $3, $4)`, project, at, len(counts), rollup.Encode(nil, counts))
+			return err
+		},
+		Day: func(project string, day int64, paths []string) error {
+			if _, err := tx.Exec(ctx, `INSERT INTO view_day_paths (project_id, day, path)
+				SELECT $1, $2, p FROM unnest($3::text[]) AS p`, project, day, paths); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO view_days (project_id, day, paths) VALUES ($1, $2, $3)`, project, day, len(paths))
+			return err
+		},
+	}
 	fetch := fmt.Sprintf(`FETCH %d FROM page_views_for_rolls`, rebuildBatch)
-	var cache rollup.PathCache
 	for {
 		rows, err := tx.Query(ctx, fetch)
 		if err != nil {
@@ -220,22 +261,21 @@ func buildRolls(ctx context.Context, tx pgx.Tx) error {
 		batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.ViewCount, error) {
 			var c store.ViewCount
 			err := row.Scan(&c.ProjectID, &c.Path, &c.Hour, &c.Human, &c.AI)
-			c.Hour = c.Hour.UTC()
 			return c, err
 		})
 		if err != nil {
 			return err
 		}
 		if len(batch) == 0 {
-			_, err := tx.Exec(ctx, `CLOSE page_views_for_rolls`)
-			return err
+			if _, err := tx.Exec(ctx, `CLOSE page_views_for_rolls`); err != nil {
+				return err
+			}
+			return b.Flush()
 		}
-		fresh, err := addToRolls(ctx, tx, batch, &cache)
-		if err != nil {
-			return err
+		for _, c := range batch {
+			if err := b.Add(c); err != nil {
+				return err
+			}
 		}
-		// The migration's own transaction: its IDs are good for its
-		// later batches, and the cache dies with it.
-		cache.Add(fresh)
 	}
 }

@@ -25,3 +25,20 @@ func TestConformance(t *testing.T) {
 		return s
 	})
 }
+
+// TestConformanceDailyPathCap runs the suite's tests of the cap on paths
+// per project and day, on stores opened with a small cap.
+func TestConformanceDailyPathCap(t *testing.T) {
+	storetest.RunDailyPathCap(t, func(t *testing.T, max int) store.Store {
+		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "docsapi.db"), sqlite.WithDailyPathCap(max))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := s.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+		return s
+	})
+}

@@ -4,92 +4,203 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// addToRolls adds validated counts to the hour and day rolls, inside the
-// transaction that adds them to page_views, so the two never disagree; see
-// rollup.Apply for cache and the IDs it returns.
-func addToRolls(ctx context.Context, tx *sql.Tx, counts []store.ViewCount, cache *rollup.PathCache) (map[rollup.PathKey]int64, error) {
-	return rollup.Apply(counts, cache,
-		func(paths []rollup.PathKey) (map[rollup.PathKey]int64, error) { return pathIDs(ctx, tx, paths) },
-		func(kind rollup.Kind, rolls []rollup.Roll) error { return mergeRolls(ctx, tx, kind, rolls) })
+// dayStore is rollup.DayStore in a write transaction: the paths a day
+// holds are in view_day_paths, their count and the folds in view_days.
+type dayStore struct {
+	ctx       context.Context
+	tx        *sql.Tx
+	held, put *sql.Stmt // prepared at their first use; the transaction closes them
 }
 
-// pathIDs returns the ID of each path, assigning IDs to new ones.
-func pathIDs(ctx context.Context, tx *sql.Tx, paths []rollup.PathKey) (map[rollup.PathKey]int64, error) {
-	ids := make(map[rollup.PathKey]int64, len(paths))
-	if len(paths) == 0 {
-		return ids, nil
-	}
-	// Looked up first: a path the cache lacks usually has an ID already
-	// (given before a restart, or by another process), and a read costs
-	// less than an insert that finds a conflict.
-	get, err := tx.PrepareContext(ctx, `SELECT id FROM view_paths WHERE project_id = ? AND path = ?`)
-	if err != nil {
-		return nil, err
-	}
-	defer get.Close()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO view_paths (project_id, path) VALUES (?, ?) RETURNING id`)
-	if err != nil {
-		return nil, err
-	}
-	defer ins.Close()
-	for _, p := range paths {
-		var id int64
-		err := get.QueryRowContext(ctx, p.ProjectID, p.Path).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) {
-			err = ins.QueryRowContext(ctx, p.ProjectID, p.Path).Scan(&id)
-		}
-		if err != nil {
+// Held returns those of paths the day holds: one seek each.
+func (d *dayStore) Held(day rollup.ProjectDay, paths []string) ([]string, error) {
+	if d.held == nil {
+		var err error
+		if d.held, err = d.tx.PrepareContext(d.ctx,
+			`SELECT 1 FROM view_day_paths WHERE project_id = ? AND day = ? AND path = ?`); err != nil {
 			return nil, err
 		}
-		ids[p] = id
 	}
-	return ids, nil
+	var held []string
+	for _, p := range paths {
+		var one int
+		err := d.held.QueryRowContext(d.ctx, day.ProjectID, day.At, p).Scan(&one)
+		switch {
+		case err == nil:
+			held = append(held, p)
+		case !errors.Is(err, sql.ErrNoRows):
+			return nil, err
+		}
+	}
+	return held, nil
 }
 
-// mergeRolls adds each roll's counts to the stored roll of its kind.
-func mergeRolls(ctx context.Context, tx *sql.Tx, kind rollup.Kind, rolls []rollup.Roll) error {
-	if len(rolls) == 0 {
-		return nil
+// Paths returns the distinct paths the day holds.
+func (d *dayStore) Paths(day rollup.ProjectDay) (int64, error) {
+	var n int64
+	err := d.tx.QueryRowContext(d.ctx, `SELECT paths FROM view_days WHERE project_id = ? AND day = ?`, day.ProjectID, day.At).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
 	}
-	table, col := kind.Table(), kind.Column()
-	get, err := tx.PrepareContext(ctx, `SELECT counts FROM `+table+` WHERE project_id = ? AND `+col+` = ?`)
+	return n, err
+}
+
+// Record adds the admitted paths to the day, and the folds to its counts.
+// The views folded are a report: their sum stops at the largest integer
+// rather than fail the flush.
+func (d *dayStore) Record(day rollup.ProjectDay, admitted []string, f store.ViewFolds) error {
+	if d.put == nil && len(admitted) > 0 {
+		var err error
+		if d.put, err = d.tx.PrepareContext(d.ctx,
+			`INSERT INTO view_day_paths (project_id, day, path) VALUES (?, ?, ?)`); err != nil {
+			return err
+		}
+	}
+	for _, p := range admitted {
+		if _, err := d.put.ExecContext(d.ctx, day.ProjectID, day.At, p); err != nil {
+			return err
+		}
+	}
+	_, err := d.tx.ExecContext(d.ctx, `INSERT INTO view_days (project_id, day, paths, folded_counts, folded_views)
+		VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (project_id, day) DO UPDATE SET
+		    paths = paths + excluded.paths,
+		    folded_counts = folded_counts + excluded.folded_counts,
+		    folded_views = CASE WHEN folded_views > 9223372036854775807 - excluded.folded_views
+		                        THEN 9223372036854775807 ELSE folded_views + excluded.folded_views END`,
+		day.ProjectID, day.At, len(admitted), f.Counts, f.Views)
+	return err
+}
+
+// addToRolls adds counts, as stored in page_views, to the hour, day and
+// week rolls, inside the transaction that adds them to page_views, so the
+// two never disagree.
+func addToRolls(ctx context.Context, tx *sql.Tx, counts []store.ViewCount) error {
+	rolls, err := rollup.Group(counts)
 	if err != nil {
 		return err
 	}
-	defer get.Close()
-	put, err := tx.PrepareContext(ctx, `INSERT INTO `+table+` (project_id, `+col+`, counts) VALUES (?, ?, ?)
-		ON CONFLICT (project_id, `+col+`) DO UPDATE SET counts = excluded.counts`)
-	if err != nil {
-		return err
-	}
-	defer put.Close()
-	for _, r := range rolls {
-		var stored []byte
-		if err := get.QueryRowContext(ctx, r.ProjectID, r.At).Scan(&stored); err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		merged, err := rollup.Merge(stored, r.Counts)
-		if err != nil {
-			return err
-		}
-		if _, err := put.ExecContext(ctx, r.ProjectID, r.At, merged); err != nil {
+	for kind, rs := range rolls {
+		if err := appendSegments(ctx, tx, rollup.Kind(kind), rs); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// tallyRolls adds to tally the rolls of project that span covers.
+// appendSegments stores each roll's counts as a new segment of its roll,
+// merged with the roll's last segments that rollup.Absorb picks: a flush
+// rewrites segments about the size of its batch, never the whole day.
+func appendSegments(ctx context.Context, tx *sql.Tx, kind rollup.Kind, rolls []rollup.Roll) error {
+	if len(rolls) == 0 {
+		return nil
+	}
+	table, col := kind.Table(), kind.Column()
+	where := ` WHERE project_id = ? AND ` + col + ` = ?`
+	list, err := tx.PrepareContext(ctx, `SELECT seq, entries FROM `+table+where+` ORDER BY seq`)
+	if err != nil {
+		return err
+	}
+	defer list.Close()
+	get, err := tx.PrepareContext(ctx, `SELECT counts FROM `+table+where+` AND seq >= ?`)
+	if err != nil {
+		return err
+	}
+	defer get.Close()
+	del, err := tx.PrepareContext(ctx, `DELETE FROM `+table+where+` AND seq >= ?`)
+	if err != nil {
+		return err
+	}
+	defer del.Close()
+	put, err := tx.PrepareContext(ctx, `INSERT INTO `+table+` (project_id, `+col+`, seq, entries, counts) VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer put.Close()
+	for _, r := range rolls {
+		segs, err := listSegments(ctx, list, r)
+		if err != nil {
+			return err
+		}
+		seq := int64(1)
+		if len(segs) > 0 {
+			seq = segs[len(segs)-1].Seq + 1
+		}
+		seg, entries := []byte(nil), len(r.Counts)
+		if k := rollup.Absorb(segs, len(r.Counts)); k == 0 {
+			seg = rollup.Encode(nil, r.Counts)
+		} else {
+			from := segs[len(segs)-k].Seq
+			old, err := readSegments(ctx, get, r, from)
+			if err != nil {
+				return err
+			}
+			if seg, entries, err = rollup.MergeSegments(old, r.Counts); err != nil {
+				return err
+			}
+			if _, err := del.ExecContext(ctx, r.ProjectID, r.At, from); err != nil {
+				return err
+			}
+		}
+		if _, err := put.ExecContext(ctx, r.ProjectID, r.At, seq, entries, seg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// listSegments returns the segments of r's roll, in seq order.
+func listSegments(ctx context.Context, list *sql.Stmt, r rollup.Roll) ([]rollup.Segment, error) {
+	rows, err := list.QueryContext(ctx, r.ProjectID, r.At)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var segs []rollup.Segment
+	for rows.Next() {
+		var s rollup.Segment
+		if err := rows.Scan(&s.Seq, &s.Entries); err != nil {
+			return nil, err
+		}
+		segs = append(segs, s)
+	}
+	return segs, rows.Err()
+}
+
+// readSegments returns the segments of r's roll from seq from on.
+func readSegments(ctx context.Context, get *sql.Stmt, r rollup.Roll, from int64) ([][]byte, error) {
+	rows, err := get.QueryContext(ctx, r.ProjectID, r.At, from)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var segs [][]byte
+	for rows.Next() {
+		var seg []byte
+		if err := rows.Scan(&seg); err != nil {
+			return nil, err
+		}
+		segs = append(segs, seg)
+	}
+	return segs, rows.Err()
+}
+
+// tallyRolls adds to tally the segments of the rolls of project that span
+// covers.
 func tallyRolls(ctx context.Context, tx *sql.Tx, project string, span rollup.Span, tally *rollup.Tally) error {
-	if span.Days[0] < span.Days[1] {
-		if err := tallyKind(ctx, tx, rollup.Daily, project, span.Days, tally); err != nil {
+	if span.Weeks[0] < span.Weeks[1] {
+		if err := tallyKind(ctx, tx, rollup.Weekly, project, span.Weeks, tally); err != nil {
+			return err
+		}
+	}
+	for _, days := range span.Days {
+		if err := tallyKind(ctx, tx, rollup.Daily, project, days, tally); err != nil {
 			return err
 		}
 	}
@@ -101,13 +212,14 @@ func tallyRolls(ctx context.Context, tx *sql.Tx, project string, span rollup.Spa
 	return nil
 }
 
-// rollRangeQuery selects the rolls of a kind of a project in a time range.
+// rollRangeQuery selects the segments of the rolls of a kind of a project
+// in a time range.
 func rollRangeQuery(kind rollup.Kind) string {
 	col := kind.Column()
 	return `SELECT counts FROM ` + kind.Table() + ` WHERE project_id = ? AND ` + col + ` >= ? AND ` + col + ` < ?`
 }
 
-// tallyKind adds the rolls of a kind of project from at[0] up to at[1].
+// tallyKind adds the segments of a kind of project from at[0] up to at[1].
 func tallyKind(ctx context.Context, tx *sql.Tx, kind rollup.Kind, project string, at [2]int64, tally *rollup.Tally) error {
 	rows, err := tx.QueryContext(ctx, rollRangeQuery(kind), project, at[0], at[1])
 	if err != nil {
@@ -116,79 +228,54 @@ func tallyKind(ctx context.Context, tx *sql.Tx, kind rollup.Kind, project string
 	defer rows.Close()
 	for rows.Next() {
 		// RawBytes points into the driver's buffer until the next row:
-		// the roll is decoded before then, so it is never copied.
-		var roll sql.RawBytes
-		if err := rows.Scan(&roll); err != nil {
+		// the segment is decoded before then, so it is never copied.
+		var seg sql.RawBytes
+		if err := rows.Scan(&seg); err != nil {
 			return err
 		}
-		if err := tally.Add(roll); err != nil {
+		if err := tally.Add(seg); err != nil {
 			return err
 		}
 	}
 	return rows.Err()
 }
 
-// namesBatch bounds the parameters of one lookup of path names, well under
-// SQLite's limit on host parameters.
-const namesBatch = 500
-
-// pathNames looks path IDs up in view_paths within tx.
-func pathNames(ctx context.Context, tx *sql.Tx) rollup.Names {
-	return func(ids []int64) (map[int64]string, error) {
-		names := make(map[int64]string, len(ids))
-		for len(ids) > 0 {
-			batch := ids[:min(len(ids), namesBatch)]
-			ids = ids[len(batch):]
-			args := make([]any, len(batch))
-			for i, id := range batch {
-				args[i] = id
-			}
-			marks := strings.Repeat(",?", len(batch))[1:]
-			rows, err := tx.QueryContext(ctx, `SELECT id, path FROM view_paths WHERE id IN (`+marks+`)`, args...)
-			if err != nil {
-				return nil, err
-			}
-			for rows.Next() {
-				var id int64
-				var path string
-				if err := rows.Scan(&id, &path); err != nil {
-					rows.Close()
-					return nil, err
-				}
-				names[id] = path
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return nil, err
-			}
-		}
-		return names, nil
-	}
-}
-
-// rebuildBatch is how many rows buildRolls reads at a time: enough to keep
-// the reads sequential, few enough to hold in memory.
+// rebuildBatch is how many rows rebuildRolls reads at a time: enough to
+// keep the reads sequential, few enough to hold in memory.
 const rebuildBatch = 20_000
 
-// buildRolls fills the roll tables from page_views: migration 2's step for
-// databases that had views before rolls existed. Rows are read in
-// (project, hour) order, the order of the page_views_by_hour index, so each
-// roll is written a few times rather than once per batch.
-func buildRolls(ctx context.Context, tx *sql.Tx) error {
+// rebuildRolls fills the roll tables and the days' paths from page_views:
+// migration 3's step, as rolls became keyed by path. Rows are read in
+// (project, hour, path) order, the order of the page_views_by_hour index,
+// so each roll is written once, when its hour, day or week has been read.
+func rebuildRolls(ctx context.Context, tx *sql.Tx) error {
 	const query = `SELECT project_id, path, hour, human, ai FROM page_views INDEXED BY page_views_by_hour
-		WHERE (project_id, hour, path) > (?, ?, ?) AND (human > 0 OR ai > 0)
+		WHERE (project_id, hour, path) > (?, ?, ?)
 		ORDER BY project_id, hour, path LIMIT ?`
+	var b rollup.Rebuilder
+	b.Write = func(kind rollup.Kind, project string, at int64, counts []rollup.Count) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO `+kind.Table()+` (project_id, `+kind.Column()+`, seq, entries, counts)
+			VALUES (?, ?, 1, ?, ?)`, project, at, len(counts), rollup.Encode(nil, counts))
+		return err
+	}
+	b.Day = func(project string, day int64, paths []string) error {
+		for _, p := range paths {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO view_day_paths (project_id, day, path) VALUES (?, ?, ?)`, project, day, p); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO view_days (project_id, day, paths) VALUES (?, ?, ?)`, project, day, len(paths))
+		return err
+	}
 	// Project IDs are never empty, so ("", hour, "") sorts before every row.
 	var project, path string
 	var hour int64 = -1 << 62
-	batch := make([]store.ViewCount, 0, rebuildBatch)
-	var cache rollup.PathCache
 	for {
-		batch = batch[:0]
 		rows, err := tx.QueryContext(ctx, query, project, hour, path, rebuildBatch)
 		if err != nil {
 			return err
 		}
+		n := 0
 		for rows.Next() {
 			var c store.ViewCount
 			var at int64
@@ -197,22 +284,19 @@ func buildRolls(ctx context.Context, tx *sql.Tx) error {
 				return err
 			}
 			c.Hour = time.Unix(at, 0).UTC()
-			batch = append(batch, c)
+			if err := b.Add(c); err != nil {
+				rows.Close()
+				return err
+			}
 			project, hour, path = c.ProjectID, at, c.Path
+			n++
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if len(batch) == 0 {
-			return nil
+		if n == 0 {
+			return b.Flush()
 		}
-		fresh, err := addToRolls(ctx, tx, batch, &cache)
-		if err != nil {
-			return err
-		}
-		// The migration's own transaction: its IDs are good for its
-		// later batches, and the cache dies with it.
-		cache.Add(fresh)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -101,10 +102,18 @@ func TestDamagedRollFailsTheQuery(t *testing.T) {
 	s := open(t, dbPath(t))
 	hour := time.Date(2026, 5, 1, 3, 0, 0, 0, time.UTC)
 	must(t, "AddViews", s.AddViews(t.Context(), []store.ViewCount{{ProjectID: "p", Path: "/a", Hour: hour, Human: 1}}))
-	_, err := s.w.ExecContext(t.Context(), `UPDATE view_day_rolls SET counts = x'02'`)
-	must(t, "damage the roll", err)
-	if _, err := s.QueryViews(t.Context(), store.ViewsQuery{ProjectID: "p", Limit: 10}); err == nil {
-		t.Fatal("QueryViews over a damaged roll: no error")
+	for _, table := range []string{"view_hour_rolls", "view_day_rolls", "view_week_rolls"} {
+		_, err := s.w.ExecContext(t.Context(), `UPDATE `+table+` SET counts = x'02'`)
+		must(t, "damage the rolls", err)
+	}
+	for _, q := range []store.ViewsQuery{
+		{ProjectID: "p", Limit: 10}, // the week's roll
+		{ProjectID: "p", From: hour.Truncate(24 * time.Hour), To: hour.Truncate(24 * time.Hour).Add(24 * time.Hour), Limit: 10}, // the day's
+		{ProjectID: "p", From: hour, To: hour.Add(time.Hour), Limit: 10},                                                        // the hour's
+	} {
+		if _, err := s.QueryViews(t.Context(), q); err == nil {
+			t.Fatalf("QueryViews(%+v) over a damaged roll: no error", q)
+		}
 	}
 	// And a flush into it fails whole: the row is not added either.
 	if err := s.AddViews(t.Context(), []store.ViewCount{{ProjectID: "p", Path: "/a", Hour: hour, Human: 1}}); err == nil {
@@ -115,35 +124,110 @@ func TestDamagedRollFailsTheQuery(t *testing.T) {
 	}
 }
 
-// A failed flush's new paths are not remembered: their IDs were rolled back
-// and may go to other paths, which must not receive the first path's views.
-func TestFailedFlushLeavesNoPathIDsBehind(t *testing.T) {
-	s := open(t, dbPath(t))
+// A failed flush leaves nothing of its new paths behind: not their rows,
+// not the day's count of paths, not the store's memory of the paths the day
+// holds. Otherwise the cap would count a path that is not there, or let a
+// path in as known that never was.
+func TestFailedFlushLeavesNoPathsBehind(t *testing.T) {
+	s := open(t, dbPath(t), WithDailyPathCap(2))
 	hour := time.Date(2026, 5, 1, 3, 0, 0, 0, time.UTC)
 	add := func(path string, human int64) error {
 		return s.AddViews(t.Context(), []store.ViewCount{{ProjectID: "p", Path: path, Hour: hour, Human: human}})
 	}
 	must(t, "AddViews /a", add("/a", 1))
-	// Damage the day roll, so the next flush fails after /new got an ID.
-	_, err := s.w.ExecContext(t.Context(), `UPDATE view_day_rolls SET counts = x'02'`)
+	// Damage the week roll, so the next flush fails at its last step,
+	// after /new was counted as a path of the day.
+	_, err := s.w.ExecContext(t.Context(), `UPDATE view_week_rolls SET counts = x'02'`)
 	must(t, "damage the roll", err)
 	if err := add("/new", 5); err == nil {
 		t.Fatal("AddViews into a damaged roll: no error")
 	}
-	_, err = s.w.ExecContext(t.Context(), `DELETE FROM view_day_rolls`)
+	if n := queryInt(t, s.r, "SELECT count(*) FROM view_day_paths"); n != 1 {
+		t.Fatalf("%d paths of the day after the failed flush, want 1", n)
+	}
+	if n := queryInt(t, s.r, "SELECT paths FROM view_days"); n != 1 {
+		t.Fatalf("the day counts %d paths after the failed flush, want 1", n)
+	}
+	_, err = s.w.ExecContext(t.Context(), `DELETE FROM view_week_rolls`)
 	must(t, "drop the damaged roll", err)
-	_, err = s.w.ExecContext(t.Context(), `DELETE FROM view_hour_rolls`)
-	must(t, "drop the hour roll", err)
 
-	must(t, "AddViews /other", add("/other", 2)) // may take the ID /new had
+	// The cap of 2 has room for one more path: /new, again; /other is the
+	// third.
 	must(t, "AddViews /new", add("/new", 7))
-	got, err := s.QueryViews(t.Context(), store.ViewsQuery{ProjectID: "p", Limit: 10})
+	must(t, "AddViews /other", add("/other", 2))
+	day := hour.Truncate(24 * time.Hour)
+	got, err := s.QueryViews(t.Context(), store.ViewsQuery{ProjectID: "p", From: day, To: day.Add(24 * time.Hour), Limit: 10})
 	must(t, "QueryViews", err)
 	want := []store.PathCounts{
 		{Path: "/new", Counts: store.Counts{Human: 7}},
-		{Path: "/other", Counts: store.Counts{Human: 2}},
+		{Path: store.OtherPagesPath, Counts: store.Counts{Human: 2}},
+		{Path: "/a", Counts: store.Counts{Human: 1}},
 	}
 	if !reflect.DeepEqual(got.Rows, want) {
 		t.Fatalf("rows %+v, want %+v", got.Rows, want)
+	}
+}
+
+// A page costs work bounded by the page, not by how many paths share a
+// total: 3,000 paths of one view each tie, and every page, the first, one
+// in the middle of them and the last, turns at most its own rows into
+// paths and reads the same few segments. (Before rolls were keyed by path,
+// ranking looked up the path of every row of the tie: 3,000 a page.)
+func TestPageWorkIsBoundedByThePage(t *testing.T) {
+	s := open(t, dbPath(t))
+	var stats []rollup.Stats
+	s.queryHook = func(st rollup.Stats) { stats = append(stats, st) }
+	checkPageWork(t, s, func() rollup.Stats { return stats[len(stats)-1] })
+}
+
+// checkPageWork adds a tie of 3,000 paths and checks the work of pages of
+// it; last returns the work of the last query.
+func checkPageWork(t *testing.T, s store.Store, last func() rollup.Stats) {
+	t.Helper()
+	hour := time.Date(2026, 5, 1, 3, 0, 0, 0, time.UTC)
+	const tied, limit = 3000, 10
+	var counts []store.ViewCount
+	var names []string
+	for i := range tied {
+		p := fmt.Sprintf("/made-up/%08x", uint32(i)*2654435761)
+		counts = append(counts, store.ViewCount{ProjectID: "p", Path: p, Hour: hour.Add(time.Duration(i%30) * time.Hour), Human: 1})
+		names = append(names, p)
+	}
+	slices.Sort(names)
+	for i := range 5 {
+		counts = append(counts, store.ViewCount{ProjectID: "p", Path: fmt.Sprintf("/top/%d", i), Hour: hour, Human: int64(10 - i)})
+		names = append([]string{fmt.Sprintf("/top/%d", 4-i)}, names...)
+	}
+	// In several batches, as flushes come, so that rolls have several
+	// segments.
+	for b := range 3 {
+		if err := s.AddViews(t.Context(), counts[b*len(counts)/3:(b+1)*len(counts)/3]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, offset := range []int{0, 1, tied / 2, tied - 5} {
+		day := hour.Truncate(24 * time.Hour)
+		q := store.ViewsQuery{ProjectID: "p", From: day, To: day.Add(48 * time.Hour), Limit: limit, Offset: offset}
+		res, err := s.QueryViews(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range res.Rows {
+			got = append(got, r.Path)
+		}
+		if want := names[offset:min(len(names), offset+limit)]; !slices.Equal(got, want) {
+			t.Fatalf("offset %d: rows %q, want %q", offset, got, want)
+		}
+		st := last()
+		t.Logf("offset %d: %+v", offset, st)
+		if st.Named > limit+1 {
+			t.Errorf("offset %d: %d paths named for a page of %d", offset, st.Named, limit)
+		}
+		// The range is two days: their day rolls, a few segments each,
+		// whatever the number of paths.
+		if st.Segments > 2*4 || st.Entries != tied+5 {
+			t.Errorf("offset %d: %d segments, %d entries read; want at most 8 segments, and the range's %d paths once", offset, st.Segments, st.Entries, tied+5)
+		}
 	}
 }

@@ -65,7 +65,14 @@ type Store struct {
 	w      *sql.DB // the single writer connection, BEGIN IMMEDIATE
 	r      *sql.DB // query-only readers
 	closed atomic.Bool
-	paths  rollup.PathCache // IDs of paths in view rolls, once committed
+
+	// Views (views.go): the cap on distinct paths per project and day,
+	// the paths days are known to hold, what was folded, and a test's
+	// look at each query's work.
+	pathCap   int64
+	days      rollup.DayCache
+	folds     rollup.FoldCounter
+	queryHook func(rollup.Stats)
 }
 
 // Option configures Open.
@@ -74,6 +81,7 @@ type Option func(*config) error
 type config struct {
 	busyTimeout time.Duration
 	readers     int
+	pathCap     int // see WithDailyPathCap
 }
 
 // WithBusyTimeout sets how long a write waits for another process holding
@@ -111,6 +119,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	cfg := config{
 		busyTimeout: 5 * time.Second,
 		readers:     max(4, runtime.GOMAXPROCS(0)),
+		pathCap:     store.DefaultDailyPathCap,
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -161,7 +170,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	return &Store{w: w, r: r}, nil
+	return &Store{w: w, r: r, pathCap: int64(cfg.pathCap)}, nil
 }
 
 func checkPath(path string) error {

@@ -678,6 +678,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		{"claim", readyJobQuery, []any{int64(0)}, "jobs_ready"},
 		{"day rolls", rollRangeQuery(rollup.Daily), []any{"p", 0, 1}, "sqlite_autoindex_view_day_rolls_1"},
 		{"hour rolls", rollRangeQuery(rollup.Hourly), []any{"p", 0, 1}, "sqlite_autoindex_view_hour_rolls_1"},
+		{"week rolls", rollRangeQuery(rollup.Weekly), []any{"p", 0, 1}, "sqlite_autoindex_view_week_rolls_1"},
 		{"key by hash", `SELECT ` + keyColumns + ` FROM api_keys WHERE hash = ?`, []any{[]byte{1}}, "sqlite_autoindex_api_keys_2"},
 		{"keys in order", `SELECT ` + keyColumns + ` FROM api_keys ORDER BY created_at, id`, nil, "api_keys_by_created"},
 	} {

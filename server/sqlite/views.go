@@ -3,14 +3,36 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
+var _ store.ViewFolder = (*Store)(nil)
+
+// WithDailyPathCap sets the cap on distinct paths per project and UTC day:
+// past it, views of a path new to the day are counted under
+// store.OtherPagesPath for their hour (see store.Store's AddViews). The
+// default is store.DefaultDailyPathCap. It must be at least 1.
+func WithDailyPathCap(n int) Option {
+	return func(c *config) error {
+		if n < 1 {
+			return fmt.Errorf("sqlite: daily path cap %d: must be at least 1", n)
+		}
+		c.pathCap = n
+		return nil
+	}
+}
+
+// ViewFolds returns what AddViews folded into store.OtherPagesPath since
+// Open, in this process.
+func (s *Store) ViewFolds() store.ViewFolds { return s.folds.Load() }
+
 // AddViews adds each count to the stored counts of its (ProjectID, Path,
-// Hour), all in one transaction. The batch is validated first: one bad count
-// refuses the whole batch and nothing is stored.
+// Hour), all in one transaction, after applying the cap on distinct paths
+// per project and day. The batch is validated first: one bad count refuses
+// the whole batch and nothing is stored.
 func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
 	const op = "add views"
 	for i, c := range counts {
@@ -21,13 +43,20 @@ func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
 	if len(counts) == 0 {
 		return nil
 	}
-	var fresh map[rollup.PathKey]int64
+	var capped rollup.Capped
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
+		// The cap first: it decides which path each count is stored
+		// under, and must see the day before this batch's rows.
+		var err error
+		capped, err = rollup.Cap(counts, s.pathCap, &s.days, &dayStore{ctx: ctx, tx: tx})
+		if err != nil {
+			return dbErr(op, err)
+		}
 		// Prepared once for the batch: a flush holds many counts.
 		stmt, err := tx.PrepareContext(ctx,
 			`INSERT INTO page_views (project_id, path, hour, human, ai, bot)
 			 VALUES (?, ?, ?, ?, ?, ?)
-			 ON CONFLICT (project_id, path, hour) DO UPDATE SET
+			 ON CONFLICT (project_id, hour, path) DO UPDATE SET
 			     human = human + excluded.human,
 			     ai    = ai    + excluded.ai,
 			     bot   = bot   + excluded.bot`)
@@ -35,10 +64,7 @@ func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
 			return dbErr(op, err)
 		}
 		defer stmt.Close()
-		for _, c := range counts {
-			if c.Human == 0 && c.AI == 0 && c.Bot == 0 {
-				continue // adds nothing; a row of zeros is noise
-			}
+		for _, c := range capped.Counts {
 			// A sum beyond int64 becomes a REAL in SQLite, which the
 			// STRICT INTEGER column refuses, failing the batch instead of
 			// storing a wrong count.
@@ -46,7 +72,7 @@ func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
 				return dbErr(op, err)
 			}
 		}
-		if fresh, err = addToRolls(ctx, tx, counts, &s.paths); err != nil {
+		if err := addToRolls(ctx, tx, capped.Counts); err != nil {
 			return dbErr(op, err)
 		}
 		return nil
@@ -54,7 +80,9 @@ func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
 	if err != nil {
 		return err
 	}
-	s.paths.Add(fresh) // committed: the IDs exist
+	// Committed: the days hold the paths, and the folds happened.
+	s.days.Add(capped.Learned)
+	s.folds.Add(capped.Folds)
 	return nil
 }
 
@@ -67,21 +95,26 @@ func (s *Store) QueryViews(ctx context.Context, q store.ViewsQuery) (store.Views
 		return store.ViewsResult{}, invalid(op, "%s", p)
 	}
 
-	// The counts come from the rolls: the day rolls of the whole UTC days
-	// in the range and the hour rolls of its ragged edges, so the cost
-	// grows with the project's paths, not with paths × hours.
+	// The counts come from the rolls: the week rolls of the whole weeks in
+	// the range, the day rolls of the whole UTC days around them and the
+	// hour rolls of its ragged edges, so the cost grows with the paths in
+	// the range, not with paths × hours.
 	span := rollup.Split(q.From, q.To)
 	var res store.ViewsResult
 	err := s.read(ctx, op, func(tx *sql.Tx) error {
 		// One read transaction: the totals and the page describe the same
 		// data even while a flush commits.
 		var tally rollup.Tally
+		defer tally.Release()
 		if err := tallyRolls(ctx, tx, q.ProjectID, span, &tally); err != nil {
 			return dbErr(op, err)
 		}
-		rows, more, err := tally.Page(q.Offset, q.Limit, pathNames(ctx, tx))
+		rows, more, err := tally.Page(q.Offset, q.Limit)
 		if err != nil {
 			return dbErr(op, err)
+		}
+		if s.queryHook != nil {
+			s.queryHook(tally.Stats())
 		}
 		res = store.ViewsResult{Totals: tally.Totals(), Rows: rows, HasMore: more}
 		return nil

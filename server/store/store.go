@@ -141,6 +141,15 @@ type Store interface {
 	// AddViews adds each count to the stored counts of its (ProjectID, Path,
 	// Hour), creating rows as needed; it never overwrites. The whole batch
 	// is applied or none of it. Hour must be whole hours in UTC.
+	//
+	// A store may cap the distinct paths of a project's UTC day (see
+	// DefaultDailyPathCap): a path the day holds already (a row in any of
+	// its hours, bot views included) keeps counting, and a path new to
+	// the day is admitted while the day holds fewer paths than the cap;
+	// past it, the new path's counts are added under OtherPagesPath for
+	// their hour instead, so totals stay exact. Within a batch, new paths
+	// are admitted in byte order of path. OtherPagesPath itself is always
+	// admitted and is not counted. Such a store implements ViewFolder.
 	AddViews(ctx context.Context, counts []ViewCount) error
 	// QueryViews returns the counts of a project over an hour range: the
 	// totals, and one page of per-path rows with Human+AI > 0 ordered by
@@ -281,6 +290,33 @@ type ViewCount struct {
 	Human     int64
 	AI        int64
 	Bot       int64 // crawlers and other bots: kept, never exported as views
+}
+
+// OtherPagesPath is the path a capped store counts the views of paths
+// under once a project's day holds as many distinct paths as its cap (see
+// AddViews).
+const OtherPagesPath = "/(other pages)"
+
+// DefaultDailyPathCap is the cap on distinct paths per project and UTC day
+// of the stores that have one, unless configured otherwise: above what a
+// documentation site serves in a day, far below what a script requesting
+// made-up paths reaches.
+const DefaultDailyPathCap = 50_000
+
+// ViewFolds counts the views a capped store added under OtherPagesPath
+// because their path was new to a day past the cap.
+type ViewFolds struct {
+	Counts int64 // counts (one path's views in one hour) folded
+	Views  int64 // their human, AI and bot views
+}
+
+// ViewFolder is implemented by stores that cap the distinct paths of a
+// project's day (see AddViews).
+type ViewFolder interface {
+	// ViewFolds returns what AddViews has folded since the store was
+	// opened, in this process: the caller compares two readings, and
+	// logs or exports the difference.
+	ViewFolds() ViewFolds
 }
 
 // ViewsQuery selects counts for QueryViews. An hour H is counted when

@@ -1,6 +1,8 @@
 package rollup
 
 import (
+	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -10,16 +12,17 @@ import (
 
 func TestNormalizeSortsAddsAndDropsEmpty(t *testing.T) {
 	got, err := Normalize([]Count{
-		{PathID: 9, Human: 1},
-		{PathID: 2, AI: 3},
-		{PathID: 9, Human: 2, AI: 5},
-		{PathID: 4},        // no views: not a row
-		{PathID: 2, AI: 1}, // same path again
+		{Path: "/b", Human: 1},
+		{Path: "/B", AI: 3},
+		{Path: "/b", Human: 2, AI: 5},
+		{Path: "/a"},        // no views: not a row
+		{Path: "/B", AI: 1}, // same path again
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Count{{PathID: 2, AI: 4}, {PathID: 9, Human: 3, AI: 5}}
+	// Byte order: "/B" before "/b".
+	want := []Count{{Path: "/B", AI: 4}, {Path: "/b", Human: 3, AI: 5}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("Normalize = %v, want %v", got, want)
 	}
@@ -27,65 +30,115 @@ func TestNormalizeSortsAddsAndDropsEmpty(t *testing.T) {
 
 func TestNormalizeRefusesBadCounts(t *testing.T) {
 	for name, c := range map[string]Count{
-		"path ID 0":      {PathID: 0, Human: 1},
-		"negative ID":    {PathID: -3, Human: 1},
-		"negative human": {PathID: 1, Human: -1},
-		"negative ai":    {PathID: 1, AI: -1},
+		"empty path":     {Path: "", Human: 1},
+		"negative human": {Path: "/a", Human: -1},
+		"negative ai":    {Path: "/a", AI: -1},
 	} {
 		if _, err := Normalize([]Count{c}); err == nil {
 			t.Errorf("Normalize with %s: no error", name)
 		}
 	}
-	if _, err := Normalize([]Count{{PathID: 1, Human: math.MaxInt64}, {PathID: 1, Human: 1}}); err == nil {
+	if _, err := Normalize([]Count{{Path: "/a", Human: math.MaxInt64}, {Path: "/a", Human: 1}}); err == nil {
 		t.Error("Normalize of a sum past int64: no error")
 	}
 }
 
+// randomCounts returns normalized counts of paths that share prefixes,
+// extend one another and hold bytes of every value.
+func randomCounts(r *rand.Rand, n int) []Count {
+	parts := []string{"/", "/docs", "/docs/", "a", "b", "\x00", "\xff", "é", "/x", "-", "0"}
+	var cs []Count
+	for range n {
+		var sb strings.Builder
+		sb.WriteString("/")
+		for range r.IntN(6) {
+			sb.WriteString(parts[r.IntN(len(parts))])
+		}
+		cs = append(cs, Count{Path: sb.String(), Human: r.Int64N(1 << r.IntN(63)), AI: r.Int64N(1 << r.IntN(63))})
+	}
+	cs, err := Normalize(cs)
+	if err != nil {
+		panic(err)
+	}
+	return cs
+}
+
 func TestEncodeDecodeRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for range 200 {
-		var counts []Count
-		id := int64(0)
-		for range r.IntN(50) {
-			id += 1 + r.Int64N(1000)
-			counts = append(counts, Count{PathID: id, Human: r.Int64N(1 << r.IntN(63)), AI: r.Int64N(1 << r.IntN(63))})
-		}
-		counts = append(counts, Count{PathID: math.MaxInt64, Human: math.MaxInt64, AI: math.MaxInt64})
-		got, err := Decode(nil, Encode(nil, counts))
+	for range 300 {
+		counts := randomCounts(r, r.IntN(60))
+		counts = append(counts, Count{Path: "\xff\xff", Human: math.MaxInt64, AI: math.MaxInt64 - 1})
+		seg := Encode(nil, counts)
+		got, err := Decode(seg)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("Decode of %q: %v", counts, err)
 		}
 		if !slices.Equal(got, counts) {
 			t.Fatalf("round trip of %v gave %v", counts, got)
 		}
-	}
-	empty, err := Decode(nil, Encode(nil, nil))
-	if err != nil || len(empty) != 0 {
-		t.Fatalf("empty roll decoded to %v, %v", empty, err)
-	}
-}
-
-func TestDecodeRefusesDamagedRolls(t *testing.T) {
-	good := Encode(nil, []Count{{PathID: 5, Human: 300, AI: 2}, {PathID: 7, AI: 1}})
-	for name, roll := range map[string][]byte{
-		"empty":            {},
-		"newer format":     append([]byte{format + 1}, good[1:]...),
-		"truncated entry":  good[:len(good)-1],
-		"truncated varint": good[:3], // inside Human's two bytes
-		"zero distance":    {format, 5, 1, 0, 0, 1, 0},
-		"uvarint too long": append([]byte{format}, []byte(strings.Repeat("\xff", 10)+"\x01")...),
-		// Two entries whose distances add up past int64.
-		"ID past int64":    appendEntry(appendEntry([]byte{format}, math.MaxInt64, 1, 0), math.MaxInt64, 1, 0),
-		"count past int64": appendEntry([]byte{format}, 1, math.MaxInt64+1, 0),
-	} {
-		if _, err := Decode(nil, roll); err == nil {
-			t.Errorf("Decode of a roll with %s: no error", name)
+		if n, err := Entries(seg); err != nil || n != len(counts) {
+			t.Fatalf("Entries = %d, %v; want %d", n, err, len(counts))
 		}
 	}
+	empty, err := Decode(Encode(nil, nil))
+	if err != nil || len(empty) != 0 {
+		t.Fatalf("empty segment decoded to %v, %v", empty, err)
+	}
 }
 
-func appendEntry(b []byte, dist, human, ai uint64) []byte {
-	for _, v := range []uint64{dist, human, ai} {
+func TestFrontCodingKeepsSegmentsSmall(t *testing.T) {
+	var counts []Count
+	for i := range 5000 {
+		counts = append(counts, Count{Path: fmt.Sprintf("/docs/section-%03d/page-%05d", i%97, i), Human: int64(i%100 + 1)})
+	}
+	counts, _ = Normalize(counts)
+	if n := len(Encode(nil, counts)); n > 10*len(counts) {
+		t.Fatalf("5,000 paths of 27 bytes take %d bytes, more than 10 a path", n)
+	}
+}
+
+func TestDecodeRefusesDamagedSegments(t *testing.T) {
+	good := Encode(nil, []Count{{Path: "/ab", Human: 300, AI: 2}, {Path: "/ac", AI: 1}})
+	body := func(entries, names int, b ...byte) []byte {
+		return append(appendHeader(nil, entries, names), b...)
+	}
+	for name, seg := range map[string][]byte{
+		"empty":            {},
+		"older format":     append([]byte{format - 1}, good[1:]...),
+		"newer format":     append([]byte{format + 1}, good[1:]...),
+		"truncated entry":  good[:len(good)-1],
+		"truncated path":   good[:6],
+		"no header":        {format},
+		"too few entries":  body(3, 6, 0, 3, '/', 'a', 'b', 1, 0, 2, 1, 'c', 0, 1),
+		"names mismatch":   body(2, 7, 0, 3, '/', 'a', 'b', 1, 0, 2, 1, 'c', 0, 1),
+		"empty path":       body(1, 0, 0, 0, 1, 0),
+		"empty rest":       body(2, 6, 0, 3, '/', 'a', 'b', 1, 0, 3, 0, 0, 1),
+		"same path twice":  body(2, 6, 0, 3, '/', 'a', 'b', 1, 0, 0, 3, '/', 'a', 'b', 1, 0),
+		"out of order":     body(2, 6, 0, 3, '/', 'a', 'c', 1, 0, 2, 1, 'b', 0, 1),
+		"shared too long":  body(2, 7, 0, 3, '/', 'a', 'c', 1, 0, 4, 1, 'b', 0, 1),
+		"first shares":     body(1, 3, 1, 2, 'a', 'b', 1, 0),
+		"no views":         body(1, 2, 0, 2, '/', 'a', 0, 0),
+		"count past int64": appendUvarints(body(1, 2, 0, 2, '/', 'a'), math.MaxInt64+1, 0),
+		"huge header":      body(1<<40, 1<<50, 0, 2, '/', 'a', 1, 0),
+		"varint too long":  append(body(1, 2, 0, 2, '/', 'a'), bytes.Repeat([]byte{0xff}, 10)...),
+	} {
+		if _, err := Decode(seg); err == nil {
+			t.Errorf("Decode of a segment with %s: no error", name)
+		}
+	}
+	// Two segments whose sums pass int64 fail the tally, not wrap.
+	var tally Tally
+	defer tally.Release()
+	if err := tally.Add(Encode(nil, []Count{{Path: "/a", Human: math.MaxInt64}})); err != nil {
+		t.Fatal(err)
+	}
+	if err := tally.Add(Encode(nil, []Count{{Path: "/b", Human: 1}})); err == nil {
+		t.Error("totals past int64: no error")
+	}
+}
+
+func appendUvarints(b []byte, vs ...uint64) []byte {
+	for _, v := range vs {
 		for v >= 0x80 {
 			b = append(b, byte(v)|0x80)
 			v >>= 7
@@ -95,48 +148,46 @@ func appendEntry(b []byte, dist, human, ai uint64) []byte {
 	return b
 }
 
-func TestMergeAddsToAStoredRoll(t *testing.T) {
-	roll, err := Merge(nil, []Count{{PathID: 2, Human: 1}, {PathID: 5, AI: 2}})
+func TestMergeSegmentsAddsUp(t *testing.T) {
+	a := Encode(nil, []Count{{Path: "/b", Human: 1}, {Path: "/e", AI: 2}})
+	b := Encode(nil, []Count{{Path: "/a", AI: 7}, {Path: "/e", Human: 3, AI: 1}})
+	seg, n, err := MergeSegments([][]byte{a, b}, []Count{{Path: "/e", Human: 1}, {Path: "/z", Human: 4}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	roll, err = Merge(roll, []Count{{PathID: 1, AI: 7}, {PathID: 5, Human: 3, AI: 1}, {PathID: 9, Human: 4}})
+	got, err := Decode(seg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Decode(nil, roll)
-	if err != nil {
-		t.Fatal(err)
+	want := []Count{{Path: "/a", AI: 7}, {Path: "/b", Human: 1}, {Path: "/e", Human: 4, AI: 3}, {Path: "/z", Human: 4}}
+	if !slices.Equal(got, want) || n != len(want) {
+		t.Fatalf("merged = %v (%d entries), want %v", got, n, want)
 	}
-	want := []Count{{PathID: 1, AI: 7}, {PathID: 2, Human: 1}, {PathID: 5, Human: 3, AI: 3}, {PathID: 9, Human: 4}}
-	if !slices.Equal(got, want) {
-		t.Fatalf("merged roll = %v, want %v", got, want)
+	if _, _, err := MergeSegments([][]byte{seg}, []Count{{Path: "/z", Human: math.MaxInt64}}); err == nil {
+		t.Error("MergeSegments past int64: no error")
 	}
-	if _, err := Merge(roll, []Count{{PathID: 9, Human: math.MaxInt64}}); err == nil {
-		t.Error("Merge past int64: no error")
-	}
-	if _, err := Merge([]byte{format + 1}, nil); err == nil {
-		t.Error("Merge into a roll of a newer format: no error")
+	if _, _, err := MergeSegments([][]byte{{format + 1}}, nil); err == nil {
+		t.Error("MergeSegments of a segment of another format: no error")
 	}
 }
 
 func FuzzDecodeNeverPanics(f *testing.F) {
-	f.Add(Encode(nil, []Count{{PathID: 5, Human: 300, AI: 2}}))
+	f.Add(Encode(nil, []Count{{Path: "/a/b", Human: 300, AI: 2}, {Path: "/a/c", AI: 1}}))
 	f.Add([]byte{format})
 	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, roll []byte) {
-		counts, err := Decode(nil, roll)
+	f.Fuzz(func(t *testing.T, seg []byte) {
+		counts, err := Decode(seg)
 		if err != nil {
 			return
 		}
-		// What decodes is in order and encodes back to the same bytes
-		// unless the input used non-minimal varints.
-		for i := 1; i < len(counts); i++ {
-			if counts[i].PathID <= counts[i-1].PathID {
-				t.Fatalf("decoded IDs out of order: %v", counts)
+		// What decodes is in order, has views, and encodes back to
+		// what decodes to the same counts.
+		for i, c := range counts {
+			if i > 0 && counts[i-1].Path >= c.Path || c.Human+c.AI == 0 {
+				t.Fatalf("decoded counts out of order or empty: %q", counts)
 			}
 		}
-		again, err := Decode(nil, Encode(nil, counts))
+		again, err := Decode(Encode(nil, counts))
 		if err != nil || !slices.Equal(again, counts) {
 			t.Fatalf("re-encoding %v gave %v, %v", counts, again, err)
 		}

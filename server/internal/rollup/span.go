@@ -5,25 +5,33 @@ import (
 	"time"
 )
 
-// Seconds in an hour and in a UTC day: rolls are keyed by the Unix time of
-// the hour or day they start, as the rows are keyed by their hour's.
+// Seconds in an hour, a UTC day and a week: rolls are keyed by the Unix
+// time of the hour, day or week they start, as the rows are keyed by their
+// hour's. Weeks start on Mondays at midnight UTC; Unix time 0 was a
+// Thursday, weekOffset before the first Monday.
 const (
-	Hour = int64(time.Hour / time.Second)
-	Day  = 24 * Hour
+	Hour       = int64(time.Hour / time.Second)
+	Day        = 24 * Hour
+	Week       = 7 * Day
+	weekOffset = 4 * Day
 )
 
 // Span is a views range [from, to) split into what the rolls hold: the
-// whole UTC days inside it, read from day rolls, and the hours at its edges
-// that do not fill a day, read from hour rolls. All bounds are Unix seconds
-// and half-open; math.MinInt64 and math.MaxInt64 stand for an open side.
+// whole weeks inside it, read from week rolls; the whole UTC days before
+// and after them, read from day rolls; and the hours at its edges that do
+// not fill a day, read from hour rolls. All bounds are Unix seconds and
+// half-open; math.MinInt64 and math.MaxInt64 stand for an open side.
 type Span struct {
-	Hours [][2]int64 // at most two ranges of hour starts: before and after Days
-	Days  [2]int64   // day starts; empty when Days[0] >= Days[1]
+	Hours [][2]int64 // at most two ranges of hour starts: before and after the days
+	Days  [][2]int64 // at most two ranges of day starts: before and after Weeks
+	Weeks [2]int64   // week starts; empty when Weeks[0] >= Weeks[1]
 }
 
 // Split splits the range from, to of whole hours (a zero time leaves that
 // side open) into a Span. A range that holds no whole UTC day is read from
-// hour rolls alone: at most 46 of them (23 on each side of a midnight).
+// hour rolls alone: at most 46 of them (23 on each side of a midnight); a
+// range of any length reads at most 12 day rolls and 46 hour rolls besides
+// its weeks.
 func Split(from, to time.Time) Span {
 	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
 	if !from.IsZero() {
@@ -39,37 +47,57 @@ func Split(from, to time.Time) Span {
 	// last at or before hi. An open side stays open.
 	dayLo, dayHi := lo, hi
 	if lo != math.MinInt64 {
-		dayLo = ceilTo(lo, Day)
+		dayLo = ceilTo(lo, Day, 0)
 	}
 	if hi != math.MaxInt64 {
-		dayHi = floorTo(hi, Day)
+		dayHi = floorTo(hi, Day, 0)
 	}
 	if dayLo >= dayHi {
 		return Span{Hours: [][2]int64{{lo, hi}}}
 	}
-	s := Span{Days: [2]int64{dayLo, dayHi}}
+	var s Span
 	if lo < dayLo {
 		s.Hours = append(s.Hours, [2]int64{lo, dayLo})
 	}
 	if dayHi < hi {
 		s.Hours = append(s.Hours, [2]int64{dayHi, hi})
 	}
+	// The whole weeks inside the days, the same way.
+	weekLo, weekHi := dayLo, dayHi
+	if dayLo != math.MinInt64 {
+		weekLo = ceilTo(dayLo, Week, weekOffset)
+	}
+	if dayHi != math.MaxInt64 {
+		weekHi = floorTo(dayHi, Week, weekOffset)
+	}
+	if weekLo >= weekHi {
+		s.Days = [][2]int64{{dayLo, dayHi}}
+		return s
+	}
+	s.Weeks = [2]int64{weekLo, weekHi}
+	if dayLo < weekLo {
+		s.Days = append(s.Days, [2]int64{dayLo, weekLo})
+	}
+	if weekHi < dayHi {
+		s.Days = append(s.Days, [2]int64{weekHi, dayHi})
+	}
 	return s
 }
 
-// floorTo rounds t down to a multiple of unit, also before 1970.
-func floorTo(t, unit int64) int64 {
-	r := t % unit
+// floorTo rounds t down to the last multiple of unit plus offset (0 <=
+// offset < unit), also before 1970.
+func floorTo(t, unit, offset int64) int64 {
+	r := (t%unit - offset) % unit
 	if r < 0 {
 		r += unit
 	}
 	return t - r
 }
 
-// ceilTo rounds t up to a multiple of unit, or to math.MaxInt64 past the
-// last multiple.
-func ceilTo(t, unit int64) int64 {
-	f := floorTo(t, unit)
+// ceilTo rounds t up to the next multiple of unit plus offset, or to
+// math.MaxInt64 past the last one.
+func ceilTo(t, unit, offset int64) int64 {
+	f := floorTo(t, unit, offset)
 	switch {
 	case f == t:
 		return t
@@ -81,4 +109,8 @@ func ceilTo(t, unit int64) int64 {
 
 // DayOf returns the start of the UTC day holding the hour starting at t
 // (Unix seconds): the key of the day roll an hour's counts also go to.
-func DayOf(t int64) int64 { return floorTo(t, Day) }
+func DayOf(t int64) int64 { return floorTo(t, Day, 0) }
+
+// WeekOf returns the start of the week holding the hour starting at t: the
+// key of the week roll an hour's counts also go to.
+func WeekOf(t int64) int64 { return floorTo(t, Week, weekOffset) }

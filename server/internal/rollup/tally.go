@@ -2,102 +2,239 @@ package rollup
 
 import (
 	"cmp"
-	"fmt"
+	"math/rand/v2"
 	"slices"
-	"strings"
 
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// Tally sums the rolls of one project over a range. The zero Tally is
-// empty and ready to use.
+// Tally sums the segments of one project's rolls over a range and ranks the
+// sum. The zero Tally is empty and ready to use; Release gives its buffers
+// back for the next query's.
 type Tally struct {
-	sum     []Count // per path, in PathID order
-	spare   []Count // the buffer the next merge writes into
-	decoded []Count // the buffer the next roll is decoded into
-	totals  Count
+	m      *merger
+	totals [2]int64
+	// Work done, for tests that check it stays bounded.
+	stats Stats
 }
 
-// Add adds one roll to the tally. Rolls are sorted, so adding one is a
-// linear merge: no map, and two buffers reused for every roll of a query.
-func (t *Tally) Add(roll []byte) error {
-	var err error
-	if t.decoded, err = Decode(t.decoded[:0], roll); err != nil {
-		return err
+// Stats is the work a Tally did.
+type Stats struct {
+	Segments int // segments added
+	Entries  int // entries decoded from them
+	Paths    int // distinct paths in the sum
+	Named    int // paths turned into strings for a page's rows
+}
+
+// Add adds one segment to the tally. seg is only read during the call,
+// so it may be a driver's buffer that the next row overwrites.
+func (t *Tally) Add(seg []byte) error {
+	if t.m == nil {
+		t.m = getMerger()
 	}
-	for _, c := range t.decoded {
-		if t.totals, err = add(t.totals, c); err != nil {
-			return err
-		}
-	}
-	merged, err := mergeSorted(t.spare[:0], t.sum, t.decoded)
+	before := len(t.m.rows)
+	h, a, ok, err := t.m.addSegment(seg)
 	if err != nil {
 		return err
 	}
-	t.sum, t.spare = merged, t.sum
+	if !ok {
+		return errOverflow
+	}
+	if t.totals[0], t.totals[1], err = add(t.totals[0], t.totals[1], h, a); err != nil {
+		return err
+	}
+	t.stats.Segments++
+	t.stats.Entries += len(t.m.rows) - before
 	return nil
 }
 
-// Totals returns the human and AI views of every roll added.
+// Totals returns the human and AI views of every segment added.
 func (t *Tally) Totals() store.Counts {
-	return store.Counts{Human: t.totals.Human, AI: t.totals.AI}
+	return store.Counts{Human: t.totals[0], AI: t.totals[1]}
 }
 
-// Names returns the path of each of ids, which the store assigned. A
-// missing ID is an error: rolls never name a path the store does not have.
-type Names func(ids []int64) (map[int64]string, error)
+// Stats returns the work done so far.
+func (t *Tally) Stats() Stats { return t.stats }
+
+// Release gives the tally's buffers back; the Tally is empty afterwards.
+func (t *Tally) Release() {
+	if t.m != nil {
+		putMerger(t.m)
+	}
+	*t = Tally{}
+}
 
 // Page returns limit rows from offset in the views query's order (total
 // descending, then path ascending in byte order) and whether a row follows.
 //
-// Only the rows around the page need their paths: sorted by total alone,
-// the page is settled except among rows whose total equals that of the
-// page's first or last row. So the paths fetched are those of the page
-// widened to whole groups of equal totals, typically the page itself.
-func (t *Tally) Page(offset, limit int, names Names) ([]store.PathCounts, bool, error) {
+// The sum is in path order, so "then path" is "then position in the sum":
+// the page is found among integers, by selecting the totals at its first
+// and last rank, and counting. That costs a few passes over the sum,
+// whatever the offset and however many paths share a total; only the
+// page's own rows become strings.
+func (t *Tally) Page(offset, limit int) ([]store.PathCounts, bool, error) {
 	rows := []store.PathCounts{}
-	n := len(t.sum)
-	if offset >= n || limit < 1 {
+	if t.m == nil || limit < 1 {
 		return rows, false, nil
 	}
-	ranked := slices.Clone(t.sum)
-	slices.SortFunc(ranked, func(a, b Count) int { return cmp.Compare(b.total(), a.total()) })
-
-	// One row past the page tells whether more follow.
-	end := min(n, offset+limit+1)
-	lo, hi := offset, end
-	for lo > 0 && ranked[lo-1].total() == ranked[offset].total() {
-		lo--
-	}
-	for hi < n && ranked[hi].total() == ranked[end-1].total() {
-		hi++
-	}
-	window := ranked[lo:hi]
-	ids := make([]int64, len(window))
-	for i, c := range window {
-		ids[i] = c.PathID
-	}
-	paths, err := names(ids)
+	sum, err := t.m.merge()
 	if err != nil {
 		return nil, false, err
 	}
-	named := make([]store.PathCounts, len(window))
-	for i, c := range window {
-		p, ok := paths[c.PathID]
-		if !ok {
-			return nil, false, fmt.Errorf("rollup: path ID %d has no path", c.PathID)
-		}
-		named[i] = store.PathCounts{Path: p, Counts: store.Counts{Human: c.Human, AI: c.AI}}
+	n := len(sum)
+	t.stats.Paths = n
+	if offset >= n {
+		return rows, false, nil
 	}
-	slices.SortFunc(named, func(a, b store.PathCounts) int {
-		if c := cmp.Compare(b.Human+b.AI, a.Human+a.AI); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Path, b.Path)
-	})
-	rows = append(rows, named[offset-lo:end-lo]...)
+	// One row past the page tells whether more follow.
+	end := min(n, offset+limit+1)
+	if cap(t.m.totals) < n {
+		t.m.totals = make([]uint64, n)
+	}
+	totals := t.m.totals[:n]
+	for i, r := range sum {
+		// Human and AI are each at most MaxInt64: their sum fits.
+		totals[i] = uint64(r.human) + uint64(r.ai)
+	}
+	for _, i := range pick(totals, offset, end, &t.m.vals) {
+		r := sum[i]
+		rows = append(rows, store.PathCounts{Path: string(t.m.path(r)), Counts: store.Counts{Human: r.human, AI: r.ai}})
+	}
+	t.stats.Named += len(rows)
 	if len(rows) > limit {
 		return rows[:limit], true, nil
 	}
 	return rows, false, nil
+}
+
+// pick returns the positions in totals of the rows ranked offset to end-1
+// by total descending, then position, in that order. 0 <= offset < end <=
+// len(totals). vals is a buffer to reuse.
+func pick(totals []uint64, offset, end int, vals *[]uint64) []int {
+	// The totals at the page's first and last rank.
+	hi, lo := rankTotals(totals, offset, end-1, vals)
+	// How many rows rank above each group the page touches: the rows of
+	// total hi start at rank above; those of lo at rank above+eqHi+mid.
+	var above, eqHi, mid int
+	for _, v := range totals {
+		switch {
+		case v > hi:
+			above++
+		case v == hi:
+			eqHi++
+		case v > lo:
+			mid++
+		}
+	}
+	// Walk the sum in order: within a group of equal totals, position
+	// order is rank order.
+	picked := make([]int, 0, end-offset)
+	skipHi := offset - above             // rows of total hi before the page
+	takeHi := min(eqHi, end-above)       // rows of total hi up to the page's end
+	takeLo := end - (above + eqHi + mid) // rows of total lo in the page, if lo < hi
+	var seenHi, seenLo int
+	for i, v := range totals {
+		switch {
+		case v > hi || v < lo:
+		case v == hi:
+			if seenHi >= skipHi && seenHi < takeHi {
+				picked = append(picked, i)
+			}
+			seenHi++
+		case v > lo:
+			picked = append(picked, i)
+		default: // v == lo < hi
+			if seenLo < takeLo {
+				picked = append(picked, i)
+			}
+			seenLo++
+		}
+		if len(picked) == end-offset {
+			break
+		}
+	}
+	slices.SortFunc(picked, func(a, b int) int {
+		return cmp.Or(cmp.Compare(totals[b], totals[a]), cmp.Compare(a, b))
+	})
+	return picked
+}
+
+// rankTotals returns the totals at ranks i <= j, ranked descending.
+func rankTotals(totals []uint64, i, j int, vals *[]uint64) (uint64, uint64) {
+	if j < 256 {
+		// A short head: the j+1 largest in a min-heap, which most rows
+		// pass by with one comparison against its root.
+		h := make([]uint64, 0, j+1)
+		for _, v := range totals {
+			switch {
+			case len(h) <= j:
+				h = append(h, v)
+				for c := len(h) - 1; c > 0 && h[(c-1)/2] > h[c]; c = (c - 1) / 2 {
+					h[c], h[(c-1)/2] = h[(c-1)/2], h[c]
+				}
+			case v > h[0]:
+				h[0] = v
+				for c := 0; ; {
+					m := c
+					if l := 2*c + 1; l < len(h) && h[l] < h[m] {
+						m = l
+					}
+					if r := 2*c + 2; r < len(h) && h[r] < h[m] {
+						m = r
+					}
+					if m == c {
+						break
+					}
+					h[c], h[m] = h[m], h[c]
+					c = m
+				}
+			}
+		}
+		slices.SortFunc(h, func(a, b uint64) int { return cmp.Compare(b, a) })
+		return h[i], h[j]
+	}
+	if cap(*vals) < len(totals) {
+		*vals = make([]uint64, len(totals))
+	}
+	v := (*vals)[:len(totals)]
+	copy(v, totals)
+	lo := selectDesc(v, j)
+	// selectDesc leaves the j largest before position j.
+	hi := selectDesc(v[:j+1], i)
+	return hi, lo
+}
+
+// selectDesc returns the value of rank k (0 the largest) in vals,
+// rearranging vals so that the k values before position k are at least
+// as large. Pivots are random, and values equal to the pivot are set
+// apart, so neither crafted totals nor ties make it quadratic.
+func selectDesc(vals []uint64, k int) uint64 {
+	lo, hi := 0, len(vals) // the rank-k value lies in vals[lo:hi]
+	for hi-lo > 1 {
+		p := vals[lo+rand.IntN(hi-lo)]
+		// Three-way partition of vals[lo:hi]: greater, equal, less.
+		gt, i, lt := lo, lo, hi
+		for i < lt {
+			switch v := vals[i]; {
+			case v > p:
+				vals[gt], vals[i] = vals[i], vals[gt]
+				gt++
+				i++
+			case v < p:
+				lt--
+				vals[lt], vals[i] = vals[i], vals[lt]
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < gt:
+			hi = gt
+		case k >= lt:
+			lo = lt
+		default:
+			return p
+		}
+	}
+	return vals[k]
 }

@@ -3,7 +3,6 @@ package rollup
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -13,77 +12,68 @@ import (
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// pathOf names path IDs so that ID order and path order differ.
-func pathOf(id int64) string { return fmt.Sprintf("/p%03d", (id*37)%1000) }
-
-// namesOf answers every ID with pathOf, recording how many it was asked.
-func namesOf(asked *int) Names {
-	return func(ids []int64) (map[int64]string, error) {
-		*asked += len(ids)
-		m := make(map[int64]string, len(ids))
-		for _, id := range ids {
-			m[id] = pathOf(id)
-		}
-		return m, nil
-	}
+// rank sorts rows in the views query's order.
+func rank(rows []store.PathCounts) {
+	slices.SortFunc(rows, func(a, b store.PathCounts) int {
+		return cmp.Or(cmp.Compare(b.Human+b.AI, a.Human+a.AI), strings.Compare(a.Path, b.Path))
+	})
 }
 
 func TestTallyMatchesABruteForceRanking(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for trial := range 300 {
-		// Few distinct totals, so ties straddle page edges often.
-		paths := 1 + r.IntN(60)
-		var rolls [][]Count
-		want := map[int64]*Count{}
+	for trial := range 400 {
+		// Few distinct totals, so ties straddle page edges often; paths
+		// that are prefixes of others; several segments per roll.
+		paths := 1 + r.IntN(80)
+		name := func(i int) string { return "/p" + strings.Repeat("x", i%3) + fmt.Sprint(i*37%101) }
+		var segs [][]byte
+		want := map[string]*store.Counts{}
 		var totals store.Counts
-		for range 1 + r.IntN(5) {
-			var roll []Count
-			for id := int64(1); id <= int64(paths); id++ {
+		for range 1 + r.IntN(6) {
+			var seg []Count
+			for i := range paths {
 				if r.IntN(3) == 0 {
 					continue
 				}
-				c := Count{PathID: id, Human: r.Int64N(3), AI: r.Int64N(2)}
-				roll = append(roll, c)
+				c := Count{Path: name(i), Human: r.Int64N(3), AI: r.Int64N(2)}
+				seg = append(seg, c)
 				if c.Human+c.AI > 0 {
-					if want[id] == nil {
-						want[id] = &Count{PathID: id}
+					if want[c.Path] == nil {
+						want[c.Path] = &store.Counts{}
 					}
-					want[id].Human += c.Human
-					want[id].AI += c.AI
+					want[c.Path].Human += c.Human
+					want[c.Path].AI += c.AI
 					totals.Human += c.Human
 					totals.AI += c.AI
 				}
 			}
-			roll, err := Normalize(roll)
+			seg, err := Normalize(seg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rolls = append(rolls, roll)
+			segs = append(segs, Encode(nil, seg))
 		}
 		var all []store.PathCounts
-		for id, c := range want {
-			all = append(all, store.PathCounts{Path: pathOf(id), Counts: store.Counts{Human: c.Human, AI: c.AI}})
+		for p, c := range want {
+			all = append(all, store.PathCounts{Path: p, Counts: *c})
 		}
-		slices.SortFunc(all, func(a, b store.PathCounts) int {
-			if c := cmp.Compare(b.Human+b.AI, a.Human+a.AI); c != 0 {
-				return c
-			}
-			return strings.Compare(a.Path, b.Path)
-		})
+		rank(all)
 
-		var tally Tally
-		for _, roll := range rolls {
-			if err := tally.Add(Encode(nil, roll)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if got := tally.Totals(); got != totals {
-			t.Fatalf("trial %d: totals %+v, want %+v", trial, got, totals)
-		}
 		for range 10 {
+			var tally Tally
+			for _, seg := range segs {
+				if err := tally.Add(seg); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := tally.Totals(); got != totals {
+				t.Fatalf("trial %d: totals %+v, want %+v", trial, got, totals)
+			}
 			limit, offset := 1+r.IntN(12), r.IntN(len(all)+3)
-			var asked int
-			got, more, err := tally.Page(offset, limit, namesOf(&asked))
+			if r.IntN(4) == 0 {
+				limit = 300 + r.IntN(10) // past the short-head selection
+			}
+			got, more, err := tally.Page(offset, limit)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,81 +85,138 @@ func TestTallyMatchesABruteForceRanking(t *testing.T) {
 			if !reflect.DeepEqual(got, wantRows) || more != wantMore {
 				t.Fatalf("trial %d: Page(%d, %d) = %v, %v; want %v, %v", trial, offset, limit, got, more, wantRows, wantMore)
 			}
+			tally.Release()
 		}
 	}
 }
 
-func TestTallyNamesOnlyThePageWhenTotalsDiffer(t *testing.T) {
-	var roll []Count
-	for id := int64(1); id <= 5000; id++ {
-		roll = append(roll, Count{PathID: id, Human: id})
+// A page costs the same whatever the number of paths that share a total:
+// only its own rows become strings, at any depth.
+func TestTallyNamesOnlyThePage(t *testing.T) {
+	var counts []Count
+	for i := range 20_000 {
+		counts = append(counts, Count{Path: fmt.Sprintf("/made-up/%08x", uint32(i)*2654435761), Human: 1})
 	}
-	var tally Tally
-	if err := tally.Add(Encode(nil, roll)); err != nil {
-		t.Fatal(err)
+	counts = append(counts, Count{Path: "/popular", Human: 5})
+	counts, _ = Normalize(counts)
+	seg := Encode(nil, counts)
+	names := make([]string, 0, len(counts))
+	for _, c := range counts {
+		if c.Path != "/popular" {
+			names = append(names, c.Path)
+		}
 	}
-	var asked int
-	rows, more, err := tally.Page(100, 50, namesOf(&asked))
-	if err != nil || len(rows) != 50 || !more {
-		t.Fatalf("Page = %d rows, %v, %v", len(rows), more, err)
+	for _, offset := range []int{0, 1, 9_999, 19_950, 20_000} {
+		var tally Tally
+		if err := tally.Add(seg); err != nil {
+			t.Fatal(err)
+		}
+		rows, _, err := tally.Page(offset, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := tally.Stats()
+		tally.Release()
+		if st.Named > 51 || st.Segments != 1 || st.Paths != 20_001 {
+			t.Fatalf("offset %d: stats %+v; want at most 51 paths named of 20,001", offset, st)
+		}
+		// The ranking: /popular, then the tied paths in byte order.
+		var want []string
+		if offset == 0 {
+			want = append(want, "/popular")
+		}
+		from := max(offset-1, 0)
+		want = append(want, names[from:min(len(names), offset-1+50)]...)
+		var got []string
+		for _, r := range rows {
+			got = append(got, r.Path)
+		}
+		if !slices.Equal(got, want[:len(got)]) || len(got) != min(50, len(names)+1-offset) {
+			t.Fatalf("offset %d: %d rows from %v, want from %v", offset, len(got), got[:min(3, len(got))], want[:min(3, len(want))])
+		}
 	}
-	if rows[0].Human != 4900 {
-		t.Fatalf("first row %+v, want the 101st largest (4900)", rows[0])
-	}
-	if asked != 51 {
-		t.Fatalf("asked for %d paths, want the 50 of the page and the one after", asked)
+}
+
+func TestSelectDescAgreesWithSorting(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 500 {
+		n := 1 + r.IntN(300)
+		vals := make([]uint64, n)
+		for i := range vals {
+			vals[i] = uint64(r.IntN(1 + r.IntN(20)))
+		}
+		sorted := slices.Clone(vals)
+		slices.SortFunc(sorted, func(a, b uint64) int { return cmp.Compare(b, a) })
+		k := r.IntN(n)
+		if got := selectDesc(vals, k); got != sorted[k] {
+			t.Fatalf("selectDesc(%v, %d) = %d, want %d", sorted, k, got, sorted[k])
+		}
+		for _, v := range vals[:k] {
+			if v < sorted[k] {
+				t.Fatalf("selectDesc left %d before rank %d (value %d)", v, k, sorted[k])
+			}
+		}
 	}
 }
 
 func TestTallyEdgeCases(t *testing.T) {
 	var empty Tally
-	rows, more, err := empty.Page(0, 10, namesOf(new(int)))
+	rows, more, err := empty.Page(0, 10)
 	if err != nil || rows == nil || len(rows) != 0 || more {
 		t.Fatalf("empty tally: %v, %v, %v; want an empty non-nil page", rows, more, err)
 	}
-
+	if empty.Totals() != (store.Counts{}) {
+		t.Fatal("empty tally has totals")
+	}
 	var tally Tally
-	if err := tally.Add(Encode(nil, []Count{{PathID: 1, Human: 1}})); err != nil {
+	defer tally.Release()
+	if err := tally.Add(Encode(nil, nil)); err != nil {
 		t.Fatal(err)
 	}
-	missing := func([]int64) (map[int64]string, error) { return map[int64]string{}, nil }
-	if _, _, err := tally.Page(0, 10, missing); err == nil {
-		t.Error("Page with a path ID the store cannot name: no error")
-	}
-	failing := func([]int64) (map[int64]string, error) { return nil, fmt.Errorf("boom") }
-	if _, _, err := tally.Page(0, 10, failing); err == nil || err.Error() != "boom" {
-		t.Errorf("Page with failing names: %v, want boom", err)
+	if rows, _, err := tally.Page(0, 10); err != nil || len(rows) != 0 {
+		t.Fatalf("tally of an empty segment: %v, %v", rows, err)
 	}
 	if err := tally.Add([]byte{format + 1}); err == nil {
-		t.Error("Add of a roll of a newer format: no error")
-	}
-	if err := tally.Add(Encode(nil, []Count{{PathID: 2, AI: math.MaxInt64}})); err != nil {
-		t.Fatal(err)
-	}
-	if err := tally.Add(Encode(nil, []Count{{PathID: 3, AI: 1}})); err == nil {
-		t.Error("totals past int64: no error")
+		t.Error("Add of a segment of another format: no error")
 	}
 }
 
-func TestPathCacheKnowsOnlyWhatWasAdded(t *testing.T) {
-	var c PathCache
-	a, b := PathKey{"p", "/a"}, PathKey{"p", "/b"}
-	ids, missing := c.Lookup([]PathKey{a, b})
-	if len(ids) != 0 || !reflect.DeepEqual(missing, []PathKey{a, b}) {
-		t.Fatalf("empty cache: %v, %v", ids, missing)
-	}
-	c.Add(map[PathKey]int64{a: 7})
-	ids, missing = c.Lookup([]PathKey{a, b})
-	if !reflect.DeepEqual(ids, map[PathKey]int64{a: 7}) || !reflect.DeepEqual(missing, []PathKey{b}) {
-		t.Fatalf("after Add: %v, %v", ids, missing)
-	}
-	// Past its bound the cache starts over with what is being added.
-	big := make(map[PathKey]int64, maxCachedPaths)
-	for i := range maxCachedPaths {
-		big[PathKey{"q", fmt.Sprint(i)}] = int64(i + 100)
-	}
-	c.Add(big)
-	if _, missing := c.Lookup([]PathKey{a}); len(missing) != 1 {
-		t.Fatal("the cache grew past its bound instead of starting over")
+// BenchmarkTally sums and ranks 30 day rolls of the shapes of the bench
+// module's datasets: 5,000 paths every day (varied), 200,000 paths of one
+// view spread over the days (tied), a million paths in one day (day1m).
+func BenchmarkTally(b *testing.B) {
+	for _, ds := range []struct {
+		name        string
+		days, paths int
+		path        func(d, i int) string
+		offset      int
+	}{
+		{"varied", 30, 5000, func(d, i int) string { return fmt.Sprintf("/docs/section-%03d/page-%05d", i%97, i) }, 0},
+		{"tied", 30, 6667, func(d, i int) string { return fmt.Sprintf("/made-up/%08x", uint32(i*30+d)*2654435761) }, 100_000},
+		{"day1m", 1, 1_000_000, func(d, i int) string { return fmt.Sprintf("/made-up/%08x", uint32(i)*2654435761) }, 500_000},
+	} {
+		var segs [][]byte
+		for d := range ds.days {
+			var cs []Count
+			for i := range ds.paths {
+				cs = append(cs, Count{Path: ds.path(d, i), Human: int64(1 + i%3*d%2)})
+			}
+			cs, _ = Normalize(cs)
+			segs = append(segs, Encode(nil, cs))
+		}
+		b.Run(ds.name, func(b *testing.B) {
+			for b.Loop() {
+				var t Tally
+				for _, s := range segs {
+					if err := t.Add(s); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if _, _, err := t.Page(ds.offset, 50); err != nil {
+					b.Fatal(err)
+				}
+				t.Release()
+			}
+		})
 	}
 }
