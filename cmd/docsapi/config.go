@@ -50,6 +50,9 @@ type logConfig struct {
 type pageViewsConfig struct {
 	FlushInterval duration `json:"flushInterval,omitzero"`
 	MaxKeys       int      `json:"maxKeys,omitempty"`
+	// MaxPathsPerDay caps the distinct paths a project's UTC day keeps;
+	// views of further new paths are counted under "/(other pages)".
+	MaxPathsPerDay int `json:"maxPathsPerDay,omitempty"`
 }
 
 // rateLimitsConfig is "rateLimits": per API key, agent requests, analytics
@@ -284,6 +287,9 @@ func decodeConfig(data []byte) (*fileConfig, error) {
 			return nil, fmt.Errorf("%s: want %s, got a JSON %s", te.Field, jsonKind(te.Type), kind)
 		}
 		return nil, err
+	}
+	if cfg.PageViews.MaxPathsPerDay < 0 || cfg.PageViews.MaxKeys < 0 {
+		return nil, errors.New("pageViews: maxKeys and maxPathsPerDay must not be negative (leave them out for the defaults)")
 	}
 	// Checked whether or not the file's database is the one used: a
 	// secret in the file is a mistake either way.

@@ -66,7 +66,7 @@ and agent.kind is optional):
   "tls": {"cert": "cert.pem", "key": "key.pem"},
   "log": {"format": "json", "level": "info"},
   "shutdownGrace": "30s",
-  "pageViews": {"flushInterval": "10s", "maxKeys": 100000},
+  "pageViews": {"flushInterval": "10s", "maxKeys": 100000, "maxPathsPerDay": 50000},
   "rateLimits": {"agent": {"requests": 100, "per": "1h"},
                  "analytics": {"requests": 600, "per": "1m"},
                  "ingest": {"requests": 6000, "per": "1m"}},
@@ -211,7 +211,9 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 
-	st, err := openStore(ctx, set.storage, true, log)
+	loc := set.storage
+	loc.pathCap = set.file.PageViews.MaxPathsPerDay
+	st, err := openStore(ctx, loc, true, log)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/engine"
 	"github.com/docsapi/docsapi-go/server/pageviews"
+	"github.com/docsapi/docsapi-go/server/store"
 )
 
 // This file resolves serve's settings, each with one precedence: flags,
@@ -251,6 +252,9 @@ func printConfig(s *stdio, set *serveSettings) error {
 	eff.PageViews.FlushInterval = duration(set.flush)
 	if eff.PageViews.MaxKeys == 0 {
 		eff.PageViews.MaxKeys = pageviews.DefaultMaxKeys
+	}
+	if eff.PageViews.MaxPathsPerDay == 0 {
+		eff.PageViews.MaxPathsPerDay = store.DefaultDailyPathCap
 	}
 	eff.Engine = fileEngineConfig(set.file.Engine.config().WithDefaults())
 	// Values of environment variables given to git and agents may be

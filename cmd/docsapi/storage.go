@@ -59,6 +59,10 @@ type storage struct {
 	dataDir  string
 	database string
 	from     string
+	// pathCap is the cap on distinct paths per project and day that the
+	// store applies to the views it adds (pageViews.maxPathsPerDay); 0 is
+	// the store's default.
+	pathCap int
 }
 
 // describe names the storage for messages and logs, never with a password.
@@ -137,7 +141,7 @@ func defaultDataDir(getenv func(string) string) (string, error) {
 // migrations and lost notification connections).
 func openStore(ctx context.Context, loc storage, create bool, log *slog.Logger) (store.Store, error) {
 	if loc.database != "" {
-		return openPostgres(ctx, loc.database, log)
+		return openPostgres(ctx, loc.database, loc.pathCap, log)
 	}
 	path := filepath.Join(loc.dataDir, dbFileName)
 	if !create {
@@ -152,7 +156,11 @@ func openStore(ctx context.Context, loc storage, create bool, log *slog.Logger) 
 	if err := os.MkdirAll(loc.dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating the data folder: %w", err)
 	}
-	st, err := sqlite.Open(ctx, path)
+	var opts []sqlite.Option
+	if loc.pathCap > 0 {
+		opts = append(opts, sqlite.WithDailyPathCap(loc.pathCap))
+	}
+	st, err := sqlite.Open(ctx, path, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}

@@ -11,8 +11,11 @@ import (
 
 // openPostgres opens the PostgreSQL backend. Its errors never hold the
 // URL's password: pgx redacts it when it quotes the connection string.
-func openPostgres(ctx context.Context, url string, log *slog.Logger) (store.Store, error) {
+func openPostgres(ctx context.Context, url string, pathCap int, log *slog.Logger) (store.Store, error) {
 	var opts []postgres.Option
+	if pathCap > 0 {
+		opts = append(opts, postgres.WithDailyPathCap(pathCap))
+	}
 	if log != nil {
 		opts = append(opts, postgres.WithLogger(log))
 	}

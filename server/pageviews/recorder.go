@@ -55,7 +55,7 @@ import (
 const (
 	DefaultFlushInterval = 10 * time.Second
 	DefaultMaxKeys       = 100_000
-	DefaultOverflowPath  = "/(other pages)"
+	DefaultOverflowPath  = store.OtherPagesPath
 	// DefaultMaxPathBytes is the ingest endpoint's limit on a path.
 	DefaultMaxPathBytes = 2048
 	// DefaultBatchSize bounds one AddViews call, so that a very large flush
