@@ -58,8 +58,8 @@ func TestRootArgs(t *testing.T) {
 // only the paths of the root, the run's folders and the socket.
 func TestOptionsShowNothingElse(t *testing.T) {
 	h := fakeHost(t)
-	opts := options(h, mounts{readOnly: []string{"/opt/node"}, writable: []string{"/work/job_1", "/tmp/run/h"},
-		socket: "/tmp/run/proxy.sock", dir: "/work/job_1"})
+	opts := options(h, mounts{readOnly: []string{"/opt/node"}, writable: []string{"/srv/docs/job_1", "/tmp/run/h"},
+		socket: "/tmp/run/proxy.sock", dir: "/srv/docs/job_1"})
 	text := strings.Join(opts, "\x00")
 	for _, bad := range []string{"shadow", "docsapi.toml", "private", "broken", "/home", "/root", "/var", "/run/user", "/sys"} {
 		if strings.Contains(text, bad) {
@@ -70,8 +70,8 @@ func TestOptionsShowNothingElse(t *testing.T) {
 		t.Errorf("the options do not start with the namespaces: %q", opts)
 	}
 	tail := strings.Join(opts[len(opts)-16:], " ")
-	want := "--ro-bind /opt/node /opt/node --bind /work/job_1 /work/job_1 --bind /tmp/run/h /tmp/run/h " +
-		"--ro-bind /tmp/run/proxy.sock " + socketPath + " --remount-ro / --chdir /work/job_1"
+	want := "--ro-bind /opt/node /opt/node --bind /srv/docs/job_1 /srv/docs/job_1 --bind /tmp/run/h /tmp/run/h " +
+		"--ro-bind /tmp/run/proxy.sock " + socketPath + " --remount-ro / --chdir /srv/docs/job_1"
 	if tail != want {
 		t.Errorf("the options end\n%s\nwant\n%s", tail, want)
 	}
