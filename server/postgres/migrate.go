@@ -122,8 +122,11 @@ func schemaVersion(ctx context.Context, tx pgx.Tx) (int, error) {
 // migrations never run it. Migration 2's step built rolls keyed by path
 // IDs, which migration 3 drops and rebuilds: it has none any more.
 func goStep(name string) func(context.Context, pgx.Tx) error {
-	if name == "0003_view_segments.sql" {
-		return rebuildRolls
+	switch name {
+	case "0003_view_segments.sql":
+		return func(ctx context.Context, tx pgx.Tx) error { return rebuildRolls(ctx, tx, true) }
+	case "0005_rolls_count_bots.sql":
+		return func(ctx context.Context, tx pgx.Tx) error { return rebuildRolls(ctx, tx, false) }
 	}
 	return nil
 }

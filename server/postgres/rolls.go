@@ -123,10 +123,10 @@ func (d *dayStore) Record(day rollup.ProjectDay, admitted []string, f store.View
 	return err
 }
 
-// addToRolls adds counts, as stored in page_views, to the hour, day and
-// week rolls, inside the transaction that adds them to page_views, so the
-// two never disagree. The transaction holds the locks of the counts' days
-// and weeks (lockDays), which guard their rolls.
+// addToRolls adds counts to the hour, day and week rolls, inside the
+// transaction that applies the cap, so the rolls and the days' paths never
+// disagree. The transaction holds the locks of the counts' days and weeks
+// (lockDays), which guard their rolls.
 func addToRolls(ctx context.Context, tx pgx.Tx, counts []store.ViewCount) error {
 	rolls, err := rollup.Group(counts)
 	if err != nil {
@@ -227,14 +227,15 @@ func tallyRolls(ctx context.Context, db querier, project string, span rollup.Spa
 // rebuildBatch is how many rows rebuildRolls fetches at a time.
 const rebuildBatch = 20_000
 
-// rebuildRolls fills the roll tables and the days' paths from page_views:
-// migration 3's step, as rolls became keyed by path. A cursor reads the
-// rows in (project, hour) order, the order of page_views_by_hour, so each
-// roll is written once, when its hour, day or week has been read; the
+// rebuildRolls fills the roll tables, and with days the days' paths, from
+// page_views: the step of migration 3, as rolls became keyed by path, and
+// of migration 5, as they came to count bots (which keeps the days as they
+// are). A cursor reads the rows in (project, hour) order, an index's, so
+// each roll is written once, when its hour, day or week has been read; the
 // cursor lets the transaction write between fetches.
-func rebuildRolls(ctx context.Context, tx pgx.Tx) error {
+func rebuildRolls(ctx context.Context, tx pgx.Tx, days bool) error {
 	if _, err := tx.Exec(ctx, `DECLARE page_views_for_rolls NO SCROLL CURSOR FOR
-		SELECT project_id, path, hour, human, ai FROM page_views ORDER BY project_id, hour`); err != nil {
+		SELECT project_id, path, hour, human, ai, bot FROM page_views ORDER BY project_id, hour`); err != nil {
 		return err
 	}
 	b := rollup.Rebuilder{
@@ -243,14 +244,16 @@ func rebuildRolls(ctx context.Context, tx pgx.Tx) error {
 				VALUES ($1, $2, 1, $3, $4)`, project, at, len(counts), rollup.Encode(nil, counts))
 			return err
 		},
-		Day: func(project string, day int64, paths []string) error {
+	}
+	if days {
+		b.Day = func(project string, day int64, paths []string) error {
 			if _, err := tx.Exec(ctx, `INSERT INTO view_day_paths (project_id, day, path)
 				SELECT $1, $2, p FROM unnest($3::text[]) AS p`, project, day, paths); err != nil {
 				return err
 			}
 			_, err := tx.Exec(ctx, `INSERT INTO view_days (project_id, day, paths) VALUES ($1, $2, $3)`, project, day, len(paths))
 			return err
-		},
+		}
 	}
 	fetch := fmt.Sprintf(`FETCH %d FROM page_views_for_rolls`, rebuildBatch)
 	for {
@@ -260,7 +263,7 @@ func rebuildRolls(ctx context.Context, tx pgx.Tx) error {
 		}
 		batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.ViewCount, error) {
 			var c store.ViewCount
-			err := row.Scan(&c.ProjectID, &c.Path, &c.Hour, &c.Human, &c.AI)
+			err := row.Scan(&c.ProjectID, &c.Path, &c.Hour, &c.Human, &c.AI, &c.Bot)
 			return c, err
 		})
 		if err != nil {

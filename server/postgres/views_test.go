@@ -145,32 +145,49 @@ func TestConcurrentFlushesAddUpExactly(t *testing.T) {
 			t.Errorf("%s: totals %+v (hasMore %v), but the rows add up to %+v", p, res.Totals, res.HasMore, totals)
 		}
 	}
-	// Bot views are never exported; the table has them.
-	conn := connect(t, db)
-	rows, err := conn.Query(t.Context(), `SELECT project_id, path, sum(bot)::bigint FROM page_views GROUP BY 1, 2`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var k key
-	var bot int64
-	if _, err := pgx.ForEachRow(rows, []any{&k.project, &k.path, &bot}, func() error {
+	// Bot views are never exported; the hour rolls have them.
+	for pp, bot := range storedBots(t, connect(t, db)) {
+		k := key{pp[0], pp[1]}
 		c := got[k]
 		c.bot = bot
 		got[k] = c
-		return nil
-	}); err != nil {
-		t.Fatal(err)
 	}
 	if d := cmp.Diff(want, got, cmp.AllowUnexported(key{}, classCounts{})); d != "" {
 		t.Errorf("counts per path and class (-recorded +stored):\n%s", d)
 	}
 }
 
+// storedBots returns the bot views the hour rolls hold, per project and
+// path.
+func storedBots(t *testing.T, conn *pgx.Conn) map[[2]string]int64 {
+	t.Helper()
+	rows, err := conn.Query(t.Context(), `SELECT project_id, counts FROM view_hour_rolls`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bots := map[[2]string]int64{}
+	var project string
+	var seg []byte
+	if _, err := pgx.ForEachRow(rows, []any{&project, &seg}, func() error {
+		counts, err := rollup.Decode(seg)
+		for _, c := range counts {
+			if c.Bot > 0 {
+				bots[[2]string{project, c.Path}] += c.Bot
+			}
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return bots
+}
+
 // A database with views from before rolls existed gets its rolls from the
-// rows when this program opens it; a 30-day export then reads that month's
-// rolls through the tables' keys and answers what the rows add up to. The
-// data is 90 days of 200 paths (432,000 rows) and another project's; the
-// plan is logged (go test -v) and checked.
+// rows when this program opens it, bots included, and the rows go; a
+// 30-day export then reads that month's rolls through the tables' keys and
+// answers what the rows added up to. The data is 90 days of 200 paths
+// (432,000 rows) and another project's; the plan is logged (go test -v)
+// and checked.
 func TestUpgradeFillsRollsAndTheQueryReadsThem(t *testing.T) {
 	db := newDatabase(t)
 	ctx := t.Context()
@@ -191,9 +208,29 @@ func TestUpgradeFillsRollsAndTheQueryReadsThem(t *testing.T) {
 		FROM generate_series(1, 50) p, generate_series(0, 90 * 24 - 1) h`, start); err != nil {
 		t.Fatal(err)
 	}
+	// The rows as they were, to check the rolls against: the upgrade
+	// drops page_views.
+	if _, err := conn.Exec(ctx, `CREATE TABLE views_reference AS SELECT * FROM page_views`); err != nil {
+		t.Fatal(err)
+	}
 	s := open(t, db) // migrates to the latest version, filling the rolls
 	if _, err := conn.Exec(ctx, `VACUUM (ANALYZE) view_hour_rolls, view_day_rolls, view_days`); err != nil {
 		t.Fatal(err)
+	}
+	var dropped bool
+	if err := conn.QueryRow(ctx, `SELECT to_regclass('page_views') IS NULL`).Scan(&dropped); err != nil || !dropped {
+		t.Errorf("page_views is still there (%v): the hour rolls are the record", err)
+	}
+	var wantBots int64
+	if err := conn.QueryRow(ctx, `SELECT sum(bot)::bigint FROM views_reference`).Scan(&wantBots); err != nil {
+		t.Fatal(err)
+	}
+	var bots int64
+	for _, n := range storedBots(t, conn) {
+		bots += n
+	}
+	if bots != wantBots {
+		t.Errorf("the hour rolls hold %d bot views, the rows held %d", bots, wantBots)
 	}
 
 	// A ragged 30-day range: hour rolls at both edges, day rolls between.
@@ -248,8 +285,56 @@ func TestUpgradeFillsRollsAndTheQueryReadsThem(t *testing.T) {
 	}
 }
 
-// sumRows answers q from page_views with the plain SQL query the rolls
-// replace: the reference they are checked against.
+// A database at version 4 holds rolls without bot views (format 2), rows
+// in page_views and the cap's bookkeeping. Opening it rebuilds the rolls
+// from the rows, bots included, keeps what the cap recorded, and drops the
+// rows.
+func TestUpgradeFromVersion4CountsBotsAndKeepsDays(t *testing.T) {
+	db := newDatabase(t)
+	ctx := t.Context()
+	if err := postgres.MigrateTo(ctx, db, 4); err != nil {
+		t.Fatal(err)
+	}
+	conn := connect(t, db)
+	hour := time.Date(2026, 5, 1, 3, 0, 0, 0, time.UTC)
+	day := hour.Truncate(24 * time.Hour).Unix()
+	for _, q := range []struct {
+		sql string
+		arg any
+	}{
+		{`INSERT INTO page_views (project_id, path, hour, human, ai, bot) VALUES
+			('p', '/a', $1, 2, 1, 0), ('p', '/crawled', $1, 0, 0, 5)`, hour},
+		// What version 4 wrote: a segment of format 2, which this
+		// program cannot read, and the cap's counts of the day.
+		{`INSERT INTO view_hour_rolls (project_id, hour, seq, entries, counts) VALUES ('p', $1, 1, 1, '\x02010200022f610201')`, hour.Unix()},
+		{`INSERT INTO view_days (project_id, day, paths, folded_counts, folded_views) VALUES ('p', $1, 2, 3, 9)`, day},
+		{`INSERT INTO view_day_paths (project_id, day, path) VALUES ('p', $1, '/a'), ('p', $1, '/crawled')`, day},
+	} {
+		if _, err := conn.Exec(ctx, q.sql, q.arg); err != nil {
+			t.Fatalf("%s: %v", q.sql, err)
+		}
+	}
+	s := open(t, db)
+	res, err := s.QueryViews(ctx, store.ViewsQuery{ProjectID: "p", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (store.ViewsResult{Totals: store.Counts{Human: 2, AI: 1}, Rows: []store.PathCounts{{Path: "/a", Counts: store.Counts{Human: 2, AI: 1}}}}); !reflect.DeepEqual(res, want) {
+		t.Errorf("after the upgrade: %+v, want %+v", res, want)
+	}
+	if bots := storedBots(t, conn); !reflect.DeepEqual(bots, map[[2]string]int64{{"p", "/crawled"}: 5}) {
+		t.Errorf("the hour rolls hold bot views %v, want 5 of /crawled", bots)
+	}
+	var paths, foldedCounts, foldedViews int64
+	if err := conn.QueryRow(ctx, `SELECT paths, folded_counts, folded_views FROM view_days`).Scan(&paths, &foldedCounts, &foldedViews); err != nil ||
+		paths != 2 || foldedCounts != 3 || foldedViews != 9 {
+		t.Errorf("view_days holds %d paths, %d counts and %d views folded (%v), want 2, 3 and 9 kept", paths, foldedCounts, foldedViews, err)
+	}
+}
+
+// sumRows answers q from views_reference, a copy of page_views made
+// before the upgrade, with the plain SQL query the rolls replace: the
+// reference they are checked against.
 func sumRows(t *testing.T, conn *pgx.Conn, q store.ViewsQuery) store.ViewsResult {
 	t.Helper()
 	from := pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinity, Valid: true}
@@ -263,11 +348,11 @@ func sumRows(t *testing.T, conn *pgx.Conn, q store.ViewsQuery) store.ViewsResult
 	const filter = `project_id = $1 AND hour >= $2 AND hour < $3`
 	res := store.ViewsResult{Rows: []store.PathCounts{}}
 	if err := conn.QueryRow(t.Context(), `SELECT coalesce(sum(human), 0)::bigint, coalesce(sum(ai), 0)::bigint
-		FROM page_views WHERE `+filter, q.ProjectID, from, to).Scan(&res.Totals.Human, &res.Totals.AI); err != nil {
+		FROM views_reference WHERE `+filter, q.ProjectID, from, to).Scan(&res.Totals.Human, &res.Totals.AI); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := conn.Query(t.Context(), `SELECT path, sum(human)::bigint, sum(ai)::bigint
-		FROM page_views WHERE `+filter+` GROUP BY path HAVING sum(human) + sum(ai) > 0
+		FROM views_reference WHERE `+filter+` GROUP BY path HAVING sum(human) + sum(ai) > 0
 		ORDER BY sum(human) + sum(ai) DESC, path LIMIT $4 OFFSET $5`, q.ProjectID, from, to, q.Limit+1, q.Offset)
 	if err != nil {
 		t.Fatal(err)

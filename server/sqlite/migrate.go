@@ -103,8 +103,13 @@ func apply(ctx context.Context, db *sql.DB, m migration.Migration, know int) err
 // migrations never run it. Migration 2's step built rolls keyed by path
 // IDs, which migration 3 drops and rebuilds: it has none any more.
 func goStep(name string) func(context.Context, *sql.Tx) error {
-	if name == "0003_view_segments.sql" {
-		return rebuildRolls
+	switch name {
+	case "0003_view_segments.sql":
+		return func(ctx context.Context, tx *sql.Tx) error {
+			return rebuildRolls(ctx, tx, rebuild{byIndex: true, days: true})
+		}
+	case "0005_rolls_count_bots.sql":
+		return func(ctx context.Context, tx *sql.Tx) error { return rebuildRolls(ctx, tx, rebuild{}) }
 	}
 	return nil
 }

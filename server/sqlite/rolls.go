@@ -78,9 +78,9 @@ func (d *dayStore) Record(day rollup.ProjectDay, admitted []string, f store.View
 	return err
 }
 
-// addToRolls adds counts, as stored in page_views, to the hour, day and
-// week rolls, inside the transaction that adds them to page_views, so the
-// two never disagree.
+// addToRolls adds counts to the hour, day and week rolls, inside the
+// transaction that applies the cap, so the rolls and the days' paths never
+// disagree.
 func addToRolls(ctx context.Context, tx *sql.Tx, counts []store.ViewCount) error {
 	rolls, err := rollup.Group(counts)
 	if err != nil {
@@ -244,12 +244,27 @@ func tallyKind(ctx context.Context, tx *sql.Tx, kind rollup.Kind, project string
 // keep the reads sequential, few enough to hold in memory.
 const rebuildBatch = 20_000
 
-// rebuildRolls fills the roll tables and the days' paths from page_views:
-// migration 3's step, as rolls became keyed by path. Rows are read in
-// (project, hour, path) order, the order of the page_views_by_hour index,
+// rebuild is what a migration's rebuild of the rolls does.
+type rebuild struct {
+	// byIndex reads page_views through page_views_by_hour, the index
+	// that gave the (project, hour, path) order until migration 4 made it
+	// the table's key.
+	byIndex bool
+	// days fills view_days and view_day_paths too (migration 3 made
+	// them); migration 5 keeps them as they are.
+	days bool
+}
+
+// rebuildRolls fills the roll tables, and what r says, from page_views: the
+// step of migration 3, as rolls became keyed by path, and of migration 5,
+// as they came to count bots. Rows are read in (project, hour, path) order,
 // so each roll is written once, when its hour, day or week has been read.
-func rebuildRolls(ctx context.Context, tx *sql.Tx) error {
-	const query = `SELECT project_id, path, hour, human, ai FROM page_views INDEXED BY page_views_by_hour
+func rebuildRolls(ctx context.Context, tx *sql.Tx, r rebuild) error {
+	from := "page_views"
+	if r.byIndex {
+		from += " INDEXED BY page_views_by_hour"
+	}
+	query := `SELECT project_id, path, hour, human, ai, bot FROM ` + from + `
 		WHERE (project_id, hour, path) > (?, ?, ?)
 		ORDER BY project_id, hour, path LIMIT ?`
 	var b rollup.Rebuilder
@@ -258,14 +273,16 @@ func rebuildRolls(ctx context.Context, tx *sql.Tx) error {
 			VALUES (?, ?, 1, ?, ?)`, project, at, len(counts), rollup.Encode(nil, counts))
 		return err
 	}
-	b.Day = func(project string, day int64, paths []string) error {
-		for _, p := range paths {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO view_day_paths (project_id, day, path) VALUES (?, ?, ?)`, project, day, p); err != nil {
-				return err
+	if r.days {
+		b.Day = func(project string, day int64, paths []string) error {
+			for _, p := range paths {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO view_day_paths (project_id, day, path) VALUES (?, ?, ?)`, project, day, p); err != nil {
+					return err
+				}
 			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO view_days (project_id, day, paths) VALUES (?, ?, ?)`, project, day, len(paths))
+			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO view_days (project_id, day, paths) VALUES (?, ?, ?)`, project, day, len(paths))
-		return err
 	}
 	// Project IDs are never empty, so ("", hour, "") sorts before every row.
 	var project, path string
@@ -279,7 +296,7 @@ func rebuildRolls(ctx context.Context, tx *sql.Tx) error {
 		for rows.Next() {
 			var c store.ViewCount
 			var at int64
-			if err := rows.Scan(&c.ProjectID, &c.Path, &at, &c.Human, &c.AI); err != nil {
+			if err := rows.Scan(&c.ProjectID, &c.Path, &at, &c.Human, &c.AI, &c.Bot); err != nil {
 				rows.Close()
 				return err
 			}

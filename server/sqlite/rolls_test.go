@@ -49,6 +49,12 @@ func TestUpgradeFillsRollsFromRows(t *testing.T) {
 	if n := queryInt(t, s.r, "SELECT count(*) FROM view_day_rolls"); n != 6 {
 		t.Errorf("%d day rolls, want 3 days × 2 projects", n)
 	}
+	if bots := storedBots(t, s); bots != int64(len(counts)-72) {
+		t.Errorf("the hour rolls hold %d bot views, want the rows' %d", bots, len(counts)-72)
+	}
+	if n := queryInt(t, s.r, "SELECT count(*) FROM sqlite_schema WHERE name = 'page_views'"); n != 0 {
+		t.Error("page_views is still there: the hour rolls are the record")
+	}
 	for _, q := range []store.ViewsQuery{
 		{ProjectID: "docs", Limit: 7},
 		{ProjectID: "docs", From: day.Add(5 * time.Hour), To: day.Add(50 * time.Hour), Limit: 20, Offset: 100},
@@ -61,6 +67,66 @@ func TestUpgradeFillsRollsFromRows(t *testing.T) {
 			t.Errorf("QueryViews(%+v) after the upgrade:\n got %v\nwant %v", q, got, want)
 		}
 	}
+}
+
+// A database at version 4 holds rolls without bot views (format 2), rows
+// in page_views and the cap's bookkeeping. Opening it rebuilds the rolls
+// from the rows, bots included, keeps what the cap recorded, and drops the
+// rows.
+func TestUpgradeFromVersion4CountsBotsAndKeepsDays(t *testing.T) {
+	path := dbPath(t)
+	ms, err := loadMigrations(migrationFiles)
+	must(t, "loadMigrations", err)
+	db := rawOpen(t, path)
+	must(t, "migrate to version 4", migrate(t.Context(), db, ms[:4]))
+	hour := time.Date(2026, 5, 1, 3, 0, 0, 0, time.UTC)
+	day := hour.Truncate(24 * time.Hour).Unix()
+	for _, q := range []string{
+		`INSERT INTO page_views (project_id, path, hour, human, ai, bot) VALUES ('p', '/a', ` + fmt.Sprint(hour.Unix()) + `, 2, 1, 0)`,
+		`INSERT INTO page_views (project_id, path, hour, human, ai, bot) VALUES ('p', '/crawled', ` + fmt.Sprint(hour.Unix()) + `, 0, 0, 5)`,
+		// What version 4 wrote: a segment of format 2, which this
+		// program cannot read, and the cap's counts of the day.
+		`INSERT INTO view_hour_rolls (project_id, hour, seq, entries, counts) VALUES ('p', ` + fmt.Sprint(hour.Unix()) + `, 1, 1, x'02010200022f610201')`,
+		`INSERT INTO view_days (project_id, day, paths, folded_counts, folded_views) VALUES ('p', ` + fmt.Sprint(day) + `, 2, 3, 9)`,
+		`INSERT INTO view_day_paths (project_id, day, path) VALUES ('p', ` + fmt.Sprint(day) + `, '/a'), ('p', ` + fmt.Sprint(day) + `, '/crawled')`,
+	} {
+		_, err := db.ExecContext(t.Context(), q)
+		must(t, q, err)
+	}
+	must(t, "close", db.Close())
+
+	s := open(t, path)
+	res, err := s.QueryViews(t.Context(), store.ViewsQuery{ProjectID: "p", Limit: 10})
+	must(t, "QueryViews", err)
+	if want := (store.ViewsResult{Totals: store.Counts{Human: 2, AI: 1}, Rows: []store.PathCounts{{Path: "/a", Counts: store.Counts{Human: 2, AI: 1}}}}); !reflect.DeepEqual(res, want) {
+		t.Errorf("after the upgrade: %+v, want %+v", res, want)
+	}
+	if bots := storedBots(t, s); bots != 5 {
+		t.Errorf("the hour rolls hold %d bot views, want 5", bots)
+	}
+	if n := queryInt(t, s.r, "SELECT paths * 100 + folded_counts * 10 + folded_views FROM view_days"); n != 239 {
+		t.Errorf("view_days row reads %d, want 2 paths, 3 counts and 9 views folded kept", n)
+	}
+}
+
+// storedBots returns the bot views that s's hour rolls hold.
+func storedBots(t *testing.T, s *Store) int64 {
+	t.Helper()
+	rows, err := s.r.QueryContext(t.Context(), "SELECT counts FROM view_hour_rolls")
+	must(t, "read the hour rolls", err)
+	defer rows.Close()
+	var bots int64
+	for rows.Next() {
+		var seg []byte
+		must(t, "scan", rows.Scan(&seg))
+		counts, err := rollup.Decode(seg)
+		must(t, "decode an hour roll", err)
+		for _, c := range counts {
+			bots += c.Bot
+		}
+	}
+	must(t, "read the hour rolls", rows.Err())
+	return bots
 }
 
 // sumRows answers q from counts hour by hour.
@@ -115,12 +181,14 @@ func TestDamagedRollFailsTheQuery(t *testing.T) {
 			t.Fatalf("QueryViews(%+v) over a damaged roll: no error", q)
 		}
 	}
-	// And a flush into it fails whole: the row is not added either.
+	// And a flush into it fails whole: no roll takes a new segment.
 	if err := s.AddViews(t.Context(), []store.ViewCount{{ProjectID: "p", Path: "/a", Hour: hour, Human: 1}}); err == nil {
 		t.Fatal("AddViews into a damaged roll: no error")
 	}
-	if n := queryInt(t, s.r, "SELECT human FROM page_views"); n != 1 {
-		t.Fatalf("row holds %d human views, want 1: the failed batch must not be stored", n)
+	for _, table := range []string{"view_hour_rolls", "view_day_rolls", "view_week_rolls"} {
+		if n := queryInt(t, s.r, `SELECT count(*) FROM `+table+` WHERE counts <> x'02'`); n != 0 {
+			t.Fatalf("%s holds %d segments besides the damaged one: the failed batch must not be stored", table, n)
+		}
 	}
 }
 

@@ -107,7 +107,8 @@ func TestMigrationsApplyAndReopen(t *testing.T) {
 		t.Errorf("user_version = %d, want %d", got, want)
 	}
 	for _, table := range []string{"projects", "api_keys", "api_key_projects", "api_key_scopes",
-		"jobs", "job_prompts", "idempotency_keys", "page_views"} {
+		"jobs", "job_prompts", "idempotency_keys", "view_hour_rolls", "view_day_rolls", "view_week_rolls",
+		"view_days", "view_day_paths"} {
 		if n := queryInt(t, s.r, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", table); n != 1 {
 			t.Errorf("table %s missing after migration", table)
 		}
@@ -443,7 +444,7 @@ func TestConcurrentAddViews(t *testing.T) {
 	if len(res.Rows) != len(paths) {
 		t.Errorf("%d rows, want %d", len(res.Rows), len(paths))
 	}
-	if bot := queryInt(t, stores[0].r, "SELECT sum(bot) FROM page_views"); bot != 3*n*int64(len(hours)*len(paths)) {
+	if bot := storedBots(t, stores[0]); bot != 3*n*int64(len(hours)*len(paths)) {
 		t.Errorf("bot sum = %d, want %d", bot, 3*n*int64(len(hours)*len(paths)))
 	}
 }
@@ -593,7 +594,7 @@ func TestInvalidArgumentsStoreNothing(t *testing.T) {
 		}
 	}
 	for _, table := range []string{"projects", "api_keys", "api_key_projects", "api_key_scopes",
-		"jobs", "job_prompts", "idempotency_keys", "page_views"} {
+		"jobs", "job_prompts", "idempotency_keys", "view_hour_rolls", "view_days", "view_day_paths"} {
 		if n := queryInt(t, s.r, "SELECT count(*) FROM "+table); n != 0 {
 			t.Errorf("%s holds %d rows after refused calls", table, n)
 		}

@@ -31,8 +31,9 @@ func (s *Store) ViewFolds() store.ViewFolds { return s.folds.Load() }
 
 // AddViews adds each count to the stored counts of its (ProjectID, Path,
 // Hour), all in one transaction, after applying the cap on distinct paths
-// per project and day. The batch is validated first: one bad count refuses
-// the whole batch and nothing is stored.
+// per project and day. The counts are stored in the rolls (see rolls.go):
+// the hour rolls are the record. The batch is validated first: one bad
+// count refuses the whole batch and nothing is stored.
 func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
 	const op = "add views"
 	for i, c := range counts {
@@ -46,31 +47,11 @@ func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
 	var capped rollup.Capped
 	err := s.write(ctx, op, func(tx *sql.Tx) error {
 		// The cap first: it decides which path each count is stored
-		// under, and must see the day before this batch's rows.
+		// under, and must see the day before this batch's counts.
 		var err error
 		capped, err = rollup.Cap(counts, s.pathCap, &s.days, &dayStore{ctx: ctx, tx: tx})
 		if err != nil {
 			return dbErr(op, err)
-		}
-		// Prepared once for the batch: a flush holds many counts.
-		stmt, err := tx.PrepareContext(ctx,
-			`INSERT INTO page_views (project_id, path, hour, human, ai, bot)
-			 VALUES (?, ?, ?, ?, ?, ?)
-			 ON CONFLICT (project_id, hour, path) DO UPDATE SET
-			     human = human + excluded.human,
-			     ai    = ai    + excluded.ai,
-			     bot   = bot   + excluded.bot`)
-		if err != nil {
-			return dbErr(op, err)
-		}
-		defer stmt.Close()
-		for _, c := range capped.Counts {
-			// A sum beyond int64 becomes a REAL in SQLite, which the
-			// STRICT INTEGER column refuses, failing the batch instead of
-			// storing a wrong count.
-			if _, err := stmt.ExecContext(ctx, c.ProjectID, c.Path, c.Hour.Unix(), c.Human, c.AI, c.Bot); err != nil {
-				return dbErr(op, err)
-			}
 		}
 		if err := addToRolls(ctx, tx, capped.Counts); err != nil {
 			return dbErr(op, err)

@@ -10,43 +10,45 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // format is the first byte of every segment. A store that meets another
 // value refuses the segment rather than misread it: another layout wrote
-// it. (Format 1 was the rolls keyed by path IDs that migration 3 replaced.)
-const format = 2
+// it. (Format 1 was the rolls keyed by path IDs that migration 3 replaced;
+// format 2 held no bot views, which migration 5 added.)
+const format = 3
 
 // A segment is the format byte; the number of entries and the total length
 // of their paths, each a uvarint (so a reader allocates once); then one
 // entry per path in increasing byte order of path: how many leading bytes
 // the path shares with the previous entry's, the length of the rest, the
-// rest, then Human and AI, each a uvarint. Sorted paths share long
-// prefixes, so an entry of a docs site's path takes about eight bytes.
+// rest, then Human, AI and Bot, each a uvarint. Sorted paths share long
+// prefixes, so an entry of a docs site's path takes about nine bytes.
 
 // errOverflow is returned when a sum leaves int64. The rows of the same
 // counts overflow too, so no roll is ever asked to hold such a sum.
 var errOverflow = errors.New("rollup: count overflows int64")
 
 // Normalize sorts counts by path (bytes), adds up the counts of the same
-// path and drops those with no human or AI views, in place; it returns the
-// shortened slice. Encode needs normalized counts.
+// path and drops those with no views, in place; it returns the shortened
+// slice. Encode needs normalized counts.
 func Normalize(counts []Count) ([]Count, error) {
 	slices.SortFunc(counts, func(a, b Count) int { return strings.Compare(a.Path, b.Path) })
 	out := counts[:0]
 	for _, c := range counts {
-		if c.Path == "" || c.Human < 0 || c.AI < 0 {
+		if c.Path == "" || c.Human < 0 || c.AI < 0 || c.Bot < 0 {
 			return nil, fmt.Errorf("rollup: invalid count %+v", c)
 		}
-		if c.Human == 0 && c.AI == 0 {
+		if c.Human == 0 && c.AI == 0 && c.Bot == 0 {
 			continue
 		}
 		if n := len(out); n > 0 && out[n-1].Path == c.Path {
-			h, a, err := add(out[n-1].Human, out[n-1].AI, c.Human, c.AI)
+			sum, err := addViews(views{out[n-1].Human, out[n-1].AI, out[n-1].Bot}, views{c.Human, c.AI, c.Bot})
 			if err != nil {
 				return nil, err
 			}
-			out[n-1].Human, out[n-1].AI = h, a
+			out[n-1].Human, out[n-1].AI, out[n-1].Bot = sum.human, sum.ai, sum.bot
 			continue
 		}
 		out = append(out, c)
@@ -54,12 +56,15 @@ func Normalize(counts []Count) ([]Count, error) {
 	return out, nil
 }
 
-// add sums two counts of the same path.
-func add(h1, a1, h2, a2 int64) (int64, int64, error) {
-	if h1 > math.MaxInt64-h2 || a1 > math.MaxInt64-a2 {
-		return 0, 0, errOverflow
+// views are one path's counts of each kind, each at least 0.
+type views struct{ human, ai, bot int64 }
+
+// addViews sums two counts of the same path.
+func addViews(x, y views) (views, error) {
+	if x.human > math.MaxInt64-y.human || x.ai > math.MaxInt64-y.ai || x.bot > math.MaxInt64-y.bot {
+		return views{}, errOverflow
 	}
-	return h1 + h2, a1 + a2, nil
+	return views{x.human + y.human, x.ai + y.ai, x.bot + y.bot}, nil
 }
 
 // Encode appends the segment of normalized counts to dst.
@@ -71,7 +76,7 @@ func Encode(dst []byte, counts []Count) []byte {
 	dst = appendHeader(dst, len(counts), names)
 	prev := ""
 	for _, c := range counts {
-		dst = appendEntry(dst, prev, c.Path, c.Human, c.AI)
+		dst = appendEntry(dst, prev, c.Path, views{c.Human, c.AI, c.Bot})
 		prev = c.Path
 	}
 	return dst
@@ -85,7 +90,7 @@ func appendHeader(dst []byte, entries, names int) []byte {
 
 // appendEntry appends the entry of path after prev. It takes strings or
 // byte slices alike (the merger's paths are slices of its arena).
-func appendEntry[S string | []byte](dst []byte, prev, path S, human, ai int64) []byte {
+func appendEntry[S string | []byte](dst []byte, prev, path S, v views) []byte {
 	shared := 0
 	for shared < len(prev) && shared < len(path) && prev[shared] == path[shared] {
 		shared++
@@ -93,8 +98,9 @@ func appendEntry[S string | []byte](dst []byte, prev, path S, human, ai int64) [
 	dst = binary.AppendUvarint(dst, uint64(shared))
 	dst = binary.AppendUvarint(dst, uint64(len(path)-shared))
 	dst = append(dst, path[shared:]...)
-	dst = binary.AppendUvarint(dst, uint64(human))
-	return binary.AppendUvarint(dst, uint64(ai))
+	dst = binary.AppendUvarint(dst, uint64(v.human))
+	dst = binary.AppendUvarint(dst, uint64(v.ai))
+	return binary.AppendUvarint(dst, uint64(v.bot))
 }
 
 // Decode returns the counts of a segment, in path order. It refuses a
@@ -108,7 +114,7 @@ func Decode(seg []byte) ([]Count, error) {
 	}
 	counts := make([]Count, len(m.rows))
 	for i, r := range m.rows {
-		counts[i] = Count{Path: string(m.path(r)), Human: r.human, AI: r.ai}
+		counts[i] = Count{Path: string(m.path(r)), Human: r.human, AI: r.ai, Bot: r.bot}
 	}
 	return counts, nil
 }
@@ -139,9 +145,9 @@ func header(seg []byte) (entries, names int, body []byte, err error) {
 		return 0, 0, nil, errors.New("rollup: damaged segment header")
 	}
 	b = b[n:]
-	// An entry takes at least four bytes, and no path is longer than the
+	// An entry takes at least five bytes, and no path is longer than the
 	// entries' bytes. Larger claims are damage.
-	if e > uint64(len(b))/4 || p > e*uint64(len(b)) || p > math.MaxUint32 {
+	if e > uint64(len(b))/5 || p > e*uint64(len(b)) || p > math.MaxUint32 {
 		return 0, 0, nil, errors.New("rollup: damaged segment header")
 	}
 	return int(e), int(p), b, nil
@@ -153,9 +159,9 @@ type row struct {
 	// key is the eight bytes of the path that follow the prefix every
 	// path of the merge shares, big-endian: rows compare by key first and
 	// by path only when keys are equal.
-	key       uint64
-	off, n    uint32
-	human, ai int64
+	key    uint64
+	off, n uint32
+	views
 }
 
 // merger adds up sorted lists of counts, decoded segments or a batch's
@@ -177,7 +183,7 @@ func (m *merger) reset() {
 
 // bytes returns how much memory m's buffers hold.
 func (m *merger) bytes() int {
-	return cap(m.arena) + 32*(cap(m.rows)+cap(m.slab)) + 8*(cap(m.totals)+cap(m.vals))
+	return cap(m.arena) + int(unsafe.Sizeof(row{}))*(cap(m.rows)+cap(m.slab)) + 8*(cap(m.totals)+cap(m.vals))
 }
 
 // spare keeps the buffers of a finished merge for the next one: a month of
@@ -225,7 +231,8 @@ func putMerger(m *merger) {
 func (m *merger) path(r row) []byte { return m.arena[r.off : r.off+r.n] }
 
 // addSegment decodes seg as one more list. It returns the sums of the
-// list's human and AI views, and false if either passes int64.
+// list's human and AI views, and false if either passes int64. (Bot views
+// are not summed: no query totals them over a range yet.)
 func (m *merger) addSegment(seg []byte) (human, ai int64, ok bool, err error) {
 	entries, names, b, err := header(seg)
 	if err != nil {
@@ -287,29 +294,27 @@ func (m *merger) addSegment(seg []byte) (human, ai int64, ok bool, err error) {
 		copy(arena[off+uint32(shared):], b[p:p+int(rest)])
 		p += int(rest)
 		// Counts.
-		var h, a uint64
-		if p+1 < len(b) && b[p] < 0x80 && b[p+1] < 0x80 {
-			h, a = uint64(b[p]), uint64(b[p+1])
-			p += 2
+		var h, a, bot uint64
+		if p+2 < len(b) && b[p] < 0x80 && b[p+1] < 0x80 && b[p+2] < 0x80 {
+			h, a, bot = uint64(b[p]), uint64(b[p+1]), uint64(b[p+2])
+			p += 3
 		} else {
-			var n int
-			if h, n = uvarint(b[p:]); n <= 0 || h > math.MaxInt64 {
-				return damaged("bad count", len(rows))
+			for _, v := range [...]*uint64{&h, &a, &bot} {
+				var n int
+				if *v, n = uvarint(b[p:]); n <= 0 || *v > math.MaxInt64 {
+					return damaged("bad count", len(rows))
+				}
+				p += n
 			}
-			p += n
-			if a, n = uvarint(b[p:]); n <= 0 || a > math.MaxInt64 {
-				return damaged("bad count", len(rows))
-			}
-			p += n
 		}
-		if h == 0 && a == 0 {
+		if h == 0 && a == 0 && bot == 0 {
 			return damaged("no views", len(rows))
 		}
 		if len(arena) > math.MaxUint32 {
 			return damaged("paths longer than the header says", len(rows))
 		}
 		prevOff, prevN = off, uint32(n)
-		rows = append(rows, row{off: off, n: prevN, human: int64(h), ai: int64(a)})
+		rows = append(rows, row{off: off, n: prevN, views: views{int64(h), int64(a), int64(bot)}})
 		sumH, sumA = min(sumH+h, math.MaxInt64+1), min(sumA+a, math.MaxInt64+1)
 	}
 	if len(rows)-start != entries || len(arena)-arenaStart != names {
@@ -334,7 +339,7 @@ func (m *merger) addCounts(counts []Count) error {
 	for _, c := range counts {
 		off := uint32(len(m.arena))
 		m.arena = append(m.arena, c.Path...)
-		m.rows = append(m.rows, row{off: off, n: uint32(len(c.Path)), human: c.Human, ai: c.AI})
+		m.rows = append(m.rows, row{off: off, n: uint32(len(c.Path)), views: views{c.Human, c.AI, c.Bot}})
 	}
 	if len(m.arena) > math.MaxUint32 {
 		return errors.New("rollup: the merge's paths exceed 4 GiB")
@@ -465,7 +470,7 @@ func (m *merger) mergeTwo(dst, x, y []row) ([]row, error) {
 		default:
 			r := *a
 			var err error
-			if r.human, r.ai, err = add(r.human, r.ai, b.human, b.ai); err != nil {
+			if r.views, err = addViews(r.views, b.views); err != nil {
 				return nil, err
 			}
 			dst = append(dst, r)
@@ -487,7 +492,7 @@ func (m *merger) encodeRows(dst []byte, rows []row) []byte {
 	var prev []byte
 	for _, r := range rows {
 		p := m.path(r)
-		dst = appendEntry(dst, prev, p, r.human, r.ai)
+		dst = appendEntry(dst, prev, p, r.views)
 		prev = p
 	}
 	return dst

@@ -17,12 +17,13 @@ func TestNormalizeSortsAddsAndDropsEmpty(t *testing.T) {
 		{Path: "/b", Human: 2, AI: 5},
 		{Path: "/a"},        // no views: not a row
 		{Path: "/B", AI: 1}, // same path again
+		{Path: "/bots", Bot: 2},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Byte order: "/B" before "/b".
-	want := []Count{{Path: "/B", AI: 4}, {Path: "/b", Human: 3, AI: 5}}
+	want := []Count{{Path: "/B", AI: 4}, {Path: "/b", Human: 3, AI: 5}, {Path: "/bots", Bot: 2}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("Normalize = %v, want %v", got, want)
 	}
@@ -33,6 +34,7 @@ func TestNormalizeRefusesBadCounts(t *testing.T) {
 		"empty path":     {Path: "", Human: 1},
 		"negative human": {Path: "/a", Human: -1},
 		"negative ai":    {Path: "/a", AI: -1},
+		"negative bot":   {Path: "/a", Bot: -1},
 	} {
 		if _, err := Normalize([]Count{c}); err == nil {
 			t.Errorf("Normalize with %s: no error", name)
@@ -54,7 +56,7 @@ func randomCounts(r *rand.Rand, n int) []Count {
 		for range r.IntN(6) {
 			sb.WriteString(parts[r.IntN(len(parts))])
 		}
-		cs = append(cs, Count{Path: sb.String(), Human: r.Int64N(1 << r.IntN(63)), AI: r.Int64N(1 << r.IntN(63))})
+		cs = append(cs, Count{Path: sb.String(), Human: r.Int64N(1 << r.IntN(63)), AI: r.Int64N(1 << r.IntN(63)), Bot: r.Int64N(1 << r.IntN(63))})
 	}
 	cs, err := Normalize(cs)
 	if err != nil {
@@ -67,7 +69,7 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 300 {
 		counts := randomCounts(r, r.IntN(60))
-		counts = append(counts, Count{Path: "\xff\xff", Human: math.MaxInt64, AI: math.MaxInt64 - 1})
+		counts = append(counts, Count{Path: "\xff\xff", Human: math.MaxInt64, AI: math.MaxInt64 - 1, Bot: math.MaxInt64 - 2})
 		seg := Encode(nil, counts)
 		got, err := Decode(seg)
 		if err != nil {
@@ -109,22 +111,30 @@ func TestDecodeRefusesDamagedSegments(t *testing.T) {
 		"truncated entry":  good[:len(good)-1],
 		"truncated path":   good[:6],
 		"no header":        {format},
-		"too few entries":  body(3, 6, 0, 3, '/', 'a', 'b', 1, 0, 2, 1, 'c', 0, 1),
-		"names mismatch":   body(2, 7, 0, 3, '/', 'a', 'b', 1, 0, 2, 1, 'c', 0, 1),
-		"empty path":       body(1, 0, 0, 0, 1, 0),
-		"empty rest":       body(2, 6, 0, 3, '/', 'a', 'b', 1, 0, 3, 0, 0, 1),
-		"same path twice":  body(2, 6, 0, 3, '/', 'a', 'b', 1, 0, 0, 3, '/', 'a', 'b', 1, 0),
-		"out of order":     body(2, 6, 0, 3, '/', 'a', 'c', 1, 0, 2, 1, 'b', 0, 1),
-		"shared too long":  body(2, 7, 0, 3, '/', 'a', 'c', 1, 0, 4, 1, 'b', 0, 1),
-		"first shares":     body(1, 3, 1, 2, 'a', 'b', 1, 0),
-		"no views":         body(1, 2, 0, 2, '/', 'a', 0, 0),
-		"count past int64": appendUvarints(body(1, 2, 0, 2, '/', 'a'), math.MaxInt64+1, 0),
-		"huge header":      body(1<<40, 1<<50, 0, 2, '/', 'a', 1, 0),
+		"too few entries":  body(3, 6, 0, 3, '/', 'a', 'b', 1, 0, 0, 2, 1, 'c', 0, 1, 0),
+		"names mismatch":   body(2, 7, 0, 3, '/', 'a', 'b', 1, 0, 0, 2, 1, 'c', 0, 1, 0),
+		"empty path":       body(1, 0, 0, 0, 1, 0, 0),
+		"empty rest":       body(2, 6, 0, 3, '/', 'a', 'b', 1, 0, 0, 3, 0, 0, 1, 0),
+		"same path twice":  body(2, 6, 0, 3, '/', 'a', 'b', 1, 0, 0, 0, 3, '/', 'a', 'b', 1, 0, 0),
+		"out of order":     body(2, 6, 0, 3, '/', 'a', 'c', 1, 0, 0, 2, 1, 'b', 0, 1, 0),
+		"shared too long":  body(2, 7, 0, 3, '/', 'a', 'c', 1, 0, 0, 4, 1, 'b', 0, 1, 0),
+		"first shares":     body(1, 3, 1, 2, 'a', 'b', 1, 0, 0),
+		"no views":         body(1, 2, 0, 2, '/', 'a', 0, 0, 0),
+		"no bot count":     body(1, 2, 0, 2, '/', 'a', 1, 0),
+		"count past int64": appendUvarints(body(1, 2, 0, 2, '/', 'a'), math.MaxInt64+1, 0, 0),
+		"bots past int64":  appendUvarints(body(1, 2, 0, 2, '/', 'a'), 0, 0, math.MaxInt64+1),
+		"huge header":      body(1<<40, 1<<50, 0, 2, '/', 'a', 1, 0, 0),
 		"varint too long":  append(body(1, 2, 0, 2, '/', 'a'), bytes.Repeat([]byte{0xff}, 10)...),
 	} {
 		if _, err := Decode(seg); err == nil {
 			t.Errorf("Decode of a segment with %s: no error", name)
 		}
+	}
+	// The table's entries are spelled right: the same bytes, undamaged,
+	// decode.
+	if got, err := Decode(body(2, 6, 0, 3, '/', 'a', 'b', 1, 0, 0, 2, 1, 'c', 0, 1, 7)); err != nil ||
+		!slices.Equal(got, []Count{{Path: "/ab", Human: 1}, {Path: "/ac", AI: 1, Bot: 7}}) {
+		t.Errorf("Decode of a sound segment = %v, %v", got, err)
 	}
 	// Two segments whose sums pass int64 fail the tally, not wrap.
 	var tally Tally
@@ -149,8 +159,8 @@ func appendUvarints(b []byte, vs ...uint64) []byte {
 }
 
 func TestMergeSegmentsAddsUp(t *testing.T) {
-	a := Encode(nil, []Count{{Path: "/b", Human: 1}, {Path: "/e", AI: 2}})
-	b := Encode(nil, []Count{{Path: "/a", AI: 7}, {Path: "/e", Human: 3, AI: 1}})
+	a := Encode(nil, []Count{{Path: "/b", Human: 1}, {Path: "/e", AI: 2, Bot: 5}})
+	b := Encode(nil, []Count{{Path: "/a", AI: 7}, {Path: "/e", Human: 3, AI: 1, Bot: 1}})
 	seg, n, err := MergeSegments([][]byte{a, b}, []Count{{Path: "/e", Human: 1}, {Path: "/z", Human: 4}})
 	if err != nil {
 		t.Fatal(err)
@@ -159,12 +169,15 @@ func TestMergeSegmentsAddsUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Count{{Path: "/a", AI: 7}, {Path: "/b", Human: 1}, {Path: "/e", Human: 4, AI: 3}, {Path: "/z", Human: 4}}
+	want := []Count{{Path: "/a", AI: 7}, {Path: "/b", Human: 1}, {Path: "/e", Human: 4, AI: 3, Bot: 6}, {Path: "/z", Human: 4}}
 	if !slices.Equal(got, want) || n != len(want) {
 		t.Fatalf("merged = %v (%d entries), want %v", got, n, want)
 	}
 	if _, _, err := MergeSegments([][]byte{seg}, []Count{{Path: "/z", Human: math.MaxInt64}}); err == nil {
 		t.Error("MergeSegments past int64: no error")
+	}
+	if _, _, err := MergeSegments([][]byte{seg}, []Count{{Path: "/e", Bot: math.MaxInt64}}); err == nil {
+		t.Error("MergeSegments of bots past int64: no error")
 	}
 	if _, _, err := MergeSegments([][]byte{{format + 1}}, nil); err == nil {
 		t.Error("MergeSegments of a segment of another format: no error")
@@ -172,7 +185,7 @@ func TestMergeSegmentsAddsUp(t *testing.T) {
 }
 
 func FuzzDecodeNeverPanics(f *testing.F) {
-	f.Add(Encode(nil, []Count{{Path: "/a/b", Human: 300, AI: 2}, {Path: "/a/c", AI: 1}}))
+	f.Add(Encode(nil, []Count{{Path: "/a/b", Human: 300, AI: 2}, {Path: "/a/c", AI: 1}, {Path: "/a/d", Bot: 1}}))
 	f.Add([]byte{format})
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, seg []byte) {
@@ -183,7 +196,7 @@ func FuzzDecodeNeverPanics(f *testing.F) {
 		// What decodes is in order, has views, and encodes back to
 		// what decodes to the same counts.
 		for i, c := range counts {
-			if i > 0 && counts[i-1].Path >= c.Path || c.Human+c.AI == 0 {
+			if i > 0 && counts[i-1].Path >= c.Path || c.Human+c.AI+c.Bot == 0 {
 				t.Fatalf("decoded counts out of order or empty: %q", counts)
 			}
 		}

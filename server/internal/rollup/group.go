@@ -8,7 +8,7 @@ import (
 )
 
 // Roll is the counts a batch adds to one roll: the roll of ProjectID that
-// starts at At (Unix seconds), an hour or a day.
+// starts at At (Unix seconds), an hour, a day or a week.
 type Roll struct {
 	ProjectID string
 	At        int64
@@ -29,10 +29,10 @@ func Group(counts []store.ViewCount) (rolls [kinds][]Roll, err error) {
 		by[k] = make(map[key][]Count)
 	}
 	for _, c := range counts {
-		if c.Human == 0 && c.AI == 0 {
+		if c.Human == 0 && c.AI == 0 && c.Bot == 0 {
 			continue
 		}
-		rc := Count{Path: c.Path, Human: c.Human, AI: c.AI}
+		rc := Count{Path: c.Path, Human: c.Human, AI: c.AI, Bot: c.Bot}
 		for k := range Kind(kinds) {
 			at := k.Of(c.Hour.Unix())
 			by[k][key{c.ProjectID, at}] = append(by[k][key{c.ProjectID, at}], rc)

@@ -16,7 +16,8 @@ func TestGroupSplitsABatchIntoHourAndDayRolls(t *testing.T) {
 		{ProjectID: "p", Path: "/b", Hour: at(3), Human: 2, AI: 1},
 		{ProjectID: "p", Path: "/b", Hour: at(3), AI: 4, Bot: 9},
 		{ProjectID: "p", Path: "/a", Hour: at(5), AI: 1},
-		{ProjectID: "p", Path: "/bots", Hour: at(5), Bot: 3}, // no roll entry
+		{ProjectID: "p", Path: "/bots", Hour: at(5), Bot: 3},
+		{ProjectID: "p", Path: "/none", Hour: at(5)}, // no views: no entry
 		{ProjectID: "o", Path: "/a", Hour: at(3).In(time.FixedZone("X", 3600)), Human: 7},
 	}
 	rolls, err := Group(counts)
@@ -27,13 +28,13 @@ func TestGroupSplitsABatchIntoHourAndDayRolls(t *testing.T) {
 	u := func(h int) int64 { return at(h).Unix() }
 	wantHours := []Roll{
 		{"o", u(3), []Count{{Path: "/a", Human: 7}}},
-		{"p", u(3), []Count{{Path: "/b", Human: 2, AI: 5}}},
-		{"p", u(5), []Count{{Path: "/a", AI: 1}}},
+		{"p", u(3), []Count{{Path: "/b", Human: 2, AI: 5, Bot: 9}}},
+		{"p", u(5), []Count{{Path: "/a", AI: 1}, {Path: "/bots", Bot: 3}}},
 		{"p", u(25), []Count{{Path: "/b", Human: 1}}},
 	}
 	wantDays := []Roll{
 		{"o", u(0), []Count{{Path: "/a", Human: 7}}},
-		{"p", u(0), []Count{{Path: "/a", AI: 1}, {Path: "/b", Human: 2, AI: 5}}},
+		{"p", u(0), []Count{{Path: "/a", AI: 1}, {Path: "/b", Human: 2, AI: 5, Bot: 9}, {Path: "/bots", Bot: 3}}},
 		{"p", u(24), []Count{{Path: "/b", Human: 1}}},
 	}
 	if !reflect.DeepEqual(hours, wantHours) {
@@ -46,7 +47,7 @@ func TestGroupSplitsABatchIntoHourAndDayRolls(t *testing.T) {
 	monday := day.AddDate(0, 0, -4).Unix()
 	wantWeeks := []Roll{
 		{"o", monday, []Count{{Path: "/a", Human: 7}}},
-		{"p", monday, []Count{{Path: "/a", AI: 1}, {Path: "/b", Human: 3, AI: 5}}},
+		{"p", monday, []Count{{Path: "/a", AI: 1}, {Path: "/b", Human: 3, AI: 5, Bot: 9}, {Path: "/bots", Bot: 3}}},
 	}
 	if !reflect.DeepEqual(weeks, wantWeeks) {
 		t.Errorf("week rolls %v, want %v", weeks, wantWeeks)

@@ -7,13 +7,13 @@ import (
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// Rebuilder turns page_views rows, read in (project, hour) order, into one
+// Rebuilder turns rows of counts, read in (project, hour) order, into one
 // segment per hour, day and week roll, and the paths each day holds: what
 // a migration that changes the rolls' layout rebuilds them with. Memory
 // holds one week of one project.
 type Rebuilder struct {
-	// Write stores a roll of one segment; Day stores the paths a day
-	// holds (sorted, store.OtherPagesPath aside).
+	// Write stores a roll of one segment; Day, if set, stores the paths a
+	// day holds (sorted, store.OtherPagesPath aside).
 	Write func(kind Kind, project string, at int64, counts []Count) error
 	Day   func(project string, day int64, paths []string) error
 
@@ -25,8 +25,8 @@ type Rebuilder struct {
 	dayPaths        map[string]struct{}
 }
 
-// Add takes the next row. Rows with no human or AI views count as paths
-// of their day but are in no roll.
+// Add takes the next row. A row with no views counts as a path of its
+// day but is in no roll.
 func (b *Rebuilder) Add(c store.ViewCount) error {
 	at := c.Hour.Unix()
 	if c.ProjectID != b.project || at != b.hour {
@@ -47,14 +47,14 @@ func (b *Rebuilder) Add(c store.ViewCount) error {
 		}
 		b.project, b.hour = c.ProjectID, at
 	}
-	if b.dayPaths == nil {
-		b.dayPaths = make(map[string]struct{})
-	}
-	if c.Path != store.OtherPagesPath {
+	if b.Day != nil && c.Path != store.OtherPagesPath {
+		if b.dayPaths == nil {
+			b.dayPaths = make(map[string]struct{})
+		}
 		b.dayPaths[c.Path] = struct{}{}
 	}
-	if c.Human > 0 || c.AI > 0 {
-		b.hourRows = append(b.hourRows, Count{Path: c.Path, Human: c.Human, AI: c.AI})
+	if c.Human > 0 || c.AI > 0 || c.Bot > 0 {
+		b.hourRows = append(b.hourRows, Count{Path: c.Path, Human: c.Human, AI: c.AI, Bot: c.Bot})
 	}
 	return nil
 }

@@ -2,13 +2,15 @@
 // in the range, not with paths × hours, and keeps every part of it bounded
 // by what an attacker cannot inflate at will.
 //
-// The stores keep every (project, path, hour) count as a row: the truth, and
-// what a rebuild starts from. Ranking a 30-day range from those rows reads
-// one row per path per hour, 3.6 million at 5,000 paths, which takes seconds.
-// So the stores also keep, per project and hour, day and week, a "roll": the
-// per-path counts of that hour, day or week, packed. A range is then a few
-// hour rolls at its ragged edges, a few day rolls, and one roll per whole
-// week: a 30-day range reads about six rolls.
+// Ranking a 30-day range from one count per (project, path, hour) reads
+// one count per path per hour, 3.6 million at 5,000 paths, which takes
+// seconds. So the stores keep, per project and hour, day and week, a
+// "roll": the per-path counts of that hour, day or week, packed. A range is
+// then a few hour rolls at its ragged edges, a few day rolls, and one roll
+// per whole week: a 30-day range reads about six rolls. The hour rolls are
+// also the record itself: no row per path and hour is kept beside them, so
+// a flush writes a few segments, not a row per count (rows cost a B-tree
+// insertion each, which made up most of a flush's time).
 //
 // A roll is keyed by path name, in byte order, front-coded (codec.go). So
 // the sum of a range's rolls (tally.go) comes out in path order, which is
@@ -29,13 +31,15 @@
 // The package is pure: encoding, splitting a range into hours, days and
 // weeks (span.go), grouping a batch into rolls (group.go), summing and ranking
 // (tally.go), compaction (segment.go) and the cap's bookkeeping (cap.go).
-// The stores own the SQL and keep the rolls in the same transaction as the
-// rows.
+// The stores own the SQL and write a batch's rolls, and the cap's
+// bookkeeping, in one transaction.
 package rollup
 
-// Count is the views of one path in a roll. Rolls hold only human and AI
-// views: bots are never exported, and a path with neither is not a row.
+// Count is the views of one path in a roll, bots included: the hour rolls
+// are the stored record of every count (no row per path and hour is kept
+// beside them), and operators read bots from them. A path with no views of
+// any kind is not an entry.
 type Count struct {
-	Path      string
-	Human, AI int64
+	Path           string
+	Human, AI, Bot int64
 }

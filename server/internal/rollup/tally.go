@@ -40,9 +40,11 @@ func (t *Tally) Add(seg []byte) error {
 	if !ok {
 		return errOverflow
 	}
-	if t.totals[0], t.totals[1], err = add(t.totals[0], t.totals[1], h, a); err != nil {
+	sum, err := addViews(views{human: t.totals[0], ai: t.totals[1]}, views{human: h, ai: a})
+	if err != nil {
 		return err
 	}
+	t.totals[0], t.totals[1] = sum.human, sum.ai
 	t.stats.Segments++
 	t.stats.Entries += len(t.m.rows) - before
 	return nil
@@ -81,21 +83,25 @@ func (t *Tally) Page(offset, limit int) ([]store.PathCounts, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	n := len(sum)
+	if cap(t.m.totals) < len(sum) {
+		t.m.totals = make([]uint64, len(sum))
+	}
+	totals := t.m.totals[:len(sum)]
+	n := 0 // paths with human or AI views: the rows of the query
+	for i, r := range sum {
+		// Human and AI are each at most MaxInt64: their sum fits.
+		totals[i] = uint64(r.human) + uint64(r.ai)
+		if totals[i] > 0 {
+			n++
+		}
+	}
 	t.stats.Paths = n
 	if offset >= n {
 		return rows, false, nil
 	}
-	// One row past the page tells whether more follow.
+	// One row past the page tells whether more follow. Paths seen only by
+	// bots total 0 and rank after every row: ending at n leaves them out.
 	end := min(n, offset+limit+1)
-	if cap(t.m.totals) < n {
-		t.m.totals = make([]uint64, n)
-	}
-	totals := t.m.totals[:n]
-	for i, r := range sum {
-		// Human and AI are each at most MaxInt64: their sum fits.
-		totals[i] = uint64(r.human) + uint64(r.ai)
-	}
 	for _, i := range pick(totals, offset, end, &t.m.vals) {
 		r := sum[i]
 		rows = append(rows, store.PathCounts{Path: string(t.m.path(r)), Counts: store.Counts{Human: r.human, AI: r.ai}})
