@@ -1,15 +1,15 @@
 package github
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/githost/internal/hostkit/hosttest"
 )
 
 // sentinelToken is the only token the fake accepts. Tests look for it in
@@ -20,23 +20,16 @@ const sentinelToken = "ghp_SENTINEL_do_not_leak_7d1e0c"
 // docs.github.com/rest, version 2022-11-28) that Ensure uses, under the
 // "/api/v3" prefix of GitHub Enterprise Server. It keeps pull requests in
 // memory and enforces GitHub's rule of one open pull request per head and
-// base.
+// base. It is the hosttest.Fake of the conformance suite.
 type fakeGitHub struct {
-	t   *testing.T
-	srv *httptest.Server
+	*hosttest.Server
 
-	mu       sync.Mutex
-	repos    map[string]string // "owner/repo" → default branch
-	pulls    []fakePull
-	requests []fakeRequest
-	creates  int
-	// intercept, when set, may answer a request itself (return true)
-	// before the fake does.
-	intercept func(w http.ResponseWriter, r *http.Request) bool
-	// beforeCreate runs inside a create, before the uniqueness check: a
-	// test uses it to let "another run" open the pull request first.
-	beforeCreate func(f *fakeGitHub, owner, repo string)
+	mu    sync.Mutex
+	repos map[string]string // "owner/repo" → default branch
+	pulls []fakePull
 }
+
+var _ hosttest.Fake = (*fakeGitHub)(nil)
 
 type fakePull struct {
 	Number      int
@@ -47,65 +40,44 @@ type fakePull struct {
 	State       string
 }
 
-type fakeRequest struct {
-	Method, Path, Query, Auth string
-	Body                      map[string]any
-}
-
 func newFakeGitHub(t *testing.T) *fakeGitHub {
 	t.Helper()
-	f := &fakeGitHub{t: t, repos: map[string]string{"octo-org/docs": "main"}}
+	f := &fakeGitHub{repos: map[string]string{"octo-org/docs": "main"}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}", f.getRepo)
 	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}/pulls", f.listPulls)
 	mux.HandleFunc("POST /api/v3/repos/{owner}/{repo}/pulls", f.createPull)
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body map[string]any
-		raw, _ := io.ReadAll(r.Body)
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &body); err != nil {
-				t.Errorf("%s %s: the body is not JSON: %v", r.Method, r.URL.Path, err)
-			}
-		}
-		r.Body = io.NopCloser(bytes.NewReader(raw))
-		f.mu.Lock()
-		f.requests = append(f.requests, fakeRequest{Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery, Auth: r.Header.Get("Authorization"), Body: body})
-		intercept := f.intercept
-		f.mu.Unlock()
-		if intercept != nil && intercept(w, r) {
-			return
-		}
-		if r.Header.Get("Authorization") != "Bearer "+sentinelToken {
-			writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest", "status": "401"})
-			return
-		}
-		mux.ServeHTTP(w, r)
-	}))
-	t.Cleanup(f.srv.Close)
+	f.Server = hosttest.NewServer(t, hosttest.API{
+		Handler: mux, Token: sentinelToken, Header: "Authorization", Prefix: "Bearer ",
+		Collection: "/pulls", WriteJSON: writeJSON, ErrorBody: errorBody,
+	})
 	return f
 }
 
-// baseURL is what a GitHub Enterprise Server's configuration names: the
-// httptest server's root; go-github adds "/api/v3/".
-func (f *fakeGitHub) baseURL() string { return f.srv.URL }
+// config is the Host configuration the suite's options ask for, as a GitHub
+// Enterprise Server whose base URL is the httptest server's root;
+// go-github adds "/api/v3/".
+func (f *fakeGitHub) config(o hosttest.Options) Config {
+	return Config{Token: o.Token, TokenFunc: o.TokenFunc, BaseURL: f.URL, Logger: o.Logger}
+}
+
+func (f *fakeGitHub) New(t *testing.T, o hosttest.Options) engine.PullRequests {
+	return hosttest.MustNew(t, New, f.config(o))
+}
+
+func (f *fakeGitHub) Config(o hosttest.Options) any { return f.config(o) }
 
 // repoURL is the clone URL of a repository on the fake's host.
-func (f *fakeGitHub) repoURL(path string) string { return f.srv.URL + "/" + path + ".git" }
+func (f *fakeGitHub) repoURL(path string) string { return f.URL + "/" + path + ".git" }
+
+func (f *fakeGitHub) Spec() engine.PullRequestSpec {
+	return hosttest.JobSpec(f.repoURL("octo-org/docs"))
+}
+
+func (f *fakeGitHub) Missing() string { return f.repoURL("octo-org/missing") }
 
 func (f *fakeGitHub) webURL(owner, repo string, n int) string {
-	return fmt.Sprintf("%s/%s/%s/pull/%d", f.srv.URL, owner, repo, n)
-}
-
-func (f *fakeGitHub) log() []fakeRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]fakeRequest(nil), f.requests...)
-}
-
-func (f *fakeGitHub) createCount() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.creates
+	return fmt.Sprintf("%s/%s/%s/pull/%d", f.URL, owner, repo, n)
 }
 
 func (f *fakeGitHub) openPulls() []fakePull {
@@ -119,6 +91,8 @@ func (f *fakeGitHub) openPulls() []fakePull {
 	}
 	return out
 }
+
+func (f *fakeGitHub) Open() int { return len(f.openPulls()) }
 
 // addPull stores a pull request as if someone had opened it on GitHub.
 // The caller holds no lock.
@@ -137,15 +111,31 @@ func (f *fakeGitHub) addPullLocked(p fakePull) fakePull {
 	return p
 }
 
-func (f *fakeGitHub) getRepo(w http.ResponseWriter, r *http.Request) {
-	owner, repo := r.PathValue("owner"), r.PathValue("repo")
+func (f *fakeGitHub) AddOpen(head, base string) string {
+	p := f.addPull(fakePull{Owner: "octo-org", Repo: "docs", Head: head, Base: base, Title: "someone's"})
+	return f.webURL(p.Owner, p.Repo, p.Number)
+}
+
+// known answers 404, as GitHub does for a repository it does not hold or
+// hides from the token, and reports whether the repository is known.
+func (f *fakeGitHub) known(w http.ResponseWriter, owner, repo, doc string) bool {
 	f.mu.Lock()
-	def, ok := f.repos[owner+"/"+repo]
+	_, ok := f.repos[owner+"/"+repo]
 	f.mu.Unlock()
 	if !ok {
-		writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not Found", "documentation_url": "https://docs.github.com/rest/repos/repos#get-a-repository", "status": "404"})
+		writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not Found", "documentation_url": "https://docs.github.com/rest/" + doc, "status": "404"})
+	}
+	return ok
+}
+
+func (f *fakeGitHub) getRepo(w http.ResponseWriter, r *http.Request) {
+	owner, repo := r.PathValue("owner"), r.PathValue("repo")
+	if !f.known(w, owner, repo, "repos/repos#get-a-repository") {
 		return
 	}
+	f.mu.Lock()
+	def := f.repos[owner+"/"+repo]
+	f.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{
 		"id":             1296269,
 		"node_id":        "MDEwOlJlcG9zaXRvcnkxMjk2MjY5",
@@ -153,9 +143,9 @@ func (f *fakeGitHub) getRepo(w http.ResponseWriter, r *http.Request) {
 		"full_name":      owner + "/" + repo,
 		"private":        true,
 		"owner":          map[string]any{"login": owner, "id": 583231, "type": "Organization"},
-		"html_url":       f.srv.URL + "/" + owner + "/" + repo,
-		"url":            f.srv.URL + "/api/v3/repos/" + owner + "/" + repo,
-		"clone_url":      f.srv.URL + "/" + owner + "/" + repo + ".git",
+		"html_url":       f.URL + "/" + owner + "/" + repo,
+		"url":            f.URL + "/api/v3/repos/" + owner + "/" + repo,
+		"clone_url":      f.URL + "/" + owner + "/" + repo + ".git",
 		"default_branch": def,
 		"visibility":     "private",
 		"archived":       false,
@@ -172,11 +162,7 @@ func (f *fakeGitHub) listPulls(w http.ResponseWriter, r *http.Request) {
 	if state == "" {
 		state = "open"
 	}
-	f.mu.Lock()
-	_, known := f.repos[owner+"/"+repo]
-	f.mu.Unlock()
-	if !known {
-		writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not Found", "documentation_url": "https://docs.github.com/rest/pulls/pulls#list-pull-requests", "status": "404"})
+	if !f.known(w, owner, repo, "pulls/pulls#list-pull-requests") {
 		return
 	}
 	f.mu.Lock()
@@ -210,14 +196,9 @@ func (f *fakeGitHub) createPull(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"message": "Problems parsing JSON"})
 		return
 	}
+	f.Creating()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.creates++
-	if f.beforeCreate != nil {
-		f.mu.Unlock()
-		f.beforeCreate(f, owner, repo)
-		f.mu.Lock()
-	}
 	if _, ok := f.repos[owner+"/"+repo]; !ok {
 		writeJSON(w, http.StatusNotFound, map[string]any{"message": "Not Found", "status": "404"})
 		return
@@ -239,7 +220,7 @@ func (f *fakeGitHub) createPull(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	p := f.addPullLocked(fakePull{Owner: owner, Repo: repo, Head: head, Base: in.Base, Title: in.Title, Body: in.Body, Draft: in.Draft})
-	w.Header().Set("Location", f.srv.URL+"/api/v3/repos/"+owner+"/"+repo+"/pulls/"+fmt.Sprint(p.Number))
+	w.Header().Set("Location", f.URL+"/api/v3/repos/"+owner+"/"+repo+"/pulls/"+fmt.Sprint(p.Number))
 	writeJSON(w, http.StatusCreated, f.pullJSON(p))
 }
 
@@ -248,7 +229,7 @@ func (f *fakeGitHub) createPull(w http.ResponseWriter, r *http.Request) {
 func (f *fakeGitHub) pullJSON(p fakePull) map[string]any {
 	repo := map[string]any{"id": 1296269, "name": p.Repo, "full_name": p.Owner + "/" + p.Repo, "owner": map[string]any{"login": p.Owner}}
 	return map[string]any{
-		"url":        fmt.Sprintf("%s/api/v3/repos/%s/%s/pulls/%d", f.srv.URL, p.Owner, p.Repo, p.Number),
+		"url":        fmt.Sprintf("%s/api/v3/repos/%s/%s/pulls/%d", f.URL, p.Owner, p.Repo, p.Number),
 		"id":         1000 + p.Number,
 		"node_id":    "PR_kwDOABCD" + fmt.Sprint(p.Number),
 		"html_url":   f.webURL(p.Owner, p.Repo, p.Number),
@@ -278,4 +259,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	}
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// errorBody is GitHub's usual answer with an error status.
+func errorBody(status int) any {
+	msg := http.StatusText(status)
+	if status == http.StatusUnauthorized {
+		msg = "Bad credentials"
+	}
+	return map[string]any{"message": msg, "documentation_url": "https://docs.github.com/rest", "status": fmt.Sprint(status)}
 }

@@ -1,15 +1,15 @@
 package gitlab
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/githost/internal/hostkit/hosttest"
 )
 
 // sentinelToken is the only token the fake accepts. Tests look for it in
@@ -19,24 +19,18 @@ const sentinelToken = "glpat-SENTINEL_do_not_leak_4f9a2b"
 // fakeGitLab answers the parts of GitLab's REST API v4 (as documented at
 // docs.gitlab.com/api) that Ensure uses: one project, its merge requests,
 // GitLab's rule of one open merge request per source and target branch.
-// root is the instance's relative URL root ("" or "/gitlab").
+// root is the instance's relative URL root ("" or "/gitlab"). It is the
+// hosttest.Fake of the conformance suite.
 type fakeGitLab struct {
-	t    *testing.T
-	srv  *httptest.Server
+	*hosttest.Server
 	root string
 
 	mu       sync.Mutex
 	projects map[string]*fakeProject // full path → project
 	mrs      []fakeMR
-	requests []fakeRequest
-	creates  int
-	// intercept, when set, may answer a request itself (return true)
-	// before the fake does.
-	intercept func(w http.ResponseWriter, r *http.Request) bool
-	// beforeCreate runs inside a create, before the uniqueness check: a
-	// test uses it to let "another run" open the merge request first.
-	beforeCreate func(f *fakeGitLab, p *fakeProject)
 }
+
+var _ hosttest.Fake = (*fakeGitLab)(nil)
 
 type fakeProject struct {
 	ID            int
@@ -53,83 +47,59 @@ type fakeMR struct {
 	State           string
 }
 
-type fakeRequest struct {
-	Method, Path, Query, Token, Authorization string
-	Body                                      map[string]any
-}
-
 func newFakeGitLab(t *testing.T, root string) *fakeGitLab {
 	t.Helper()
-	f := &fakeGitLab{t: t, root: root, projects: map[string]*fakeProject{
-		"docs-team/guides/handbook": {ID: 4711, Path: "docs-team/guides/handbook", DefaultBranch: "main"},
+	f := &fakeGitLab{root: root, projects: map[string]*fakeProject{
+		projectPath: {ID: 4711, Path: projectPath, DefaultBranch: "main"},
 	}}
 	mux := http.NewServeMux()
 	api := "/api/v4"
 	mux.HandleFunc("GET "+root+api+"/projects/{id}", f.getProject)
 	mux.HandleFunc("GET "+root+api+"/projects/{id}/merge_requests", f.listMRs)
 	mux.HandleFunc("POST "+root+api+"/projects/{id}/merge_requests", f.createMR)
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body map[string]any
-		raw, _ := io.ReadAll(r.Body)
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &body); err != nil {
-				t.Errorf("%s %s: the body is not JSON: %v", r.Method, r.URL.Path, err)
-			}
-		}
-		r.Body = io.NopCloser(bytes.NewReader(raw))
-		f.mu.Lock()
-		f.requests = append(f.requests, fakeRequest{
-			Method: r.Method, Path: r.URL.EscapedPath(), Query: r.URL.RawQuery,
-			Token: r.Header.Get("PRIVATE-TOKEN"), Authorization: r.Header.Get("Authorization"), Body: body,
-		})
-		intercept := f.intercept
-		f.mu.Unlock()
-		if intercept != nil && intercept(w, r) {
-			return
-		}
-		if r.Header.Get("PRIVATE-TOKEN") != sentinelToken {
-			writeJSON(w, http.StatusUnauthorized, map[string]any{"message": "401 Unauthorized"})
-			return
-		}
-		mux.ServeHTTP(w, r)
-	}))
-	t.Cleanup(f.srv.Close)
+	f.Server = hosttest.NewServer(t, hosttest.API{
+		Handler: mux, Token: sentinelToken, Header: "Private-Token",
+		Collection: "/merge_requests", WriteJSON: writeJSON, ErrorBody: errorBody,
+	})
 	return f
 }
 
 // baseURL is what a self-managed instance's configuration names: its root;
 // client-go adds "/api/v4/".
-func (f *fakeGitLab) baseURL() string { return f.srv.URL + f.root }
+func (f *fakeGitLab) baseURL() string { return f.URL + f.root }
+
+// config is the Host configuration the suite's options ask for.
+func (f *fakeGitLab) config(o hosttest.Options) Config {
+	return Config{Token: o.Token, TokenFunc: o.TokenFunc, BaseURL: f.baseURL(), Logger: o.Logger}
+}
+
+func (f *fakeGitLab) New(t *testing.T, o hosttest.Options) engine.PullRequests {
+	return hosttest.MustNew(t, New, f.config(o))
+}
+
+func (f *fakeGitLab) Config(o hosttest.Options) any { return f.config(o) }
 
 // repoURL is the HTTP clone URL of a project on the fake.
-func (f *fakeGitLab) repoURL(path string) string { return f.srv.URL + f.root + "/" + path + ".git" }
+func (f *fakeGitLab) repoURL(path string) string { return f.URL + f.root + "/" + path + ".git" }
+
+func (f *fakeGitLab) Spec() engine.PullRequestSpec { return hosttest.JobSpec(f.repoURL(projectPath)) }
+
+func (f *fakeGitLab) Missing() string { return f.repoURL("docs-team/guides/missing") }
 
 func (f *fakeGitLab) webURL(path string, iid int) string {
-	return fmt.Sprintf("%s%s/%s/-/merge_requests/%d", f.srv.URL, f.root, path, iid)
+	return fmt.Sprintf("%s%s/%s/-/merge_requests/%d", f.URL, f.root, path, iid)
 }
 
-func (f *fakeGitLab) log() []fakeRequest {
+func (f *fakeGitLab) Open() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]fakeRequest(nil), f.requests...)
-}
-
-func (f *fakeGitLab) createCount() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.creates
-}
-
-func (f *fakeGitLab) openMRs() []fakeMR {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []fakeMR
+	n := 0
 	for _, m := range f.mrs {
 		if m.State == "opened" {
-			out = append(out, m)
+			n++
 		}
 	}
-	return out
+	return n
 }
 
 // addMR stores a merge request as if someone had opened it on GitLab.
@@ -154,6 +124,11 @@ func (f *fakeGitLab) addMRLocked(m fakeMR) fakeMR {
 	return m
 }
 
+func (f *fakeGitLab) AddOpen(head, base string) string {
+	m := f.addMR(fakeMR{Source: head, Target: base, Title: "someone's"})
+	return f.webURL(projectPath, m.IID)
+}
+
 // project finds a project by the {id} path parameter: a number or a full
 // path (which the client sends URL-encoded as one segment).
 func (f *fakeGitLab) project(id string) *fakeProject {
@@ -176,7 +151,7 @@ func (f *fakeGitLab) getProject(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]any{"message": "404 Project Not Found"})
 		return
 	}
-	web := f.srv.URL + f.root + "/" + p.Path
+	web := f.URL + f.root + "/" + p.Path
 	writeJSON(w, http.StatusOK, map[string]any{
 		"id":                  p.ID,
 		"description":         "The team handbook",
@@ -240,13 +215,7 @@ func (f *fakeGitLab) createMR(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "title is missing, source_branch is missing, target_branch is missing"})
 		return
 	}
-	f.mu.Lock()
-	f.creates++
-	before := f.beforeCreate
-	f.mu.Unlock()
-	if before != nil {
-		before(f, p)
-	}
+	f.Creating()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, m := range f.mrs {
@@ -297,4 +266,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// errorBody is GitLab's usual answer with an error status.
+func errorBody(status int) any {
+	return map[string]any{"message": fmt.Sprintf("%d %s", status, http.StatusText(status))}
 }

@@ -3,7 +3,6 @@ package gitlab
 import (
 	"context"
 	"net/url"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,63 +11,38 @@ import (
 	"github.com/docsapi/docsapi-go/server/githost/internal/hostkit/hosttest"
 )
 
-// newHost returns a Host on the fake, configured as a self-managed instance
-// whose base URL is the fake's.
-func newHost(t *testing.T, f *fakeGitLab, edit func(*Config)) *Host {
-	t.Helper()
-	cfg := Config{Token: sentinelToken, BaseURL: f.baseURL()}
-	if edit != nil {
-		edit(&cfg)
-	}
-	h, err := New(cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	return h
-}
-
 const projectPath = "docs-team/guides/handbook"
 
-func jobSpec(f *fakeGitLab) engine.PullRequestSpec {
-	return engine.PullRequestSpec{
-		Repository: f.repoURL(projectPath),
-		Base:       "main",
-		Branch:     "docsapi/job_123",
-		Title:      "Docs: document the export command",
-		Body:       "Opened by docsapi for job job_123.\n\n> document the export command",
-	}
+// newHost returns a Host on the fake, configured as a self-managed instance
+// whose base URL is the fake's.
+func newHost(t *testing.T, f *fakeGitLab, edits ...func(*Config)) *Host {
+	return hosttest.MustNew(t, New, f.config(hosttest.Options{Token: sentinelToken}), edits...)
 }
 
-// call is a request as the tests compare it.
-type call struct {
-	Method, Path string
-	Query        url.Values
+func getCall(f *fakeGitLab) hosttest.Call {
+	return hosttest.Call{Method: "GET", Path: f.root + "/api/v4/projects/docs-team%2Fguides%2Fhandbook"}
 }
 
-func calls(reqs []fakeRequest) []call {
-	out := make([]call, len(reqs))
-	for i, r := range reqs {
-		q, _ := url.ParseQuery(r.Query)
-		if len(q) == 0 {
-			q = nil
-		}
-		out[i] = call{Method: r.Method, Path: r.Path, Query: q}
-	}
-	return out
-}
-
-func getCall(f *fakeGitLab) call {
-	return call{Method: "GET", Path: f.root + "/api/v4/projects/docs-team%2Fguides%2Fhandbook"}
-}
-
-func listCall(f *fakeGitLab, target string) call {
-	return call{Method: "GET", Path: f.root + "/api/v4/projects/4711/merge_requests", Query: url.Values{
+func listCall(f *fakeGitLab, target string) hosttest.Call {
+	return hosttest.Call{Method: "GET", Path: f.root + "/api/v4/projects/4711/merge_requests", Query: url.Values{
 		"state": {"opened"}, "source_branch": {"docsapi/job_123"}, "target_branch": {target},
 	}}
 }
 
-func createCall(f *fakeGitLab) call {
-	return call{Method: "POST", Path: f.root + "/api/v4/projects/4711/merge_requests"}
+func createCall(f *fakeGitLab) hosttest.Call {
+	return hosttest.Call{Method: "POST", Path: f.root + "/api/v4/projects/4711/merge_requests"}
+}
+
+// checkNoAuthorization checks that reqs carry the token in PRIVATE-TOKEN
+// alone: GitLab needs no Authorization header, and every copy of the token
+// is one more place for it to leak from.
+func checkNoAuthorization(t *testing.T, reqs []hosttest.Request) {
+	t.Helper()
+	for _, r := range reqs {
+		if a := r.Header.Get("Authorization"); a != "" {
+			t.Errorf("%s %s: an Authorization header %q was sent too", r.Method, r.Path, a)
+		}
+	}
 }
 
 func TestEnsureOpensMergeRequest(t *testing.T) {
@@ -84,29 +58,10 @@ func TestEnsureOpensMergeRequest(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeGitLab(t, "")
-			h := newHost(t, f, func(c *Config) { c.Draft = tt.draft })
-			spec := jobSpec(f)
+			spec := f.Spec()
 			spec.Title = tt.title
-
-			got, err := h.Ensure(context.Background(), spec)
-			if err != nil {
-				t.Fatalf("Ensure: %v", err)
-			}
-			if want := f.webURL(projectPath, 1); got != want {
-				t.Errorf("URL = %q, want %q", got, want)
-			}
-			reqs := f.log()
-			if diff := cmp.Diff([]call{getCall(f), listCall(f, "main"), createCall(f)}, calls(reqs)); diff != "" {
-				t.Fatalf("requests (-want +got):\n%s", diff)
-			}
-			for _, r := range reqs {
-				if r.Token != sentinelToken {
-					t.Errorf("%s %s: PRIVATE-TOKEN = %q, want the token", r.Method, r.Path, r.Token)
-				}
-				if r.Authorization != "" {
-					t.Errorf("%s %s: an Authorization header %q was sent too", r.Method, r.Path, r.Authorization)
-				}
-			}
+			reqs := f.Expect(t, newHost(t, f, func(c *Config) { c.Draft = tt.draft }), spec, f.webURL(projectPath, 1), getCall(f), listCall(f, "main"), createCall(f))
+			checkNoAuthorization(t, reqs)
 			wantBody := map[string]any{"title": tt.wantTitle, "description": spec.Body, "source_branch": spec.Branch, "target_branch": "main"}
 			if diff := cmp.Diff(wantBody, reqs[2].Body); diff != "" {
 				t.Errorf("create body (-want +got):\n%s", diff)
@@ -124,81 +79,48 @@ func TestEnsureReusesOpenMergeRequest(t *testing.T) {
 	f.addMR(fakeMR{Source: "docsapi/job_123", Target: "release-1.x", Title: "other target"})
 	f.addMR(fakeMR{Source: "docsapi/job_123", Target: "main", Title: "from a fork", SourceProjectID: 9999})
 	open := f.addMR(fakeMR{Source: "docsapi/job_123", Target: "main", Title: "Docs: first run"})
-	h := newHost(t, f, nil)
-
-	got, err := h.Ensure(context.Background(), jobSpec(f))
-	if err != nil {
-		t.Fatalf("Ensure: %v", err)
-	}
-	if want := f.webURL(projectPath, open.IID); got != want {
-		t.Errorf("URL = %q, want the open merge request's %q", got, want)
-	}
-	if n := f.createCount(); n != 0 {
-		t.Errorf("%d creates, want none", n)
-	}
-	if diff := cmp.Diff([]call{getCall(f), listCall(f, "main")}, calls(f.log())); diff != "" {
-		t.Errorf("requests (-want +got):\n%s", diff)
-	}
+	f.Expect(t, newHost(t, f), f.Spec(), f.webURL(projectPath, open.IID), getCall(f), listCall(f, "main"))
 }
 
 func TestEnsureSkipsForkMergeRequest(t *testing.T) {
 	f := newFakeGitLab(t, "")
 	f.addMR(fakeMR{Source: "docsapi/job_123", Target: "main", Title: "from a fork", SourceProjectID: 9999})
-	h := newHost(t, f, nil)
-	got, err := h.Ensure(context.Background(), jobSpec(f))
-	if err != nil {
-		t.Fatalf("Ensure: %v", err)
-	}
-	if want := f.webURL(projectPath, 2); got != want {
-		t.Errorf("URL = %q, want a new merge request %q", got, want)
-	}
-	if n := f.createCount(); n != 1 {
-		t.Errorf("%d creates, want 1", n)
-	}
+	f.Expect(t, newHost(t, f), f.Spec(), f.webURL(projectPath, 2), getCall(f), listCall(f, "main"), createCall(f))
 }
 
 func TestEnsureDefaultBranch(t *testing.T) {
 	f := newFakeGitLab(t, "")
 	f.projects[projectPath].DefaultBranch = "trunk"
-	h := newHost(t, f, nil)
-	spec := jobSpec(f)
+	spec := f.Spec()
 	spec.Base = ""
-
-	got, err := h.Ensure(context.Background(), spec)
-	if err != nil {
-		t.Fatalf("Ensure: %v", err)
-	}
-	if want := f.webURL(projectPath, 1); got != want {
-		t.Errorf("URL = %q, want %q", got, want)
-	}
-	reqs := f.log()
-	if diff := cmp.Diff([]call{getCall(f), listCall(f, "trunk"), createCall(f)}, calls(reqs)); diff != "" {
-		t.Fatalf("requests (-want +got):\n%s", diff)
-	}
+	reqs := f.Expect(t, newHost(t, f), spec, f.webURL(projectPath, 1), getCall(f), listCall(f, "trunk"), createCall(f))
 	if b := reqs[2].Body["target_branch"]; b != "trunk" {
 		t.Errorf("created with target %v, want the default branch trunk", b)
 	}
 }
 
+func TestSelfManagedBaseURLForms(t *testing.T) {
+	f := newFakeGitLab(t, "")
+	hosttest.BaseURLForms(t, f.URL, "/api/v4/", f.Spec(), func(t *testing.T, base string) (engine.PullRequests, string) {
+		h := newHost(t, f, func(c *Config) { c.BaseURL = base })
+		return h, h.api
+	})
+}
+
 func TestRelativeURLRoot(t *testing.T) {
 	f := newFakeGitLab(t, "/gitlab")
-	for _, base := range []string{f.srv.URL + "/gitlab", f.srv.URL + "/gitlab/api/v4", f.srv.URL + "/gitlab/api/v4/"} {
+	for _, base := range []string{f.URL + "/gitlab", f.URL + "/gitlab/api/v4", f.URL + "/gitlab/api/v4/"} {
 		for _, repo := range []string{f.repoURL(projectPath), "git@127.0.0.1:" + projectPath + ".git"} {
 			t.Run(base+" "+repo, func(t *testing.T) {
-				h := newHost(t, f, func(c *Config) { c.BaseURL = base })
-				spec := jobSpec(f)
+				spec := f.Spec()
 				spec.Repository = repo
-				got, err := h.Ensure(context.Background(), spec)
-				if err != nil {
-					t.Fatalf("Ensure: %v", err)
-				}
-				if want := f.webURL(projectPath, 1); got != want {
+				if got, want := hosttest.MustEnsure(t, newHost(t, f, func(c *Config) { c.BaseURL = base }), spec), f.webURL(projectPath, 1); got != want {
 					t.Errorf("URL = %q, want %q", got, want)
 				}
 			})
 		}
 	}
-	if n := f.createCount(); n != 1 {
+	if n := f.Creates(); n != 1 {
 		t.Errorf("%d creates over all the forms, want 1", n)
 	}
 }
@@ -206,97 +128,57 @@ func TestRelativeURLRoot(t *testing.T) {
 func TestEnsureServerErrorIsNotRetriedInside(t *testing.T) {
 	// One request per failed step: the engine owns retries, and client-go's
 	// own would multiply them (and sleep).
-	s := newSuiteFake(t)
-	s.Fail(hosttest.Answer{Op: hosttest.List, Status: 503})
-	f := s.fakeGitLab
-	h := newHost(t, f, nil)
-	if _, err := h.Ensure(context.Background(), jobSpec(f)); err == nil {
+	f := newFakeGitLab(t, "")
+	f.Fail(hosttest.Answer{Op: hosttest.List, Status: 503})
+	if _, err := newHost(t, f).Ensure(context.Background(), f.Spec()); err == nil {
 		t.Fatal("Ensure succeeded against a failing server")
 	}
-	if diff := cmp.Diff([]call{getCall(f), listCall(f, "main")}, calls(f.log())); diff != "" {
+	if diff := cmp.Diff([]hosttest.Call{getCall(f), listCall(f, "main")}, hosttest.Calls(f.Log())); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 }
 
-func TestSelfManagedBaseURLForms(t *testing.T) {
-	f := newFakeGitLab(t, "")
-	for _, base := range []string{f.srv.URL, f.srv.URL + "/", f.srv.URL + "/api/v4", f.srv.URL + "/api/v4/"} {
-		t.Run(base, func(t *testing.T) {
-			h := newHost(t, f, func(c *Config) { c.BaseURL = base })
-			if want := f.srv.URL + "/api/v4/"; h.api != want {
-				t.Errorf("API base %q, want %q", h.api, want)
-			}
-			if _, err := h.Ensure(context.Background(), jobSpec(f)); err != nil {
-				t.Errorf("Ensure: %v", err)
-			}
-		})
-	}
-}
-
 func TestRepositoryURLs(t *testing.T) {
-	public, err := New(Config{Token: sentinelToken})
-	if err != nil {
-		t.Fatal(err)
+	// The full path is all a clone URL gives; the id comes from Lookup.
+	path := func(cfg Config) func(string) (string, error) {
+		c := hosttest.MustNew(t, New, cfg).client
+		return func(raw string) (string, error) {
+			p, err := c.Repository(raw)
+			return p.path, err
+		}
 	}
-	managed, err := New(Config{Token: sentinelToken, BaseURL: "https://gitlab.example.com/api/v4", RepositoryHosts: []string{"ssh.gitlab.example.com"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rooted, err := New(Config{Token: sentinelToken, BaseURL: "https://example.com/gitlab"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		host *Host
-		raw  string
-		want string // "" for an error
-	}{
-		{public, "https://gitlab.com/group/repo", "group/repo"},
-		{public, "https://gitlab.com/group/repo.git", "group/repo"},
-		{public, "https://gitlab.com/group/sub/deeper/repo.git", "group/sub/deeper/repo"},
-		{public, "https://gitlab.com/group/repo/", "group/repo"},
-		{public, "https://oauth2:" + sentinelToken + "@gitlab.com/group/repo.git", "group/repo"},
-		{public, "git@gitlab.com:group/sub/repo.git", "group/sub/repo"},
-		{public, "ssh://git@gitlab.com:2222/group/sub/repo.git", "group/sub/repo"},
-		{public, "https://gitlab.com/group/docs.site.git", "group/docs.site"},
-		{managed, "https://gitlab.example.com/group/sub/repo.git", "group/sub/repo"},
-		{managed, "git@gitlab.example.com:group/sub/repo.git", "group/sub/repo"},
-		{managed, "git@ssh.gitlab.example.com:group/sub/repo.git", "group/sub/repo"},
-		{rooted, "https://example.com/gitlab/group/repo.git", "group/repo"},
-		{rooted, "git@example.com:group/repo.git", "group/repo"},
+	hosttest.CheckURLs(t, sentinelToken, path(Config{Token: sentinelToken}), map[string]string{
+		"https://gitlab.com/group/repo":                                  "group/repo",
+		"https://gitlab.com/group/repo.git":                              "group/repo",
+		"https://gitlab.com/group/sub/deeper/repo.git":                   "group/sub/deeper/repo",
+		"https://gitlab.com/group/repo/":                                 "group/repo",
+		"https://oauth2:" + sentinelToken + "@gitlab.com/group/repo.git": "group/repo",
+		"git@gitlab.com:group/sub/repo.git":                              "group/sub/repo",
+		"ssh://git@gitlab.com:2222/group/sub/repo.git":                   "group/sub/repo",
+		"https://gitlab.com/group/docs.site.git":                         "group/docs.site",
 
-		{public, "", ""},
-		{public, "group/repo", ""},
-		{public, "/srv/git/repo.git", ""},
-		{public, "file:///srv/git/repo.git", ""},
-		{public, "https://gitlab.com/repo", ""},
-		{public, "https://gitlab.com/group/repo/-/tree/main", ""},
-		{public, "https://gitlab.com/group/repo/-/merge_requests/1", ""},
-		{public, "https://gitlab.com/group/repo?ref=main", ""},
-		{public, "https://github.com/group/repo.git", ""},
-		{public, "https://gitlab.com/group/../repo", ""},
-		{managed, "https://gitlab.com/group/repo.git", ""},
-		{rooted, "https://example.com/group/repo.git", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.raw, func(t *testing.T) {
-			p, err := tt.host.client.Repository(tt.raw)
-			got := p.path
-			if tt.want == "" {
-				if err == nil {
-					t.Fatalf("accepted as %s", got)
-				}
-				if strings.Contains(err.Error(), sentinelToken) {
-					t.Errorf("the error shows the token: %v", err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("refused: %v", err)
-			}
-			if got != tt.want {
-				t.Errorf("got %s, want %s", got, tt.want)
-			}
-		})
-	}
+		"":                         "",
+		"group/repo":               "",
+		"/srv/git/repo.git":        "",
+		"file:///srv/git/repo.git": "",
+		"https://gitlab.com/repo":  "",
+		"https://gitlab.com/group/repo/-/tree/main":        "",
+		"https://gitlab.com/group/repo/-/merge_requests/1": "",
+		"https://gitlab.com/group/repo?ref=main":           "",
+		"https://github.com/group/repo.git":                "",
+		"https://gitlab.com/group/../repo":                 "",
+	})
+	hosttest.CheckURLs(t, sentinelToken, path(Config{Token: sentinelToken, BaseURL: "https://gitlab.example.com/api/v4", RepositoryHosts: []string{"ssh.gitlab.example.com"}}), map[string]string{
+		"https://gitlab.example.com/group/sub/repo.git": "group/sub/repo",
+		"git@gitlab.example.com:group/sub/repo.git":     "group/sub/repo",
+		"git@ssh.gitlab.example.com:group/sub/repo.git": "group/sub/repo",
+
+		"https://gitlab.com/group/repo.git": "",
+	})
+	hosttest.CheckURLs(t, sentinelToken, path(Config{Token: sentinelToken, BaseURL: "https://example.com/gitlab"}), map[string]string{
+		"https://example.com/gitlab/group/repo.git": "group/repo",
+		"git@example.com:group/repo.git":            "group/repo",
+
+		"https://example.com/group/repo.git": "",
+	})
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/docsapi/docsapi-go/server/githost/internal/hostkit/hosttest"
 )
 
 const secret = "SENTINEL_secret_e81c"
@@ -57,27 +59,23 @@ func TestParseRemote(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.raw, func(t *testing.T) {
 			got, err := ParseRemote(tt.raw)
-			if tt.want == (Remote{}) {
-				if err == nil {
-					t.Fatalf("accepted as %+v", got)
-				}
-				if strings.Contains(err.Error(), secret) {
-					t.Errorf("the error shows the secret: %v", err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("refused: %v", err)
-			}
-			if got != tt.want {
-				t.Errorf("got %+v, want %+v", got, tt.want)
-			}
+			hosttest.CheckParsed(t, secret, got, err, tt.want)
 		})
 	}
 }
 
+// checkEach checks fn on every input of want, naming fn in the failures.
+func checkEach[In, Out comparable](t *testing.T, name string, fn func(In) Out, want map[In]Out) {
+	t.Helper()
+	for in, w := range want {
+		if got := fn(in); got != w {
+			t.Errorf("%s(%#v) = %#v, want %#v", name, in, got, w)
+		}
+	}
+}
+
 func TestRedact(t *testing.T) {
-	for raw, want := range map[string]string{
+	checkEach(t, "Redact", Redact, map[string]string{
 		"https://github.com/o/r":                         "https://github.com/o/r",
 		"https://x-access-token:" + secret + "@h/o/r":    "https://***@h/o/r",
 		"https://" + secret + "@h/o/r":                   "https://***@h/o/r",
@@ -85,37 +83,25 @@ func TestRedact(t *testing.T) {
 		"ssh://git@h:22/o/r":                             "ssh://***@h:22/o/r",
 		"git@github.com:o/r.git":                         "git@github.com:o/r.git",
 		"https://h/o/r@main":                             "https://h/o/r@main",
-	} {
-		if got := Redact(raw); got != want {
-			t.Errorf("Redact(%q) = %q, want %q", raw, got, want)
-		}
-	}
+	})
 }
 
 func TestBranch(t *testing.T) {
-	for ref, want := range map[string]string{
+	checkEach(t, "Branch", Branch, map[string]string{
 		"":                    "",
 		"main":                "main",
 		" main ":              "main",
 		"refs/heads/main":     "main",
 		"refs/heads/docs/1.x": "docs/1.x",
 		"refs/tags/v1":        "refs/tags/v1",
-	} {
-		if got := Branch(ref); got != want {
-			t.Errorf("Branch(%q) = %q, want %q", ref, got, want)
-		}
-	}
+	})
 }
 
 func TestPermanentStatus(t *testing.T) {
-	for code, want := range map[int]bool{
+	checkEach(t, "PermanentStatus", PermanentStatus, map[int]bool{
 		200: false, 301: false, 400: true, 401: true, 403: true, 404: true, 408: false, 409: false,
 		410: true, 422: true, 425: false, 429: false, 500: false, 502: false, 503: false,
-	} {
-		if got := PermanentStatus(code); got != want {
-			t.Errorf("PermanentStatus(%d) = %t, want %t", code, got, want)
-		}
-	}
+	})
 }
 
 func TestTokenSource(t *testing.T) {
@@ -147,19 +133,18 @@ func TestTokenSource(t *testing.T) {
 func TestTransportForAPI(t *testing.T) {
 	api, _ := url.Parse("https://api.github.com/")
 	tr := &Transport{API: api}
-	for raw, want := range map[string]bool{
+	forAPI := func(raw string) bool {
+		u, _ := url.Parse(raw)
+		return tr.forAPI(u)
+	}
+	checkEach(t, "forAPI", forAPI, map[string]bool{
 		"https://api.github.com/repos":     true,
 		"https://API.GitHub.com:443/repos": true,
 		"http://api.github.com/repos":      false,
 		"https://api.github.com:8443/x":    false,
 		"https://uploads.github.com/x":     false,
 		"https://evil.example/x":           false,
-	} {
-		u, _ := url.Parse(raw)
-		if got := tr.forAPI(u); got != want {
-			t.Errorf("forAPI(%s) = %t, want %t", raw, got, want)
-		}
-	}
+	})
 }
 
 func TestTransportKeepsCredentialsOnTheAPIHost(t *testing.T) {

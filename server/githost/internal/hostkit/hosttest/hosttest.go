@@ -4,7 +4,8 @@
 // permanent and transient errors told apart; the token never shown). Each
 // host's tests call Run with a fake of its API, so the hosts are held to
 // the same rules by the same tests, and a host's own tests keep only what
-// is particular to its API.
+// is particular to its API. For the same reason the fakes share their HTTP
+// front (Server), and the hosts' own tests share their fixtures and checks.
 package hosttest
 
 import (
@@ -159,25 +160,13 @@ func newHost(t *testing.T, f Fake, logs *LogBuffer) engine.PullRequests {
 	return f.New(t, o)
 }
 
-func ensure(t *testing.T, h engine.PullRequests, spec engine.PullRequestSpec) string {
-	t.Helper()
-	url, err := h.Ensure(context.Background(), spec)
-	if err != nil {
-		t.Fatalf("Ensure: %v", err)
-	}
-	if url == "" {
-		t.Fatal("Ensure returned no URL")
-	}
-	return url
-}
-
 func testFindsExisting(t *testing.T, f Fake) {
 	spec := f.Spec()
 	// Look-alikes that must not be taken: another base, another branch.
 	f.AddOpen(spec.Branch, "release-1.x")
 	f.AddOpen("docsapi/job_999", "main")
 	want := f.AddOpen(spec.Branch, "main")
-	if got := ensure(t, newHost(t, f, nil), spec); got != want {
+	if got := MustEnsure(t, newHost(t, f, nil), spec); got != want {
 		t.Errorf("URL = %q, want the open pull request's %q", got, want)
 	}
 	if n := f.Creates(); n != 0 {
@@ -188,7 +177,7 @@ func testFindsExisting(t *testing.T, f Fake) {
 func testCreates(t *testing.T, f Fake) {
 	logs := &LogBuffer{}
 	h := newHost(t, f, logs)
-	first := ensure(t, h, f.Spec())
+	first := MustEnsure(t, h, f.Spec())
 	if n := f.Creates(); n != 1 {
 		t.Errorf("%d creates, want 1", n)
 	}
@@ -198,7 +187,7 @@ func testCreates(t *testing.T, f Fake) {
 	// A retry or a follow-up: same branch, maybe new words.
 	spec := f.Spec()
 	spec.Title = "Docs: a follow-up"
-	if second := ensure(t, h, spec); second != first {
+	if second := MustEnsure(t, h, spec); second != first {
 		t.Errorf("second URL %q, want the first one %q", second, first)
 	}
 	if n, open := f.Creates(), f.Open(); n != 1 || open != 1 {
@@ -210,7 +199,7 @@ func testFullRefAsBase(t *testing.T, f Fake) {
 	spec := f.Spec()
 	want := f.AddOpen(spec.Branch, "main")
 	spec.Base = "refs/heads/main"
-	if got := ensure(t, newHost(t, f, nil), spec); got != want {
+	if got := MustEnsure(t, newHost(t, f, nil), spec); got != want {
 		t.Errorf("URL = %q, want the one into main %q", got, want)
 	}
 }
@@ -248,7 +237,7 @@ func testLostRace(t *testing.T, f Fake) {
 		other = f.AddOpen(spec.Branch, "main")
 	})
 	logs := &LogBuffer{}
-	got := ensure(t, newHost(t, f, logs), spec)
+	got := MustEnsure(t, newHost(t, f, logs), spec)
 	mu.Lock()
 	defer mu.Unlock()
 	if got != other {
@@ -503,66 +492,4 @@ func testTokenNeverShown(t *testing.T, f Fake) {
 	if strings.Contains(b.String(), token) {
 		t.Errorf("slog shows the token: %s", b.String())
 	}
-}
-
-// Faults keeps what a test asked a fake to fail or hide. A fake embeds it,
-// which gives it Fail and HideFromList, and lets Override answer a request
-// before the fake does.
-type Faults struct {
-	mu     sync.Mutex
-	hidden bool
-	fail   map[Op]Answer
-}
-
-// Fail makes every later request of a.Op answer as a says.
-func (f *Faults) Fail(a Answer) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.fail == nil {
-		f.fail = map[Op]Answer{}
-	}
-	f.fail[a.Op] = a
-}
-
-// HideFromList makes every later list answer empty.
-func (f *Faults) HideFromList() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.hidden = true
-}
-
-// Override answers a request of op when a test asked for it: as given to
-// Fail (with errorBody(status) for a nil body), or with an empty list after
-// HideFromList. write sends a JSON answer as the host does. It reports
-// whether it answered.
-func (f *Faults) Override(w http.ResponseWriter, op Op, write func(w http.ResponseWriter, status int, v any), errorBody func(status int) any) bool {
-	f.mu.Lock()
-	a, failing := f.fail[op]
-	hidden := f.hidden
-	f.mu.Unlock()
-	switch {
-	case failing:
-		for k, v := range a.Header {
-			w.Header()[k] = v
-		}
-		body := a.Body
-		if body == nil {
-			body = errorBody(a.Status)
-		}
-		write(w, a.Status, body)
-	case hidden && op == List:
-		write(w, http.StatusOK, []any{})
-	default:
-		return false
-	}
-	return true
-}
-
-// OpOf is the kind of a request to a pull-request collection: a POST
-// creates, anything else lists.
-func OpOf(r *http.Request) Op {
-	if r.Method == http.MethodPost {
-		return Create
-	}
-	return List
 }
