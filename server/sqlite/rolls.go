@@ -13,38 +13,32 @@ import (
 // dayStore is rollup.DayStore in a write transaction: the paths a day
 // holds are in view_day_paths, their count and the folds in view_days.
 type dayStore struct {
-	ctx       context.Context
-	tx        *sql.Tx
-	held, put *sql.Stmt // prepared at their first use; the transaction closes them
+	ctx context.Context
+	tx  *sql.Tx
+	st  *viewStatements
 }
 
 // Held returns those of paths the day holds: one seek each.
 func (d *dayStore) Held(day rollup.ProjectDay, paths []string) ([]string, error) {
-	if d.held == nil {
-		var err error
-		if d.held, err = d.tx.PrepareContext(d.ctx,
-			`SELECT 1 FROM view_day_paths WHERE project_id = ? AND day = ? AND path = ?`); err != nil {
-			return nil, err
-		}
-	}
-	var held []string
+	held := d.tx.StmtContext(d.ctx, d.st.held)
+	var found []string
 	for _, p := range paths {
 		var one int
-		err := d.held.QueryRowContext(d.ctx, day.ProjectID, day.At, p).Scan(&one)
+		err := held.QueryRowContext(d.ctx, day.ProjectID, day.At, p).Scan(&one)
 		switch {
 		case err == nil:
-			held = append(held, p)
+			found = append(found, p)
 		case !errors.Is(err, sql.ErrNoRows):
 			return nil, err
 		}
 	}
-	return held, nil
+	return found, nil
 }
 
 // Paths returns the distinct paths the day holds.
 func (d *dayStore) Paths(day rollup.ProjectDay) (int64, error) {
 	var n int64
-	err := d.tx.QueryRowContext(d.ctx, `SELECT paths FROM view_days WHERE project_id = ? AND day = ?`, day.ProjectID, day.At).Scan(&n)
+	err := d.tx.StmtContext(d.ctx, d.st.paths).QueryRowContext(d.ctx, day.ProjectID, day.At).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -52,42 +46,27 @@ func (d *dayStore) Paths(day rollup.ProjectDay) (int64, error) {
 }
 
 // Record adds the admitted paths to the day, and the folds to its counts.
-// The views folded are a report: their sum stops at the largest integer
-// rather than fail the flush.
 func (d *dayStore) Record(day rollup.ProjectDay, admitted []string, f store.ViewFolds) error {
-	if d.put == nil && len(admitted) > 0 {
-		var err error
-		if d.put, err = d.tx.PrepareContext(d.ctx,
-			`INSERT INTO view_day_paths (project_id, day, path) VALUES (?, ?, ?)`); err != nil {
-			return err
-		}
-	}
+	add := d.tx.StmtContext(d.ctx, d.st.addPath)
 	for _, p := range admitted {
-		if _, err := d.put.ExecContext(d.ctx, day.ProjectID, day.At, p); err != nil {
+		if _, err := add.ExecContext(d.ctx, day.ProjectID, day.At, p); err != nil {
 			return err
 		}
 	}
-	_, err := d.tx.ExecContext(d.ctx, `INSERT INTO view_days (project_id, day, paths, folded_counts, folded_views)
-		VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (project_id, day) DO UPDATE SET
-		    paths = paths + excluded.paths,
-		    folded_counts = folded_counts + excluded.folded_counts,
-		    folded_views = CASE WHEN folded_views > 9223372036854775807 - excluded.folded_views
-		                        THEN 9223372036854775807 ELSE folded_views + excluded.folded_views END`,
-		day.ProjectID, day.At, len(admitted), f.Counts, f.Views)
+	_, err := d.tx.StmtContext(d.ctx, d.st.record).ExecContext(d.ctx, day.ProjectID, day.At, len(admitted), f.Counts, f.Views)
 	return err
 }
 
 // addToRolls adds counts to the hour, day and week rolls, inside the
 // transaction that applies the cap, so the rolls and the days' paths never
 // disagree.
-func addToRolls(ctx context.Context, tx *sql.Tx, counts []store.ViewCount) error {
+func addToRolls(ctx context.Context, tx *sql.Tx, st *viewStatements, counts []store.ViewCount) error {
 	rolls, err := rollup.Group(counts)
 	if err != nil {
 		return err
 	}
 	for kind, rs := range rolls {
-		if err := appendSegments(ctx, tx, rollup.Kind(kind), rs); err != nil {
+		if err := appendSegments(ctx, tx, st.rolls[kind], rs); err != nil {
 			return err
 		}
 	}
@@ -97,32 +76,12 @@ func addToRolls(ctx context.Context, tx *sql.Tx, counts []store.ViewCount) error
 // appendSegments stores each roll's counts as a new segment of its roll,
 // merged with the roll's last segments that rollup.Absorb picks: a flush
 // rewrites segments about the size of its batch, never the whole day.
-func appendSegments(ctx context.Context, tx *sql.Tx, kind rollup.Kind, rolls []rollup.Roll) error {
+func appendSegments(ctx context.Context, tx *sql.Tx, st rollStatements, rolls []rollup.Roll) error {
 	if len(rolls) == 0 {
 		return nil
 	}
-	table, col := kind.Table(), kind.Column()
-	where := ` WHERE project_id = ? AND ` + col + ` = ?`
-	list, err := tx.PrepareContext(ctx, `SELECT seq, entries FROM `+table+where+` ORDER BY seq`)
-	if err != nil {
-		return err
-	}
-	defer list.Close()
-	get, err := tx.PrepareContext(ctx, `SELECT counts FROM `+table+where+` AND seq >= ?`)
-	if err != nil {
-		return err
-	}
-	defer get.Close()
-	del, err := tx.PrepareContext(ctx, `DELETE FROM `+table+where+` AND seq >= ?`)
-	if err != nil {
-		return err
-	}
-	defer del.Close()
-	put, err := tx.PrepareContext(ctx, `INSERT INTO `+table+` (project_id, `+col+`, seq, entries, counts) VALUES (?, ?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer put.Close()
+	list, get := tx.StmtContext(ctx, st.list), tx.StmtContext(ctx, st.get)
+	del, put := tx.StmtContext(ctx, st.del), tx.StmtContext(ctx, st.put)
 	for _, r := range rolls {
 		segs, err := listSegments(ctx, list, r)
 		if err != nil {

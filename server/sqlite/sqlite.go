@@ -70,6 +70,7 @@ type Store struct {
 	// the paths days are known to hold, what was folded, and a test's
 	// look at each query's work.
 	pathCap   int64
+	viewStmts *viewStatements
 	days      rollup.DayCache
 	folds     rollup.FoldCounter
 	queryHook func(rollup.Stats)
@@ -170,7 +171,13 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	return &Store{w: w, r: r, pathCap: int64(cfg.pathCap)}, nil
+	viewStmts, err := prepareViewStatements(ctx, w)
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", path, err)
+	}
+	return &Store{w: w, r: r, pathCap: int64(cfg.pathCap), viewStmts: viewStmts}, nil
 }
 
 func checkPath(path string) error {

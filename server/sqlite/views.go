@@ -49,11 +49,11 @@ func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
 		// The cap first: it decides which path each count is stored
 		// under, and must see the day before this batch's counts.
 		var err error
-		capped, err = rollup.Cap(counts, s.pathCap, &s.days, &dayStore{ctx: ctx, tx: tx})
+		capped, err = rollup.Cap(counts, s.pathCap, &s.days, &dayStore{ctx: ctx, tx: tx, st: s.viewStmts})
 		if err != nil {
 			return dbErr(op, err)
 		}
-		if err := addToRolls(ctx, tx, capped.Counts); err != nil {
+		if err := addToRolls(ctx, tx, s.viewStmts, capped.Counts); err != nil {
 			return dbErr(op, err)
 		}
 		return nil
