@@ -17,10 +17,10 @@ type ProjectDay struct {
 }
 
 // DayStore is what Cap needs of a store, in the transaction that adds the
-// batch, before the batch's rows are written.
+// batch, before the batch's counts are written.
 type DayStore interface {
 	// Held returns those of paths (sorted, distinct) that the day holds:
-	// that have a row in one of its hours.
+	// that have views of any kind in one of its hours.
 	Held(d ProjectDay, paths []string) ([]string, error)
 	// Paths returns how many distinct paths the day holds, not counting
 	// store.OtherPagesPath.
@@ -43,8 +43,8 @@ type Capped struct {
 }
 
 // Cap applies the cap of limit distinct paths per project and UTC day to a
-// validated batch. A path the day holds already (any row of the day, bot
-// views included) keeps counting; a new one is admitted while the day
+// validated batch. A path the day holds already (views of any kind in any
+// hour of the day) keeps counting; a new one is admitted while the day
 // holds fewer than limit paths, and past that its counts go to
 // store.OtherPagesPath for their hour. Within a batch, new paths are
 // admitted in byte order. OtherPagesPath itself is never folded and does
@@ -55,7 +55,7 @@ func Cap(counts []store.ViewCount, limit int64, cache *DayCache, ds DayStore) (C
 	kept := make([]store.ViewCount, 0, len(counts))
 	for _, c := range counts {
 		if c.Human == 0 && c.AI == 0 && c.Bot == 0 {
-			continue // not a row
+			continue // adds nothing
 		}
 		kept = append(kept, c)
 		if c.Path == store.OtherPagesPath {
@@ -156,7 +156,7 @@ const maxCachedDayPaths = 1 << 20
 // DayCache remembers paths that days are known to hold, so that a flush of
 // paths seen before asks the database nothing. A day never stops holding a
 // path, so an entry is never stale; the only rule is to Add after the
-// transaction that stored the rows has committed. The zero DayCache is
+// transaction that stored the counts has committed. The zero DayCache is
 // empty and ready to use; it is safe for concurrent use.
 type DayCache struct {
 	mu   sync.Mutex

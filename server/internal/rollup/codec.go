@@ -26,8 +26,9 @@ const format = 3
 // rest, then Human, AI and Bot, each a uvarint. Sorted paths share long
 // prefixes, so an entry of a docs site's path takes about nine bytes.
 
-// errOverflow is returned when a sum leaves int64. The rows of the same
-// counts overflow too, so no roll is ever asked to hold such a sum.
+// errOverflow is returned when a sum leaves int64: a merge, a flush or a
+// query fails rather than store or answer a wrong count. (No path gets
+// near it: a view adds one.)
 var errOverflow = errors.New("rollup: count overflows int64")
 
 // Normalize sorts counts by path (bytes), adds up the counts of the same

@@ -2,7 +2,9 @@
 -- hour, and per project and day, the per-path counts of that hour or day in
 -- one packed value, kept in the same transaction as page_views. A 30-day
 -- views query reads 30 day rolls instead of one row per path per hour. The
--- rows stay the truth; migration 2 fills the rolls from them.
+-- rows stayed the truth; a step in Go filled the rolls from them, until
+-- migration 3 replaced these rolls (and the step) and migration 6 dropped
+-- the rows.
 
 -- A path's number inside rolls. AUTOINCREMENT: an ID is never given to
 -- another path, even after the highest one is deleted, so a roll never
