@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 )
 
 // format is the first byte of every segment. A store that meets another
@@ -109,13 +108,13 @@ func appendEntry[S string | []byte](dst []byte, prev, path S, v views) []byte {
 // one. The stores decode into a merger instead; Decode is for tests and
 // tools.
 func Decode(seg []byte) ([]Count, error) {
-	var m merger
+	m := merger{bots: true}
 	if _, _, _, err := m.addSegment(seg); err != nil {
 		return nil, err
 	}
 	counts := make([]Count, len(m.rows))
 	for i, r := range m.rows {
-		counts[i] = Count{Path: string(m.path(r)), Human: r.human, AI: r.ai, Bot: r.bot}
+		counts[i] = Count{Path: string(m.path(r)), Human: r.human, AI: r.ai, Bot: m.bot(r)}
 	}
 	return counts, nil
 }
@@ -155,20 +154,25 @@ func header(seg []byte) (entries, names int, body []byte, err error) {
 }
 
 // row is an entry decoded into a merger: its path is a slice of the
-// merger's arena.
+// merger's arena. Rows are 32 bytes, which the merges of a query move
+// millions of: the bot views, which no query ranks by, are not in the row
+// but in the arena after the path, and only when the merger keeps them.
 type row struct {
 	// key is the eight bytes of the path that follow the prefix every
 	// path of the merge shares, big-endian: rows compare by key first and
 	// by path only when keys are equal.
-	key    uint64
-	off, n uint32
-	views
+	key       uint64
+	off, n    uint32
+	human, ai int64
 }
 
 // merger adds up sorted lists of counts, decoded segments or a batch's
 // counts, into one list in path order. Paths live in one arena, so
 // decoding allocates nothing per entry.
 type merger struct {
+	// bots keeps each entry's bot views in the arena, eight bytes after
+	// its path: merges that write segments keep them, a Tally does not.
+	bots  bool
 	arena []byte
 	rows  []row // every list's rows, one list after another
 	ends  []int // where each list ends in rows
@@ -179,12 +183,12 @@ type merger struct {
 }
 
 func (m *merger) reset() {
-	m.arena, m.rows, m.ends = m.arena[:0], m.rows[:0], m.ends[:0]
+	m.bots, m.arena, m.rows, m.ends = false, m.arena[:0], m.rows[:0], m.ends[:0]
 }
 
 // bytes returns how much memory m's buffers hold.
 func (m *merger) bytes() int {
-	return cap(m.arena) + int(unsafe.Sizeof(row{}))*(cap(m.rows)+cap(m.slab)) + 8*(cap(m.totals)+cap(m.vals))
+	return cap(m.arena) + 32*(cap(m.rows)+cap(m.slab)) + 8*(cap(m.totals)+cap(m.vals))
 }
 
 // spare keeps the buffers of a finished merge for the next one: a month of
@@ -231,6 +235,22 @@ func putMerger(m *merger) {
 
 func (m *merger) path(r row) []byte { return m.arena[r.off : r.off+r.n] }
 
+// botBytes is the room an entry's bot views take in the arena, when kept.
+const botBytes = 8
+
+// bot returns r's bot views: 0 unless m keeps them.
+func (m *merger) bot(r row) int64 {
+	if !m.bots {
+		return 0
+	}
+	return int64(binary.LittleEndian.Uint64(m.arena[r.off+r.n:]))
+}
+
+// setBot stores r's bot views; m keeps them.
+func (m *merger) setBot(r row, bot int64) {
+	binary.LittleEndian.PutUint64(m.arena[r.off+r.n:], uint64(bot))
+}
+
 // addSegment decodes seg as one more list. It returns the sums of the
 // list's human and AI views, and false if either passes int64. (Bot views
 // are not summed: no query totals them over a range yet.)
@@ -246,7 +266,11 @@ func (m *merger) addSegment(seg []byte) (human, ai int64, ok bool, err error) {
 	// allows: a damaged header must not make a huge allocation. The loop
 	// works on local copies of the buffers, which it stores back at the
 	// end: the hot loop of every query.
-	arena := slices.Grow(m.arena, min(names, 64*len(seg)))
+	keep := 0 // arena bytes an entry takes besides its path
+	if m.bots {
+		keep = botBytes
+	}
+	arena := slices.Grow(m.arena, min(names+keep*entries, 64*len(seg)))
 	rows := slices.Grow(m.rows, entries)
 	start, arenaStart := len(rows), len(arena)
 	prevOff, prevN := uint32(0), uint32(0)
@@ -287,10 +311,10 @@ func (m *merger) addSegment(seg []byte) (human, ai int64, ok bool, err error) {
 		}
 		off := uint32(len(arena))
 		n := int(shared + rest)
-		if cap(arena)-len(arena) < n {
-			arena = slices.Grow(arena, max(n, len(arena)))
+		if cap(arena)-len(arena) < n+keep {
+			arena = slices.Grow(arena, max(n+keep, len(arena)))
 		}
-		arena = arena[:int(off)+n]
+		arena = arena[:int(off)+n+keep]
 		copy(arena[off:], arena[prevOff:prevOff+uint32(shared)])
 		copy(arena[off+uint32(shared):], b[p:p+int(rest)])
 		p += int(rest)
@@ -315,10 +339,13 @@ func (m *merger) addSegment(seg []byte) (human, ai int64, ok bool, err error) {
 			return damaged("paths longer than the header says", len(rows))
 		}
 		prevOff, prevN = off, uint32(n)
-		rows = append(rows, row{off: off, n: prevN, views: views{int64(h), int64(a), int64(bot)}})
+		if keep > 0 {
+			binary.LittleEndian.PutUint64(arena[off+prevN:], bot)
+		}
+		rows = append(rows, row{off: off, n: prevN, human: int64(h), ai: int64(a)})
 		sumH, sumA = min(sumH+h, math.MaxInt64+1), min(sumA+a, math.MaxInt64+1)
 	}
-	if len(rows)-start != entries || len(arena)-arenaStart != names {
+	if len(rows)-start != entries || len(arena)-arenaStart != names+keep*entries {
 		return damaged("header does not match the entries", len(rows))
 	}
 	m.arena, m.rows = arena, rows
@@ -340,7 +367,10 @@ func (m *merger) addCounts(counts []Count) error {
 	for _, c := range counts {
 		off := uint32(len(m.arena))
 		m.arena = append(m.arena, c.Path...)
-		m.rows = append(m.rows, row{off: off, n: uint32(len(c.Path)), views: views{c.Human, c.AI, c.Bot}})
+		if m.bots {
+			m.arena = binary.LittleEndian.AppendUint64(m.arena, uint64(c.Bot))
+		}
+		m.rows = append(m.rows, row{off: off, n: uint32(len(c.Path)), human: c.Human, ai: c.AI})
 	}
 	if len(m.arena) > math.MaxUint32 {
 		return errors.New("rollup: the merge's paths exceed 4 GiB")
@@ -470,9 +500,15 @@ func (m *merger) mergeTwo(dst, x, y []row) ([]row, error) {
 			j++
 		default:
 			r := *a
-			var err error
-			if r.views, err = addViews(r.views, b.views); err != nil {
+			sum, err := addViews(views{r.human, r.ai, m.bot(*a)}, views{b.human, b.ai, m.bot(*b)})
+			if err != nil {
 				return nil, err
+			}
+			r.human, r.ai = sum.human, sum.ai
+			if m.bots {
+				// a's arena slot is its own: b, merged into it, is
+				// dropped.
+				m.setBot(r, sum.bot)
 			}
 			dst = append(dst, r)
 			i++
@@ -493,7 +529,7 @@ func (m *merger) encodeRows(dst []byte, rows []row) []byte {
 	var prev []byte
 	for _, r := range rows {
 		p := m.path(r)
-		dst = appendEntry(dst, prev, p, r.views)
+		dst = appendEntry(dst, prev, p, views{r.human, r.ai, m.bot(r)})
 		prev = p
 	}
 	return dst

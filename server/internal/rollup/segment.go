@@ -45,6 +45,7 @@ func Absorb(segs []Segment, n int) int {
 func MergeSegments(segs [][]byte, fresh []Count) ([]byte, int, error) {
 	m := getMerger()
 	defer putMerger(m)
+	m.bots = true
 	size := 0
 	for _, s := range segs {
 		if _, _, _, err := m.addSegment(s); err != nil {
