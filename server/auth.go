@@ -58,12 +58,8 @@ func (s *Server) api(kind apiKind, scope store.Scope, h func(http.ResponseWriter
 			return
 		}
 		project, err := s.cfg.Store.Project(r.Context(), projectID)
-		if errors.Is(err, store.ErrNotFound) {
-			writeError(w, http.StatusNotFound, "project "+quote(projectID)+" not found")
-			return
-		}
 		if err != nil {
-			s.internalError(w, r, "loading project", err)
+			s.storeError(w, r, err, "project "+quote(projectID), "loading project")
 			return
 		}
 		if wait, limited := s.limiter.take(kind, key.ID, s.cfg.Now()); limited {

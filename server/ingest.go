@@ -132,7 +132,7 @@ func (s *Server) recordViews(w http.ResponseWriter, r *http.Request, c caller) {
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusServiceUnavailable, "the request ended before its page views were stored")
 	default:
-		s.internalError(w, r, "recording page views", err)
+		s.storeError(w, r, err, "project "+quote(c.project.ID), "recording page views")
 	}
 }
 

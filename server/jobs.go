@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -31,7 +29,8 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request, c caller) {
 		CreatedAt:   s.now(),
 		Idempotency: idempotency(r, "create", c.project.ID, "", prompt),
 	})
-	if s.jobWriteFailed(w, r, err) {
+	if err != nil {
+		s.storeError(w, r, err, "project "+quote(c.project.ID), "storing job")
 		return
 	}
 	s.jobQueued()
@@ -43,12 +42,8 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request, c caller) {
 // getJob: GET /v2/agent/{projectId}/job/{id}.
 func (s *Server) getJob(w http.ResponseWriter, r *http.Request, c caller) {
 	job, err := s.cfg.Store.Job(r.Context(), c.project.ID, r.PathValue("id"))
-	if errors.Is(err, store.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "job "+quote(r.PathValue("id"))+" not found")
-		return
-	}
 	if err != nil {
-		s.internalError(w, r, "loading job", err)
+		s.storeError(w, r, err, "job "+quote(r.PathValue("id")), "loading job")
 		return
 	}
 	writeJSON(w, http.StatusOK, publicJob(job))
@@ -68,15 +63,8 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, c caller) {
 		At:          s.now(),
 		Idempotency: idempotency(r, "message", c.project.ID, jobID, prompt),
 	})
-	if errors.Is(err, store.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "job "+quote(jobID)+" not found")
-		return
-	}
-	if errors.Is(err, store.ErrArchived) {
-		writeError(w, http.StatusBadRequest, "job "+quote(jobID)+" is archived and takes no more messages")
-		return
-	}
-	if s.jobWriteFailed(w, r, err) {
+	if err != nil {
+		s.storeError(w, r, err, "job "+quote(jobID), "storing job")
 		return
 	}
 	s.jobQueued()
@@ -88,12 +76,8 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, c caller) {
 func (s *Server) archiveJob(w http.ResponseWriter, r *http.Request, c caller) {
 	jobID := r.PathValue("id")
 	job, err := s.ArchiveJob(r.Context(), c.project.ID, jobID)
-	if errors.Is(err, store.ErrNotFound) {
-		writeError(w, http.StatusNotFound, "job "+quote(jobID)+" not found")
-		return
-	}
 	if err != nil {
-		s.internalError(w, r, "archiving job", err)
+		s.storeError(w, r, err, "job "+quote(jobID), "archiving job")
 		return
 	}
 	writeJSON(w, http.StatusOK, publicJob(job))
@@ -137,20 +121,6 @@ func (s *Server) readWrite(w http.ResponseWriter, r *http.Request) (string, bool
 		return "", false
 	}
 	return prompt, true
-}
-
-// jobWriteFailed answers the errors create and message share, and reports
-// whether it did.
-func (s *Server) jobWriteFailed(w http.ResponseWriter, r *http.Request, err error) bool {
-	switch {
-	case err == nil:
-		return false
-	case errors.Is(err, store.ErrIdempotencyMismatch):
-		writeError(w, http.StatusConflict, "this Idempotency-Key was already used with a different request; use a new key for a new request")
-	default:
-		s.internalError(w, r, "storing job", err)
-	}
-	return true
 }
 
 // checkIdempotencyKey validates the optional Idempotency-Key header.
@@ -216,11 +186,3 @@ func publicRepository(repo string) string {
 }
 
 func (s *Server) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Microsecond) }
-
-// internalError logs err with the request id and answers 500 without
-// details: they may hold paths, SQL or secrets.
-func (s *Server) internalError(w http.ResponseWriter, r *http.Request, doing string, err error) {
-	id := requestIDFrom(r.Context())
-	s.cfg.Logger.ErrorContext(r.Context(), "server: "+doing, slog.String("request_id", id), slog.Any("error", err))
-	writeError(w, http.StatusInternalServerError, "internal error (request id "+id+")")
-}

@@ -27,7 +27,7 @@ func (s *Server) views(w http.ResponseWriter, r *http.Request, c caller) {
 	q.ProjectID = c.project.ID
 	res, err := s.cfg.Store.QueryViews(r.Context(), q)
 	if err != nil {
-		s.internalError(w, r, "querying views", err)
+		s.storeError(w, r, err, "project "+quote(c.project.ID), "querying views")
 		return
 	}
 	page := docsapi.ViewsPage{

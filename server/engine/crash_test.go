@@ -8,7 +8,6 @@ import (
 	"time"
 
 	docsapi "github.com/docsapi/docsapi-go"
-	"github.com/docsapi/docsapi-go/server/sqlite"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -99,7 +98,7 @@ func TestCrashTakeover(t *testing.T) {
 					t.Errorf("A's Shutdown = %v, want context.Canceled (a run had to be cancelled)", err)
 				}
 				recA := storeA.record()
-				if len(recA.finished) != 0 || recA.released != 0 || recA.releases != 1 || !errors.Is(recA.releaseErr[0], sqlite.ErrClosed) {
+				if len(recA.finished) != 0 || recA.released != 0 || recA.releases != 1 || !errors.Is(recA.releaseErr[0], store.ErrClosed) {
 					t.Fatalf("engine A: %d outcomes stored, %d of %d releases done (errors %v); want no outcome and one failed release",
 						len(recA.finished), recA.released, recA.releases, recA.releaseErr)
 				}

@@ -68,7 +68,7 @@ func (e *Engine) run(job store.Job, until time.Time) {
 	if IsPermanent(err) || job.Attempts >= e.cfg.MaxAttempts {
 		reason := err.Error()
 		if !IsPermanent(err) {
-			reason = fmt.Sprintf("gave up after %d attempts: %s", job.Attempts, reason)
+			reason = store.GaveUpReason(job.Attempts, reason)
 		}
 		e.finish(job, l, store.Finish{Outcome: store.Failed, FailureReason: reason}, log)
 		return

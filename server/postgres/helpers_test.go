@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/docsapi/docsapi-go/server/postgres"
+	"github.com/docsapi/docsapi-go/server/store/storetest"
 )
 
 // envURL names the variable that points the tests at a PostgreSQL server,
@@ -92,15 +93,7 @@ func open(t testing.TB, dbURL string, opts ...postgres.Option) *postgres.Store {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := postgres.Open(ctx, dbURL, opts...)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return s
+	return storetest.Opened(t, s, err)
 }
 
 // eventually polls cond every few milliseconds until it holds or timeout

@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -12,13 +10,21 @@ import (
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// CreateKey stores a new API key. ErrConflict if its ID or Hash exists.
-// Projects and Scopes are sets: they are read back sorted, duplicates
-// dropped.
-func (s *Store) CreateKey(ctx context.Context, k store.APIKey) error {
-	const op = "create key"
-	if p := k.Problem(); p != "" {
-		return invalid(op, "%s", p)
+// InsertKey stores a new key and its sets. The two unique constraints
+// decide atomically, whichever replica inserts first; the second insert
+// waits for the first's commit and then fails.
+func (t txn) InsertKey(ctx context.Context, k store.APIKey) error {
+	_, err := t.q.Exec(ctx,
+		`INSERT INTO api_keys (id, hash, hint, name, created_at, expires_at, revoked_at)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		k.ID, k.Hash, k.Hint, k.Name, ts(k.CreatedAt), ts(k.ExpiresAt), ts(k.RevokedAt))
+	switch {
+	case uniqueViolation(err, "api_keys_pkey"):
+		return fmt.Errorf("key %q: %w", k.ID, store.ErrConflict)
+	case uniqueViolation(err, "api_keys_hash_key"):
+		return fmt.Errorf("key %q: hash %w", k.ID, store.ErrConflict)
+	case err != nil:
+		return err
 	}
 	scopes := make([]string, len(k.Scopes))
 	for i, sc := range k.Scopes {
@@ -28,35 +34,16 @@ func (s *Store) CreateKey(ctx context.Context, k store.APIKey) error {
 	if projects == nil {
 		projects = []string{} // an empty array, not NULL, for unnest
 	}
-	return s.tx(ctx, op, func(tx pgx.Tx) error {
-		// The two unique constraints decide atomically, whichever replica
-		// inserts first; the second insert waits for the first's commit
-		// and then fails.
-		_, err := tx.Exec(ctx,
-			`INSERT INTO api_keys (id, hash, hint, name, created_at, expires_at, revoked_at)
-			 VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-			k.ID, k.Hash, k.Hint, k.Name, ts(k.CreatedAt), ts(k.ExpiresAt), ts(k.RevokedAt))
-		switch {
-		case uniqueViolation(err, "api_keys_pkey"):
-			return fmt.Errorf("postgres: key %q: %w", k.ID, store.ErrConflict)
-		case uniqueViolation(err, "api_keys_hash_key"):
-			return fmt.Errorf("postgres: key %q: hash %w", k.ID, store.ErrConflict)
-		case err != nil:
-			return s.dbErr(op, err)
-		}
-		// DO NOTHING: a value listed twice is one member of the set.
-		if _, err := tx.Exec(ctx,
-			`INSERT INTO api_key_projects (key_id, project_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`,
-			k.ID, projects); err != nil {
-			return s.dbErr(op, err)
-		}
-		if _, err := tx.Exec(ctx,
-			`INSERT INTO api_key_scopes (key_id, scope) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`,
-			k.ID, scopes); err != nil {
-			return s.dbErr(op, err)
-		}
-		return nil
-	})
+	// DO NOTHING: a value listed twice is one member of the set.
+	if _, err := t.q.Exec(ctx,
+		`INSERT INTO api_key_projects (key_id, project_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`,
+		k.ID, projects); err != nil {
+		return err
+	}
+	_, err = t.q.Exec(ctx,
+		`INSERT INTO api_key_scopes (key_id, scope) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`,
+		k.ID, scopes)
+	return err
 }
 
 // keyQuery selects keys with their sets. The sets are array subqueries of
@@ -68,7 +55,7 @@ const keyQuery = `SELECT k.id, k.hash, k.hint, k.name, k.created_at, k.expires_a
 	ARRAY(SELECT s.scope FROM api_key_scopes s WHERE s.key_id = k.id ORDER BY s.scope)
 	FROM api_keys k`
 
-func scanKey(row pgx.Row) (store.APIKey, error) {
+func scanKey(row pgx.CollectableRow) (store.APIKey, error) {
 	var (
 		k                         store.APIKey
 		created, expires, revoked pgtype.Timestamptz
@@ -89,71 +76,29 @@ func scanKey(row pgx.Row) (store.APIKey, error) {
 	return k, nil
 }
 
-// KeyByHash returns the key whose Hash equals hash, revoked and expired ones
-// included, or ErrNotFound. The lookup is a seek in the unique index on
-// hash.
-func (s *Store) KeyByHash(ctx context.Context, hash []byte) (store.APIKey, error) {
-	db, err := s.db()
-	if err != nil {
-		return store.APIKey{}, err
-	}
+// KeyByHash reads the key whose hash is hash: a seek in the unique index
+// on hash.
+func (t txn) KeyByHash(ctx context.Context, hash []byte) (store.APIKey, bool, error) {
 	if hash == nil {
 		hash = []byte{} // bytea '' rather than NULL: found by nothing either way
 	}
-	k, err := scanKey(db.QueryRow(ctx, keyQuery+` WHERE k.hash = $1`, hash))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.APIKey{}, fmt.Errorf("postgres: key by hash: %w", store.ErrNotFound)
-	}
-	if err != nil {
-		return store.APIKey{}, s.dbErr("key by hash", err)
-	}
-	return k, nil
+	return queryOne(ctx, t.q, scanKey, keyQuery+` WHERE k.hash = $1`, hash)
 }
 
-// Keys returns every key, ordered by CreatedAt then ID; a key without
+// LockKey reads the key id and locks its row.
+func (t txn) LockKey(ctx context.Context, id string) (store.APIKey, bool, error) {
+	return queryOne(ctx, t.q, scanKey, keyQuery+` WHERE k.id = $1 FOR UPDATE OF k`, id)
+}
+
+// Keys reads every key, ordered by CreatedAt then ID; a key without
 // CreatedAt comes first, as the zero time sorts before every other time.
-func (s *Store) Keys(ctx context.Context) ([]store.APIKey, error) {
-	const op = "keys"
-	db, err := s.db()
-	if err != nil {
-		return nil, err
-	}
-	rows, err := db.Query(ctx, keyQuery+` ORDER BY k.created_at NULLS FIRST, k.id`)
-	if err != nil {
-		return nil, s.dbErr(op, err)
-	}
-	keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.APIKey, error) { return scanKey(r) })
-	if err != nil {
-		return nil, s.dbErr(op, err)
-	}
-	if keys == nil {
-		keys = []store.APIKey{} // none is an empty list, not nil
-	}
-	return keys, nil
+func (t txn) Keys(ctx context.Context) ([]store.APIKey, error) {
+	rows, _ := t.q.Query(ctx, keyQuery+` ORDER BY k.created_at NULLS FIRST, k.id`) // CollectRows reports its error
+	return pgx.CollectRows(rows, scanKey)
 }
 
-// RevokeKey sets the key's RevokedAt to at unless it is revoked already.
-// ErrNotFound if no such key. A zero at is refused: it would store "not
-// revoked".
-func (s *Store) RevokeKey(ctx context.Context, id string, at time.Time) error {
-	const op = "revoke key"
-	if p := store.RevokeKeyProblem(id, at); p != "" {
-		return invalid(op, "%s", p)
-	}
-	db, err := s.db()
-	if err != nil {
-		return err
-	}
-	// One statement both finds the key and keeps the first revocation time
-	// (it is when the key stopped working, which an audit must not see
-	// move): coalesce leaves a set revoked_at as it is, and the row counts
-	// as updated either way, so "no row" means "no such key".
-	tag, err := db.Exec(ctx, `UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1`, id, ts(at))
-	if err != nil {
-		return s.dbErr(op, err)
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("postgres: key %q: %w", id, store.ErrNotFound)
-	}
-	return nil
+// SaveKey stores k's RevokedAt.
+func (t txn) SaveKey(ctx context.Context, k store.APIKey) error {
+	_, err := t.q.Exec(ctx, `UPDATE api_keys SET revoked_at = $2 WHERE id = $1`, k.ID, ts(k.RevokedAt))
+	return err
 }

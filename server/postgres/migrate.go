@@ -23,16 +23,7 @@ const migrationLock int64 = 0x646f6373617069
 
 // loadMigrations reads the embedded migrations; see migration.Load.
 func loadMigrations(fsys fs.FS) ([]migration.Migration, error) {
-	ms, err := migration.Load(fsys, "migrations")
-	if err != nil {
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	return ms, nil
-}
-
-// tooNew is the error for a database written by a newer version of the code.
-func tooNew(have, know int) error {
-	return fmt.Errorf("postgres: %w", migration.TooNew(have, know))
+	return migration.Load(fsys, "migrations")
 }
 
 // migrate brings the database up to the last of ms, all in one transaction:
@@ -64,7 +55,7 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration.Migration, 
 	}
 	switch {
 	case have > know:
-		return tooNew(have, know)
+		return fmt.Errorf("postgres: %w", migration.TooNew(have, know))
 	case have == know:
 		return nil // the rollback releases the lock; nothing was changed
 	}

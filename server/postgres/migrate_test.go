@@ -253,7 +253,7 @@ func TestClosedStore(t *testing.T) {
 		"AddViews":      s.AddViews(ctx, []store.ViewCount{{ProjectID: "p1", Path: "/", Hour: storetest.Hour(0), Human: 1}}),
 		"QueryViews":    viewsErr,
 	} {
-		if !errors.Is(err, postgres.ErrClosed) {
+		if !errors.Is(err, store.ErrClosed) {
 			t.Errorf("%s after Close: %v, want ErrClosed", name, err)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/docsapi/docsapi-go/server/store"
 )
 
 // Timings of a JobNotifications listener.
@@ -43,7 +45,7 @@ const (
 func (s *Store) JobNotifications(ctx context.Context) (<-chan struct{}, error) {
 	const op = "job notifications"
 	if s.closed.Load() {
-		return nil, ErrClosed
+		return nil, opErr(op, store.ErrClosed)
 	}
 	conn, err := s.subscribe(ctx)
 	if err != nil {
@@ -58,7 +60,7 @@ func (s *Store) JobNotifications(ctx context.Context) (<-chan struct{}, error) {
 		stopWithStore()
 		cancel()
 		closeConn(conn)
-		return nil, ErrClosed
+		return nil, opErr(op, store.ErrClosed)
 	}
 	s.listeners.Add(1)
 	s.mu.Unlock()

@@ -185,7 +185,7 @@ func TestJobNotificationsEndWithStore(t *testing.T) {
 	must(t, s.Close())
 	waitClosed(t, ch, "after Close")
 	waitListeners(t, db, 0)
-	if _, err := s.JobNotifications(context.Background()); !errors.Is(err, postgres.ErrClosed) {
+	if _, err := s.JobNotifications(context.Background()); !errors.Is(err, store.ErrClosed) {
 		t.Errorf("JobNotifications after Close: %v, want ErrClosed", err)
 	}
 }

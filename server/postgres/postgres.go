@@ -56,6 +56,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
+	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -64,18 +65,14 @@ var (
 	_ store.JobNotifier = (*Store)(nil)
 )
 
-// ErrClosed is returned by every method of a Store after Close.
-var ErrClosed = errors.New("postgres: store is closed")
-
-// ErrInvalid is wrapped by the errors for arguments the store refuses to
-// store (an empty ID, a negative count, a time that is not a whole hour, ...).
-// Nothing is stored when it is returned.
-var ErrInvalid = errors.New("invalid argument")
-
 // Store is a store.Store in a PostgreSQL database. It is safe for concurrent
 // use, and any number of Stores, in one process or many, may share one
-// database.
+// database. After Close, every method returns an error matching
+// store.ErrClosed; an argument the store refuses gets one matching
+// store.ErrInvalid. Its methods are documented on store.Store.
 type Store struct {
+	*shared // every method but the views', Ping and Close (see backend.go)
+
 	pool   *pgxpool.Pool
 	listen *pgx.ConnConfig // for the dedicated connections of JobNotifications
 	log    *slog.Logger
@@ -168,7 +165,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 
 	ms, err := loadMigrations(migrationFiles)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
@@ -179,13 +176,15 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	life, stop := context.WithCancel(context.Background())
-	return &Store{pool: pool, listen: listen, log: cfg.logger, life: life, stop: stop, pathCap: int64(cfg.pathCap)}, nil
+	s := &Store{pool: pool, listen: listen, log: cfg.logger, life: life, stop: stop, pathCap: int64(cfg.pathCap)}
+	s.shared = sqlstore.New(backend{s})
+	return s, nil
 }
 
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error {
 	if s.closed.Load() {
-		return ErrClosed
+		return opErr("ping", store.ErrClosed)
 	}
 	if err := s.pool.Ping(ctx); err != nil {
 		return s.dbErr("ping", err)
@@ -216,10 +215,10 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// db returns the pool for a single-statement call, or ErrClosed.
+// db returns the pool for a single-statement call, or store.ErrClosed.
 func (s *Store) db() (querier, error) {
 	if s.closed.Load() {
-		return nil, ErrClosed
+		return nil, fmt.Errorf("postgres: %w", store.ErrClosed)
 	}
 	return s.pool, nil
 }
@@ -229,7 +228,7 @@ func (s *Store) db() (querier, error) {
 // fn wraps its own.
 func (s *Store) tx(ctx context.Context, op string, fn func(tx pgx.Tx) error) error {
 	if s.closed.Load() {
-		return ErrClosed
+		return opErr(op, store.ErrClosed)
 	}
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
@@ -247,18 +246,25 @@ func (s *Store) tx(ctx context.Context, op string, fn func(tx pgx.Tx) error) err
 	return nil
 }
 
-// dbErr wraps an unexpected database error with the operation. A Close that
-// raced with the call shows as ErrClosed, not as pgxpool's "closed pool".
+// dbErr wraps an error of op, the database's or a method's own, with the
+// backend and the operation. A Close that raced with the call shows as
+// store.ErrClosed, not as pgxpool's "closed pool".
 func (s *Store) dbErr(op string, err error) error {
 	if s.closed.Load() {
-		return fmt.Errorf("postgres: %s: %w", op, ErrClosed)
+		return opErr(op, store.ErrClosed)
 	}
+	return opErr(op, err)
+}
+
+// opErr wraps an error of op (a refusal of package store, or one of its
+// errors) with the backend and the operation.
+func opErr(op string, err error) error {
 	return fmt.Errorf("postgres: %s: %w", op, err)
 }
 
-// invalid returns a validation error for op.
+// invalid returns the error of an argument op refuses (see store.Invalid).
 func invalid(op, format string, args ...any) error {
-	return fmt.Errorf("postgres: %s: %w: %s", op, ErrInvalid, fmt.Sprintf(format, args...))
+	return opErr(op, store.Invalid(format, args...))
 }
 
 // uniqueViolation reports whether err is a unique violation of constraint.

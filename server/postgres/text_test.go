@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docsapi/docsapi-go/server/postgres"
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/store/storetest"
 )
@@ -49,7 +48,7 @@ func TestTextPostgreSQLCannotHold(t *testing.T) {
 	t.Run("Prompt", func(t *testing.T) {
 		for _, prompt := range []string{"nul \x00 inside", "invalid \xff byte"} {
 			_, _, err := s.CreateJob(ctx, store.NewJob{ID: "j-bad", ProjectID: "p1", Prompt: prompt, CreatedAt: storetest.At(0)})
-			if !errors.Is(err, postgres.ErrInvalid) {
+			if !errors.Is(err, store.ErrInvalid) {
 				t.Errorf("CreateJob with prompt %q: %v, want ErrInvalid", prompt, err)
 			}
 		}
@@ -57,7 +56,7 @@ func TestTextPostgreSQLCannotHold(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, _, err := s.AddPrompt(ctx, store.NewPrompt{ProjectID: "p1", JobID: "j1", Prompt: "\x00", At: storetest.At(time.Minute)})
-		if !errors.Is(err, postgres.ErrInvalid) {
+		if !errors.Is(err, store.ErrInvalid) {
 			t.Errorf("AddPrompt with NUL: %v, want ErrInvalid", err)
 		}
 	})

@@ -14,15 +14,7 @@ import (
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store {
 		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "docsapi.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if err := s.Close(); err != nil {
-				t.Errorf("Close: %v", err)
-			}
-		})
-		return s
+		return storetest.Opened(t, s, err)
 	})
 }
 
@@ -31,14 +23,6 @@ func TestConformance(t *testing.T) {
 func TestConformanceDailyPathCap(t *testing.T) {
 	storetest.RunDailyPathCap(t, func(t *testing.T, max int) store.Store {
 		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "docsapi.db"), sqlite.WithDailyPathCap(max))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if err := s.Close(); err != nil {
-				t.Errorf("Close: %v", err)
-			}
-		})
-		return s
+		return storetest.Opened(t, s, err)
 	})
 }

@@ -5,133 +5,96 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// CreateKey stores a new API key. ErrConflict if its ID or Hash exists.
-// Projects and Scopes are sets: they are read back sorted, duplicates
-// dropped.
-func (s *Store) CreateKey(ctx context.Context, k store.APIKey) error {
-	const op = "create key"
-	if p := k.Problem(); p != "" {
-		return invalid(op, "%s", p)
+// InsertKey stores a new key and its sets, after checking that its ID and
+// hash are free (the write lock keeps them free until the insert).
+func (t txn) InsertKey(ctx context.Context, k store.APIKey) error {
+	found, err := exists(ctx, t.tx, "SELECT 1 FROM api_keys WHERE id = ?", k.ID)
+	if err != nil {
+		return err
 	}
-	return s.write(ctx, op, func(tx *sql.Tx) error {
-		found, err := exists(ctx, tx, "SELECT 1 FROM api_keys WHERE id = ?", k.ID)
-		if err != nil {
-			return dbErr(op, err)
+	if found {
+		return fmt.Errorf("key %q: %w", k.ID, store.ErrConflict)
+	}
+	found, err = exists(ctx, t.tx, "SELECT 1 FROM api_keys WHERE hash = ?", k.Hash)
+	if err != nil {
+		return err
+	}
+	if found {
+		return fmt.Errorf("key %q: hash %w", k.ID, store.ErrConflict)
+	}
+	if _, err := t.tx.ExecContext(ctx,
+		`INSERT INTO api_keys (id, hash, hint, name, created_at, expires_at, revoked_at)
+		 VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		k.ID, k.Hash, k.Hint, k.Name, micros(k.CreatedAt), micros(k.ExpiresAt), micros(k.RevokedAt)); err != nil {
+		return err
+	}
+	// OR IGNORE: a value listed twice is one member of the set.
+	for _, p := range k.Projects {
+		if _, err := t.tx.ExecContext(ctx,
+			`INSERT OR IGNORE INTO api_key_projects (key_id, project_id) VALUES (?, ?)`, k.ID, p); err != nil {
+			return err
 		}
-		if found {
-			return fmt.Errorf("sqlite: key %q: %w", k.ID, store.ErrConflict)
+	}
+	for _, sc := range k.Scopes {
+		if _, err := t.tx.ExecContext(ctx,
+			`INSERT OR IGNORE INTO api_key_scopes (key_id, scope) VALUES (?, ?)`, k.ID, string(sc)); err != nil {
+			return err
 		}
-		found, err = exists(ctx, tx, "SELECT 1 FROM api_keys WHERE hash = ?", k.Hash)
-		if err != nil {
-			return dbErr(op, err)
-		}
-		if found {
-			return fmt.Errorf("sqlite: key %q: hash %w", k.ID, store.ErrConflict)
-		}
-		_, err = tx.ExecContext(ctx,
-			`INSERT INTO api_keys (id, hash, hint, name, created_at, expires_at, revoked_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			k.ID, k.Hash, k.Hint, k.Name, micros(k.CreatedAt), micros(k.ExpiresAt), micros(k.RevokedAt))
-		if err != nil {
-			return dbErr(op, err)
-		}
-		// OR IGNORE: a value listed twice is one member of the set.
-		for _, p := range k.Projects {
-			if _, err := tx.ExecContext(ctx,
-				`INSERT OR IGNORE INTO api_key_projects (key_id, project_id) VALUES (?, ?)`, k.ID, p); err != nil {
-				return dbErr(op, err)
-			}
-		}
-		for _, sc := range k.Scopes {
-			if _, err := tx.ExecContext(ctx,
-				`INSERT OR IGNORE INTO api_key_scopes (key_id, scope) VALUES (?, ?)`, k.ID, string(sc)); err != nil {
-				return dbErr(op, err)
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }
 
 const keyColumns = `id, hash, hint, name, created_at, expires_at, revoked_at`
 
-func scanKey(sc interface{ Scan(...any) error }) (store.APIKey, error) {
+func scanKey(sc scanner) (store.APIKey, error) {
 	var k store.APIKey
-	var created, expires, revoked sql.NullInt64
-	if err := sc.Scan(&k.ID, &k.Hash, &k.Hint, &k.Name, &created, &expires, &revoked); err != nil {
-		return store.APIKey{}, err
-	}
-	k.CreatedAt = fromMicros(created)
-	k.ExpiresAt = fromMicros(expires)
-	k.RevokedAt = fromMicros(revoked)
-	return k, nil
+	err := sc.Scan(&k.ID, &k.Hash, &k.Hint, &k.Name, timeCol{&k.CreatedAt}, timeCol{&k.ExpiresAt}, timeCol{&k.RevokedAt})
+	return k, err
 }
 
-// KeyByHash returns the key whose Hash equals hash, revoked and expired ones
-// included, or ErrNotFound.
-func (s *Store) KeyByHash(ctx context.Context, hash []byte) (store.APIKey, error) {
-	const op = "key by hash"
-	var k store.APIKey
-	err := s.read(ctx, op, func(tx *sql.Tx) error {
-		var err error
-		k, err = scanKey(tx.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE hash = ?`, hash))
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("sqlite: key by hash: %w", store.ErrNotFound)
-		}
-		if err != nil {
-			return dbErr(op, err)
-		}
-		ks := []*store.APIKey{&k}
-		if err := fillKeySets(ctx, tx, ks, `WHERE key_id = ?`, k.ID); err != nil {
-			return dbErr(op, err)
-		}
-		return nil
-	})
+// KeyByHash reads the key whose hash is hash, with its sets: a seek in the
+// unique index on hash.
+func (t txn) KeyByHash(ctx context.Context, hash []byte) (store.APIKey, bool, error) {
+	return t.key(ctx, `hash = ?`, hash)
+}
+
+// LockKey reads the key id; the write lock keeps it as read.
+func (t txn) LockKey(ctx context.Context, id string) (store.APIKey, bool, error) {
+	return t.key(ctx, `id = ?`, id)
+}
+
+// key reads the key selected by where, with its sets.
+func (t txn) key(ctx context.Context, where string, arg any) (store.APIKey, bool, error) {
+	k, err := scanKey(t.tx.QueryRowContext(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE `+where, arg))
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.APIKey{}, false, nil
+	}
 	if err != nil {
-		return store.APIKey{}, err
+		return store.APIKey{}, false, err
 	}
-	return k, nil
+	if err := fillKeySets(ctx, t.tx, []*store.APIKey{&k}, `WHERE key_id = ?`, k.ID); err != nil {
+		return store.APIKey{}, false, err
+	}
+	return k, true, nil
 }
 
-// Keys returns every key, ordered by CreatedAt then ID.
-func (s *Store) Keys(ctx context.Context) ([]store.APIKey, error) {
-	const op = "keys"
-	keys := []store.APIKey{} // none is an empty list, not nil
-	err := s.read(ctx, op, func(tx *sql.Tx) error {
-		// NULL created_at sorts first, as the zero time sorts before
-		// every other time.
-		rows, err := tx.QueryContext(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY created_at, id`)
-		if err != nil {
-			return dbErr(op, err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			k, err := scanKey(rows)
-			if err != nil {
-				return dbErr(op, err)
-			}
-			keys = append(keys, k)
-		}
-		if err := rows.Err(); err != nil {
-			return dbErr(op, err)
-		}
-		ptrs := make([]*store.APIKey, len(keys))
-		for i := range keys {
-			ptrs[i] = &keys[i]
-		}
-		if err := fillKeySets(ctx, tx, ptrs, ``); err != nil {
-			return dbErr(op, err)
-		}
-		return nil
-	})
+// Keys reads every key with its sets, ordered by CreatedAt then ID: NULL
+// created_at sorts first, as the zero time sorts before every other time.
+func (t txn) Keys(ctx context.Context) ([]store.APIKey, error) {
+	rows, err := t.tx.QueryContext(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY created_at, id`)
+	keys, err := collect(rows, err, scanKey)
 	if err != nil {
 		return nil, err
 	}
-	return keys, nil
+	ptrs := make([]*store.APIKey, len(keys))
+	for i := range keys {
+		ptrs[i] = &keys[i]
+	}
+	return keys, fillKeySets(ctx, t.tx, ptrs, ``)
 }
 
 // fillKeySets sets the Projects and Scopes of keys from the join tables rows
@@ -173,28 +136,8 @@ func fillKeySets(ctx context.Context, tx *sql.Tx, keys []*store.APIKey, where st
 	return nil
 }
 
-// RevokeKey sets the key's RevokedAt to at unless it is revoked already.
-// ErrNotFound if no such key. A zero at is refused: it would store "not
-// revoked".
-func (s *Store) RevokeKey(ctx context.Context, id string, at time.Time) error {
-	const op = "revoke key"
-	if p := store.RevokeKeyProblem(id, at); p != "" {
-		return invalid(op, "%s", p)
-	}
-	return s.write(ctx, op, func(tx *sql.Tx) error {
-		found, err := exists(ctx, tx, "SELECT 1 FROM api_keys WHERE id = ?", id)
-		if err != nil {
-			return dbErr(op, err)
-		}
-		if !found {
-			return fmt.Errorf("sqlite: key %q: %w", id, store.ErrNotFound)
-		}
-		// The first revocation time stays: it is when the key stopped
-		// working, which an audit must not see move.
-		if _, err := tx.ExecContext(ctx,
-			`UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, micros(at), id); err != nil {
-			return dbErr(op, err)
-		}
-		return nil
-	})
+// SaveKey stores k's RevokedAt.
+func (t txn) SaveKey(ctx context.Context, k store.APIKey) error {
+	_, err := t.tx.ExecContext(ctx, `UPDATE api_keys SET revoked_at = ? WHERE id = ?`, micros(k.RevokedAt), k.ID)
+	return err
 }

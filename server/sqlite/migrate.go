@@ -15,11 +15,7 @@ var migrationFiles embed.FS
 
 // loadMigrations reads the embedded migrations; see migration.Load.
 func loadMigrations(fsys fs.FS) ([]migration.Migration, error) {
-	ms, err := migration.Load(fsys, "migrations")
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: %w", err)
-	}
-	return ms, nil
+	return migration.Load(fsys, "migrations")
 }
 
 // tooNew is the error for a database written by a newer version of the code.

@@ -44,6 +44,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
+	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
 	"github.com/docsapi/docsapi-go/server/store"
 
 	// The pure-Go SQLite driver, registered as "sqlite".
@@ -52,16 +53,13 @@ import (
 
 var _ store.Store = (*Store)(nil)
 
-// ErrClosed is returned by every method of a Store after Close.
-var ErrClosed = errors.New("sqlite: store is closed")
-
-// ErrInvalid is wrapped by the errors for arguments the store refuses to
-// store (an empty ID, a negative count, a time that is not a whole hour, ...).
-// Nothing is stored when it is returned.
-var ErrInvalid = errors.New("invalid argument")
-
 // Store is a store.Store in a SQLite database. It is safe for concurrent use.
+// After Close, every method returns an error matching store.ErrClosed; an
+// argument the store refuses gets one matching store.ErrInvalid. Its
+// methods are documented on store.Store.
 type Store struct {
+	*shared // every method but the views', Ping and Close (see backend.go)
+
 	w      *sql.DB // the single writer connection, BEGIN IMMEDIATE
 	r      *sql.DB // query-only readers
 	closed atomic.Bool
@@ -138,7 +136,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	// switches the file to WAL, which would already be a change.
 	ms, err := loadMigrations(migrationFiles)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sqlite: %w", err)
 	}
 	if err := checkVersion(ctx, dsn(path, cfg, false), ms[len(ms)-1].Version); err != nil {
 		return nil, err
@@ -177,7 +175,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", path, err)
 	}
-	return &Store{w: w, r: r, pathCap: int64(cfg.pathCap), viewStmts: viewStmts}, nil
+	s := &Store{w: w, r: r, pathCap: int64(cfg.pathCap), viewStmts: viewStmts}
+	s.shared = sqlstore.New(backend{s})
+	return s, nil
 }
 
 func checkPath(path string) error {
@@ -218,7 +218,7 @@ func dsn(path string, cfg config, writer bool) string {
 // pools.
 func (s *Store) Ping(ctx context.Context) error {
 	if s.closed.Load() {
-		return ErrClosed
+		return closedErr("ping")
 	}
 	if err := s.r.PingContext(ctx); err != nil {
 		return fmt.Errorf("sqlite: ping: %w", err)
@@ -241,7 +241,7 @@ func (s *Store) Close() error {
 // returns nil; op names the operation in errors.
 func (s *Store) write(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
 	if s.closed.Load() {
-		return ErrClosed
+		return closedErr(op)
 	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
@@ -261,7 +261,7 @@ func (s *Store) write(ctx context.Context, op string, fn func(tx *sql.Tx) error)
 // snapshot (a job and its prompts, a key and its scopes).
 func (s *Store) read(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
 	if s.closed.Load() {
-		return ErrClosed
+		return closedErr(op)
 	}
 	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -272,23 +272,29 @@ func (s *Store) read(ctx context.Context, op string, fn func(tx *sql.Tx) error) 
 }
 
 // beginErr wraps the error of a transaction that could not begin. A Close
-// that raced with the call shows as ErrClosed, not as database/sql's
+// that raced with the call shows as store.ErrClosed, not as database/sql's
 // unexported "database is closed".
 func (s *Store) beginErr(op string, err error) error {
 	if s.closed.Load() {
-		return ErrClosed
+		return closedErr(op)
 	}
-	return fmt.Errorf("sqlite: %s: %w", op, err)
+	return dbErr(op, err)
 }
 
-// dbErr wraps an unexpected database error with the operation.
+// dbErr wraps an error of op (the database's, or a refusal of package
+// store) with the backend and the operation.
 func dbErr(op string, err error) error {
 	return fmt.Errorf("sqlite: %s: %w", op, err)
 }
 
-// invalid returns a validation error for op.
+// closedErr is the error of op called after Close.
+func closedErr(op string) error {
+	return dbErr(op, store.ErrClosed)
+}
+
+// invalid returns the error of an argument op refuses (see store.Invalid).
 func invalid(op, format string, args ...any) error {
-	return fmt.Errorf("sqlite: %s: %w: %s", op, ErrInvalid, fmt.Sprintf(format, args...))
+	return dbErr(op, store.Invalid(format, args...))
 }
 
 // micros is how a time is stored: unix microseconds, NULL for the zero time.

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"bytes"
-	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -16,10 +15,10 @@ import (
 	"testing/fstest"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/store/migration"
+	"github.com/docsapi/docsapi-go/server/store/storetest"
 )
 
 // t0 is the tests' clock. Every method is told the time, so any instant
@@ -36,15 +35,7 @@ func dbPath(t *testing.T) string {
 func open(t *testing.T, path string, opts ...Option) *Store {
 	t.Helper()
 	s, err := Open(t.Context(), path, opts...)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return s
+	return storetest.Opened(t, s, err)
 }
 
 // rawOpen opens path with no pragmas and no migrations, as another program
@@ -489,132 +480,6 @@ func TestExtendLeaseJudgesExpiryByTheTimeGiven(t *testing.T) {
 	}
 }
 
-// TestFollowUpGetsFreshAttempts checks the reading of AddPrompt documented
-// on it: a job that ran out of attempts runs again after a follow-up.
-func TestFollowUpGetsFreshAttempts(t *testing.T) {
-	s := open(t, dbPath(t))
-	ctx := t.Context()
-	mustProject(t, s, "p")
-	mustJob(t, s, "p", "j", t0)
-	c := store.Claim{Owner: "a", Now: t0, LeaseFor: time.Minute, MaxAttempts: 1}
-	_, err := s.ClaimJob(ctx, c)
-	must(t, "ClaimJob", err)
-	c.Now = t0.Add(time.Hour) // the lease expired without an outcome
-	if _, err := s.ClaimJob(ctx, c); !errors.Is(err, store.ErrNoJob) {
-		t.Fatalf("ClaimJob after the last attempt = %v, want %v", err, store.ErrNoJob)
-	}
-	j, err := s.Job(ctx, "p", "j")
-	must(t, "Job", err)
-	if j.Status != docsapi.JobStatusFailed || j.FailureReason == "" || j.LeaseOwner != "" {
-		t.Fatalf("job after its attempts ran out: status %s, reason %q, owner %q", j.Status, j.FailureReason, j.LeaseOwner)
-	}
-
-	j, _, err = s.AddPrompt(ctx, store.NewPrompt{ProjectID: "p", JobID: "j", Prompt: "try again", At: t0.Add(2 * time.Hour)})
-	must(t, "AddPrompt", err)
-	if j.Attempts != 0 {
-		t.Errorf("Attempts after a follow-up = %d, want 0", j.Attempts)
-	}
-	c.Now = t0.Add(3 * time.Hour)
-	j, err = s.ClaimJob(ctx, c)
-	must(t, "ClaimJob after the follow-up", err)
-	if j.Attempts != 1 {
-		t.Errorf("Attempts = %d, want 1", j.Attempts)
-	}
-
-	// A running job keeps its attempts: its run goes on.
-	j, _, err = s.AddPrompt(ctx, store.NewPrompt{ProjectID: "p", JobID: "j", Prompt: "and this", At: t0.Add(3 * time.Hour)})
-	must(t, "AddPrompt while running", err)
-	if j.Attempts != 1 || j.LeaseOwner != "a" {
-		t.Errorf("running job after AddPrompt: attempts %d, owner %q; want 1, a", j.Attempts, j.LeaseOwner)
-	}
-}
-
-// TestInvalidArgumentsStoreNothing checks that every refused argument is
-// refused before anything is written.
-func TestInvalidArgumentsStoreNothing(t *testing.T) {
-	s := open(t, dbPath(t))
-	ctx := context.Background()
-	idem := &store.Idempotency{Key: "k", RequestHash: []byte{1}}
-	job := store.NewJob{ID: "j", ProjectID: "p", Prompt: "x", CreatedAt: t0}
-	view := store.ViewCount{ProjectID: "p", Path: "/", Hour: t0, Human: 1}
-	with := func(f func(*store.NewJob)) store.NewJob { j := job; f(&j); return j }
-	withView := func(f func(*store.ViewCount)) []store.ViewCount { v := view; f(&v); return []store.ViewCount{view, v} }
-	query := store.ViewsQuery{ProjectID: "p", Limit: 1}
-	withQuery := func(f func(*store.ViewsQuery)) store.ViewsQuery { q := query; f(&q); return q }
-	claim := store.Claim{Owner: "o", Now: t0, LeaseFor: time.Minute, MaxAttempts: 1}
-	withClaim := func(f func(*store.Claim)) store.Claim { c := claim; f(&c); return c }
-	ignore2 := func(_ any, err error) error { return err }
-	ignore3 := func(_ any, _ bool, err error) error { return err }
-
-	cases := map[string]error{
-		"project without ID":     s.CreateProject(ctx, store.Project{}),
-		"update without ID":      s.UpdateProject(ctx, store.Project{}),
-		"key without ID":         s.CreateKey(ctx, store.APIKey{Hash: []byte{1}}),
-		"key without hash":       s.CreateKey(ctx, store.APIKey{ID: "k"}),
-		"key with empty project": s.CreateKey(ctx, store.APIKey{ID: "k", Hash: []byte{1}, Projects: []string{""}}),
-		"key with empty scope":   s.CreateKey(ctx, store.APIKey{ID: "k", Hash: []byte{1}, Scopes: []store.Scope{""}}),
-		"revoke at zero time":    s.RevokeKey(ctx, "k", time.Time{}),
-		"job without ID":         ignore3(s.CreateJob(ctx, with(func(j *store.NewJob) { j.ID = "" }))),
-		"job without project":    ignore3(s.CreateJob(ctx, with(func(j *store.NewJob) { j.ProjectID = "" }))),
-		"job without prompt":     ignore3(s.CreateJob(ctx, with(func(j *store.NewJob) { j.Prompt = "" }))),
-		"job with empty idempotency key": ignore3(s.CreateJob(ctx, with(func(j *store.NewJob) {
-			j.Idempotency = &store.Idempotency{RequestHash: []byte{1}}
-		}))),
-		"job with empty request hash": ignore3(s.CreateJob(ctx, with(func(j *store.NewJob) {
-			j.Idempotency = &store.Idempotency{Key: "k"}
-		}))),
-		"prompt without job":        ignore3(s.AddPrompt(ctx, store.NewPrompt{ProjectID: "p", Prompt: "x", Idempotency: idem})),
-		"prompt without text":       ignore3(s.AddPrompt(ctx, store.NewPrompt{ProjectID: "p", JobID: "j"})),
-		"archive at zero time":      ignore2(s.ArchiveJob(ctx, "p", "j", time.Time{})),
-		"claim without owner":       ignore2(s.ClaimJob(ctx, withClaim(func(c *store.Claim) { c.Owner = "" }))),
-		"claim without time":        ignore2(s.ClaimJob(ctx, withClaim(func(c *store.Claim) { c.Now = time.Time{} }))),
-		"claim without lease":       ignore2(s.ClaimJob(ctx, withClaim(func(c *store.Claim) { c.LeaseFor = 0 }))),
-		"claim without attempts":    ignore2(s.ClaimJob(ctx, withClaim(func(c *store.Claim) { c.MaxAttempts = 0 }))),
-		"extend to zero time":       s.ExtendLease(ctx, "j", "o", t0, time.Time{}),
-		"extend at zero now":        s.ExtendLease(ctx, "j", "o", time.Time{}, t0),
-		"finish without outcome":    ignore2(s.FinishJob(ctx, store.Finish{JobID: "j", Owner: "o"})),
-		"finish with negative":      ignore2(s.FinishJob(ctx, store.Finish{JobID: "j", Owner: "o", Outcome: store.Completed, Handled: -1})),
-		"views without project":     s.AddViews(ctx, withView(func(v *store.ViewCount) { v.ProjectID = "" })),
-		"views without path":        s.AddViews(ctx, withView(func(v *store.ViewCount) { v.Path = "" })),
-		"views at a partial hour":   s.AddViews(ctx, withView(func(v *store.ViewCount) { v.Hour = t0.Add(time.Minute) })),
-		"views at zero hour":        s.AddViews(ctx, withView(func(v *store.ViewCount) { v.Hour = time.Time{} })),
-		"views at a half-hour zone": s.AddViews(ctx, withView(func(v *store.ViewCount) { v.Hour = t0.Add(30 * time.Minute).In(time.FixedZone("IST", 5*3600+1800)) })),
-		"negative human views":      s.AddViews(ctx, withView(func(v *store.ViewCount) { v.Human = -1 })),
-		"negative ai views":         s.AddViews(ctx, withView(func(v *store.ViewCount) { v.AI = -1 })),
-		"negative bot views":        s.AddViews(ctx, withView(func(v *store.ViewCount) { v.Bot = -1 })),
-		"query without project":     ignore2(s.QueryViews(ctx, withQuery(func(q *store.ViewsQuery) { q.ProjectID = "" }))),
-		"query with limit 0":        ignore2(s.QueryViews(ctx, withQuery(func(q *store.ViewsQuery) { q.Limit = 0 }))),
-		"query with offset -1":      ignore2(s.QueryViews(ctx, withQuery(func(q *store.ViewsQuery) { q.Offset = -1 }))),
-		"query from a partial hour": ignore2(s.QueryViews(ctx, withQuery(func(q *store.ViewsQuery) { q.From = t0.Add(time.Second) }))),
-		"query to a partial hour":   ignore2(s.QueryViews(ctx, withQuery(func(q *store.ViewsQuery) { q.To = t0.Add(time.Second) }))),
-	}
-	for name, err := range cases {
-		if !errors.Is(err, ErrInvalid) {
-			t.Errorf("%s: error = %v, want %v", name, err, ErrInvalid)
-		}
-	}
-	for _, table := range []string{"projects", "api_keys", "api_key_projects", "api_key_scopes",
-		"jobs", "job_prompts", "idempotency_keys", "view_hour_rolls", "view_days", "view_day_paths"} {
-		if n := queryInt(t, s.r, "SELECT count(*) FROM "+table); n != 0 {
-			t.Errorf("%s holds %d rows after refused calls", table, n)
-		}
-	}
-
-	// Handled beyond the prompts is refused too, and changes nothing.
-	mustProject(t, s, "p")
-	mustJob(t, s, "p", "j", t0)
-	_, err := s.ClaimJob(ctx, claim)
-	must(t, "ClaimJob", err)
-	if _, err := s.FinishJob(ctx, store.Finish{JobID: "j", Owner: "o", At: t0, Outcome: store.Completed, Handled: 2}); !errors.Is(err, ErrInvalid) {
-		t.Errorf("FinishJob with Handled 2 of 1 prompt = %v, want %v", err, ErrInvalid)
-	}
-	j, err := s.Job(ctx, "p", "j")
-	must(t, "Job", err)
-	if j.Status != docsapi.JobStatusActive || j.LeaseOwner != "o" || j.Handled != 0 {
-		t.Errorf("job after a refused FinishJob: status %s, owner %q, handled %d", j.Status, j.LeaseOwner, j.Handled)
-	}
-}
-
 func TestClosedStore(t *testing.T) {
 	s, err := Open(t.Context(), dbPath(t))
 	must(t, "Open", err)
@@ -646,8 +511,8 @@ func TestClosedStore(t *testing.T) {
 		"AddViews":      s.AddViews(ctx, []store.ViewCount{{ProjectID: "p", Path: "/", Hour: t0, Human: 1}}),
 		"QueryViews":    ignore2(s.QueryViews(ctx, store.ViewsQuery{ProjectID: "p", Limit: 1})),
 	} {
-		if !errors.Is(err, ErrClosed) {
-			t.Errorf("%s after Close = %v, want %v", name, err, ErrClosed)
+		if !errors.Is(err, store.ErrClosed) {
+			t.Errorf("%s after Close = %v, want %v", name, err, store.ErrClosed)
 		}
 	}
 }

@@ -1,7 +1,10 @@
 // Package store defines the storage the server needs as one interface, Store,
-// that every backend implements, and the records it keeps. The backends are
-// server/sqlite (embedded, the default) and, later, PostgreSQL; the suite in
-// server/store/storetest checks that each behaves exactly as documented here.
+// that every backend implements, the records it keeps, and the rules every
+// backend applies alike: the checks of each input (validate.go) and the
+// change each method makes to a job or a key (transitions.go). The backends
+// are server/sqlite (embedded, the default) and server/postgres (for
+// several replicas); the suite in server/store/storetest checks that each
+// behaves exactly as documented here.
 //
 // Conventions for every method:
 //   - Times are stored with microsecond precision and returned in UTC; a zero
@@ -14,8 +17,11 @@
 //     AddPrompt, ArchiveJob or FinishJob that changed it.
 //   - Lists are returned in the order documented, never in storage order.
 //   - A method that changes several rows does so atomically.
-//   - Errors that callers branch on are the constants below, matched with
-//     errors.Is; backends wrap them with context.
+//   - Errors that callers branch on are the constants of errors.go, matched
+//     with errors.Is; backends wrap them with context.
+//   - An argument that the checks of validate.go (or a backend's own limits)
+//     refuse gets ErrInvalid, and nothing is stored. After Close, every
+//     method returns ErrClosed.
 package store
 
 import (
@@ -23,33 +29,6 @@ import (
 	"time"
 
 	docsapi "github.com/docsapi/docsapi-go"
-)
-
-// Error is the type of the errors callers branch on. They are constants, so no
-// code can reassign them.
-type Error string
-
-// Error returns the text of the error.
-func (e Error) Error() string { return "store: " + string(e) }
-
-// The errors a Store returns for conditions callers act on.
-const (
-	// ErrNotFound: no such project, key or job (a job of another project
-	// counts as not found).
-	ErrNotFound Error = "not found"
-	// ErrConflict: a record with that ID (or that key hash) already exists.
-	ErrConflict Error = "already exists"
-	// ErrIdempotencyMismatch: an idempotency key was used before for a
-	// request with a different hash.
-	ErrIdempotencyMismatch Error = "idempotency key was used for a different request"
-	// ErrArchived: the job is archived and takes no more prompts.
-	ErrArchived Error = "job is archived"
-	// ErrLeaseLost: the caller does not hold the job's lease (it expired and
-	// another owner claimed the job, the job was archived, or it was never
-	// the caller's).
-	ErrLeaseLost Error = "lease lost"
-	// ErrNoJob: no job is ready to be claimed.
-	ErrNoJob Error = "no job to claim"
 )
 
 // Store is everything the server keeps. Implementations are safe for
@@ -77,7 +56,7 @@ type Store interface {
 	RevokeKey(ctx context.Context, id string, at time.Time) error
 
 	// CreateJob stores a new active job whose prompt history is the one
-	// prompt. It returns the stored job.
+	// prompt (see the function CreateJob). It returns the stored job.
 	//
 	// With an Idempotency, the pair (ProjectID, Idempotency.Key) is recorded
 	// with the request hash in the same transaction. If the pair exists
@@ -91,29 +70,25 @@ type Store interface {
 	// Job returns a job of the project, or ErrNotFound.
 	Job(ctx context.Context, projectID, jobID string) (Job, error)
 	// AddPrompt appends a follow-up prompt to the job's history and makes
-	// the job active again, clearing FailureReason; PRLink and Branch stay,
-	// so the next run updates the same pull request. A job that is running
-	// keeps its lease and its Attempts: the engine sees the new prompt when
-	// it finishes (see FinishJob). A job that is not running starts again
-	// with Attempts 0, or one that failed for running out of attempts would
-	// fail again at its next claim without running. Idempotency works as for CreateJob, the replay returning
-	// the job as it is now.
+	// the job active again, as the function AddPrompt says (which also
+	// says what becomes of Attempts and the lease). Idempotency works as
+	// for CreateJob, the replay returning the job as it is now.
 	//
 	// ErrNotFound if no such job in the project; ErrArchived if archived.
 	AddPrompt(ctx context.Context, p NewPrompt) (job Job, replayed bool, err error)
 	// ArchiveJob sets the job archived with ArchivedAt at and drops any
-	// lease, so the running engine's next ExtendLease or FinishJob gets
-	// ErrLeaseLost. Archiving an archived job changes nothing and returns
-	// it. ErrNotFound if no such job in the project.
+	// lease, as the function ArchiveJob says. Archiving an archived job
+	// changes nothing and returns it. ErrNotFound if no such job in the
+	// project.
 	ArchiveJob(ctx context.Context, projectID, jobID string, at time.Time) (Job, error)
 
 	// ClaimJob leases one ready job to c.Owner until c.Now+c.LeaseFor and
 	// returns it with Attempts incremented. A job is ready when it is active
 	// and unleased or its lease expired before c.Now; the oldest (CreatedAt,
 	// then ID) is taken first. A ready job whose Attempts already reached
-	// c.MaxAttempts is not leased but ends failed with a FailureReason
-	// saying so, and the claim moves on. ErrNoJob when none is ready. Two
-	// concurrent claims never lease the same job.
+	// c.MaxAttempts is not leased but ends failed, and the claim moves on
+	// (the function ClaimJob makes both changes). ErrNoJob when none is
+	// ready. Two concurrent claims never lease the same job.
 	ClaimJob(ctx context.Context, c Claim) (Job, error)
 	// ExtendLease moves the lease's expiry to until, if owner holds it and
 	// it has not expired before now (a lease holds up to and including its
@@ -124,18 +99,15 @@ type Store interface {
 	// without sleeping.
 	ExtendLease(ctx context.Context, jobID, owner string, now, until time.Time) error
 	// FinishJob records the outcome of a run by the lease holder and drops
-	// the lease. A lease that expired but that no other owner has claimed is
-	// still the holder's: its outcome is kept rather than thrown away.
-	// Completed sets PRLink (if not empty) and Handled; if prompts arrived
-	// during the run (Handled < len(Prompts)) the job stays active for
-	// another run, with Attempts back to 0 since this run succeeded;
-	// otherwise it becomes completed. Failed sets the job failed with
-	// FailureReason. The job is returned as stored.
+	// the lease, as the function FinishJob says. A lease that expired but
+	// that no other owner has claimed is still the holder's: its outcome is
+	// kept rather than thrown away. The job is returned as stored.
 	// ErrLeaseLost if owner does not hold the lease.
 	FinishJob(ctx context.Context, f Finish) (Job, error)
 	// ReleaseJob drops owner's lease without an outcome and gives back the
-	// attempt, so another owner can claim the job at once (a graceful
-	// shutdown). ErrLeaseLost if owner does not hold the lease.
+	// attempt, as the function ReleaseJob says. ErrLeaseLost if owner does
+	// not hold the lease; as for FinishJob, an expired lease nobody else
+	// claimed is still the owner's.
 	ReleaseJob(ctx context.Context, jobID, owner string) error
 
 	// AddViews adds each count to the stored counts of its (ProjectID, Path,

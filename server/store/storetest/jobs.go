@@ -107,10 +107,9 @@ func testJobs(t *testing.T, open opener) {
 			want := done
 			want.Status = docsapi.JobStatusActive
 			want.Prompts = append(want.Prompts, store.Prompt{Text: "follow-up", At: At(3 * time.Minute)})
-			// Attempts is left out: whether a follow-up resets the count
-			// of claims is not documented.
-			diff(t, "AddPrompt result", want, got, ignoreUpdatedAt, ignoreAttempts)
-			diff(t, "Job", want, mustJob(t, s, "p1", "j1"), ignoreUpdatedAt, ignoreAttempts)
+			want.Attempts = 0 // not running: a new run (see FollowUpGivesFreshAttempts)
+			diffJob(t, "AddPrompt result", want, got)
+			diffJob(t, "Job", want, mustJob(t, s, "p1", "j1"))
 			mustClaim(t, s, "w2", At(4*time.Minute), "j1")
 		}},
 		{"AddPromptReactivatesFailedJobAndClearsReason", func(t *testing.T, s store.Store) {
@@ -124,8 +123,9 @@ func testJobs(t *testing.T, open opener) {
 			want.Status = docsapi.JobStatusActive
 			want.FailureReason = ""
 			want.Prompts = append(want.Prompts, store.Prompt{Text: "try again", At: At(3 * time.Minute)})
-			diff(t, "AddPrompt result", want, got, ignoreUpdatedAt, ignoreAttempts)
-			diff(t, "Job", want, mustJob(t, s, "p1", "j1"), ignoreUpdatedAt, ignoreAttempts)
+			want.Attempts = 0
+			diffJob(t, "AddPrompt result", want, got)
+			diffJob(t, "Job", want, mustJob(t, s, "p1", "j1"))
 			mustClaim(t, s, "w2", At(4*time.Minute), "j1")
 		}},
 		{"AddPromptKeepsLeaseOfRunningJob", func(t *testing.T, s store.Store) {
@@ -133,12 +133,37 @@ func testJobs(t *testing.T, open opener) {
 			mustCreateJob(t, s, NewJob("p1", "j1", At(0)))
 			leased := mustClaim(t, s, "w1", At(time.Minute), "j1")
 			got := mustAddPrompt(t, s, "p1", "j1", "also this", At(2*time.Minute))
-			want := leased
+			want := leased // Attempts included: its run goes on
 			want.Prompts = append(want.Prompts, store.Prompt{Text: "also this", At: At(2 * time.Minute)})
-			diff(t, "AddPrompt result", want, got, ignoreUpdatedAt, ignoreAttempts)
-			diff(t, "Job", want, mustJob(t, s, "p1", "j1"), ignoreUpdatedAt, ignoreAttempts)
+			diffJob(t, "AddPrompt result", want, got)
+			diffJob(t, "Job", want, mustJob(t, s, "p1", "j1"))
 			wantNoJob(t, s, "while the lease runs", At(3*time.Minute))
 			must(t, "ExtendLease by the owner", s.ExtendLease(t.Context(), "j1", "w1", At(3*time.Minute), At(time.Hour)))
+		}},
+		{"FollowUpGivesFreshAttempts", func(t *testing.T, s store.Store) {
+			// A job that failed for running out of attempts runs again
+			// after a follow-up, instead of failing at its next claim.
+			c, err := runOutOfAttempts(t, s)
+			wantErr(t, "ClaimJob after the last attempt", err, store.ErrNoJob)
+			if j := mustJob(t, s, "p1", "j1"); j.Status != docsapi.JobStatusFailed || j.Attempts != 1 {
+				t.Fatalf("Job after its attempts ran out: status %q, attempts %d; want failed, 1", j.Status, j.Attempts)
+			}
+
+			if j := mustAddPrompt(t, s, "p1", "j1", "try again", At(2*time.Hour)); j.Attempts != 0 {
+				t.Errorf("AddPrompt result: Attempts = %d, want 0", j.Attempts)
+			}
+			c.Now = At(3 * time.Hour)
+			j, err := s.ClaimJob(t.Context(), c)
+			must(t, "ClaimJob after the follow-up", err)
+			if j.ID != "j1" || j.Attempts != 1 {
+				t.Errorf("ClaimJob after the follow-up: job %q, attempts %d; want j1, 1", j.ID, j.Attempts)
+			}
+
+			// A running job keeps its attempts: its run goes on.
+			j = mustAddPrompt(t, s, "p1", "j1", "and this", At(3*time.Hour))
+			if j.Attempts != 1 || j.LeaseOwner != "w1" {
+				t.Errorf("running job after AddPrompt: attempts %d, owner %q; want 1, w1", j.Attempts, j.LeaseOwner)
+			}
 		}},
 		{"AddPromptToArchivedJobIsRefused", func(t *testing.T, s store.Store) {
 			mustProject(t, s, "p1")
@@ -170,9 +195,8 @@ func testJobs(t *testing.T, open opener) {
 			want.ArchivedAt = At(2 * time.Minute)
 			want.LeaseOwner = ""
 			want.LeaseExpiresAt = time.Time{}
-			diff(t, "ArchiveJob result", want, got, ignoreUpdatedAt, ignoreAttempts)
-			checkTimes(t, "ArchiveJob result", jobTimes(got)...)
-			diff(t, "Job", want, mustJob(t, s, "p1", "j1"), ignoreUpdatedAt, ignoreAttempts)
+			diffJob(t, "ArchiveJob result", want, got)
+			diffJob(t, "Job", want, mustJob(t, s, "p1", "j1"))
 			wantNoJob(t, s, "after archiving", At(time.Hour))
 		}},
 		{"ArchiveJobTwiceKeepsFirstArchivedAt", func(t *testing.T, s store.Store) {
@@ -197,9 +221,9 @@ func testJobs(t *testing.T, open opener) {
 			diffJob(t, "Job j1", want, mustJob(t, s, "p1", "j1"))
 		}},
 		{"UpdatedAtIsTheTimeOfTheLastTimedChange", func(t *testing.T, s store.Store) {
-			// UpdatedAt is undocumented. The reading pinned here: the
-			// methods that take a time (CreateJob, AddPrompt, FinishJob,
-			// ArchiveJob) set it to that time; the suite does not pin what
+			// store.go: UpdatedAt is the time given to the last method
+			// that changed the job. Pinned here for CreateJob, AddPrompt,
+			// FinishJob and ArchiveJob; the suite does not pin what
 			// the lease methods do, as ExtendLease and ReleaseJob have no
 			// time to set.
 			mustProject(t, s, "p1")

@@ -33,6 +33,22 @@ func wantLeaseLost(t *testing.T, s store.Store, projectID, jobID, owner, why str
 	}
 }
 
+// runOutOfAttempts creates the job j1 of project p1 and claims it with
+// MaxAttempts 1; then, once that lease expired without an outcome, claims
+// again, which fails the job. It returns the claim and the error of the
+// second ClaimJob.
+func runOutOfAttempts(t *testing.T, s store.Store) (store.Claim, error) {
+	t.Helper()
+	mustProject(t, s, "p1")
+	mustCreateJob(t, s, NewJob("p1", "j1", At(0)))
+	c := store.Claim{Owner: "w1", Now: At(time.Minute), LeaseFor: time.Minute, MaxAttempts: 1}
+	_, err := s.ClaimJob(t.Context(), c)
+	must(t, "ClaimJob", err)
+	c.Now = At(time.Hour)
+	_, err = s.ClaimJob(t.Context(), c)
+	return c, err
+}
+
 func testLeases(t *testing.T, open opener) {
 	runAll(t, open, []subtest{
 		{"ClaimTakesOldestReadyJobFirst", func(t *testing.T, s store.Store) {
@@ -137,13 +153,7 @@ func testLeases(t *testing.T, open opener) {
 			wantLeaseLost(t, s, "p1", "j1", "w1", "by the owner of the expired lease")
 		}},
 		{"JobFailedAtMaxAttemptsStaysFailedWhenNothingElseIsReady", func(t *testing.T, s store.Store) {
-			mustProject(t, s, "p1")
-			mustCreateJob(t, s, NewJob("p1", "j1", At(0)))
-			c := store.Claim{Owner: "w1", Now: At(time.Minute), LeaseFor: time.Minute, MaxAttempts: 1}
-			_, err := s.ClaimJob(t.Context(), c)
-			must(t, "ClaimJob", err)
-			c.Now = At(time.Hour)
-			_, err = s.ClaimJob(t.Context(), c)
+			_, err := runOutOfAttempts(t, s)
 			wantErr(t, "ClaimJob after j1 used its attempts", err, store.ErrNoJob)
 			// ErrNoJob must not roll the failure back.
 			if j := mustJob(t, s, "p1", "j1"); j.Status != docsapi.JobStatusFailed || j.FailureReason == "" {

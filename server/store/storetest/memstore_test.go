@@ -17,7 +17,8 @@ import (
 
 // memStore is a reference store.Store held in memory behind one mutex. It
 // exists to check the suite itself: it must pass, and each of its mutants
-// (see mutants_test.go) must fail.
+// (see TestMutantsFail) must fail. It makes package store's checks of its
+// inputs, as every backend does, but computes each change of a job itself.
 type memStore struct {
 	mu       sync.Mutex
 	mutant   string // the name of the deliberate bug, if any
@@ -74,6 +75,12 @@ func cloneJob(j *store.Job) store.Job {
 func (m *memStore) CreateProject(_ context.Context, p store.Project) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := p.Validate(); err != nil {
+		if m.is("storesRefusedProject") {
+			m.projects[p.ID] = p
+		}
+		return err
+	}
 	if _, ok := m.projects[p.ID]; ok && !m.is("projectOverwrite") {
 		return fmt.Errorf("project %q: %w", p.ID, store.ErrConflict)
 	}
@@ -83,6 +90,9 @@ func (m *memStore) CreateProject(_ context.Context, p store.Project) error {
 }
 
 func (m *memStore) UpdateProject(_ context.Context, p store.Project) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	old, ok := m.projects[p.ID]
@@ -127,6 +137,9 @@ func (m *memStore) Projects(context.Context) ([]store.Project, error) {
 }
 
 func (m *memStore) CreateKey(_ context.Context, k store.APIKey) error {
+	if err := k.Validate(); err != nil && !m.is("keyChecksSkipped") {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.keys[k.ID]; ok {
@@ -180,6 +193,9 @@ func (m *memStore) Keys(context.Context) ([]store.APIKey, error) {
 }
 
 func (m *memStore) RevokeKey(_ context.Context, id string, at time.Time) error {
+	if err := store.ValidateRevokeKey(id, at); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	k, ok := m.keys[id]
@@ -228,6 +244,9 @@ func (m *memStore) recordIdem(projectID, jobID string, idem *store.Idempotency) 
 }
 
 func (m *memStore) CreateJob(_ context.Context, nj store.NewJob) (store.Job, bool, error) {
+	if err := nj.Validate(); err != nil {
+		return store.Job{}, false, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.is("recordKeyOnFailure") {
@@ -297,6 +316,9 @@ func (m *memStore) Job(_ context.Context, projectID, jobID string) (store.Job, e
 }
 
 func (m *memStore) AddPrompt(_ context.Context, p store.NewPrompt) (store.Job, bool, error) {
+	if err := p.Validate(); err != nil {
+		return store.Job{}, false, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if j, err := m.checkIdem(p.ProjectID, p.Idempotency); err != nil || j != nil {
@@ -333,12 +355,18 @@ func (m *memStore) AddPrompt(_ context.Context, p store.NewPrompt) (store.Job, b
 	if m.is("promptDropsLease") {
 		j.LeaseOwner, j.LeaseExpiresAt = "", time.Time{}
 	}
+	if j.LeaseOwner == "" && !m.is("promptKeepsAttempts") {
+		j.Attempts = 0 // a new run
+	}
 	j.UpdatedAt = at
 	m.recordIdem(p.ProjectID, p.JobID, p.Idempotency)
 	return cloneJob(j), false, nil
 }
 
 func (m *memStore) ArchiveJob(_ context.Context, projectID, jobID string, at time.Time) (store.Job, error) {
+	if err := store.ValidateArchiveJob(projectID, jobID, at); err != nil {
+		return store.Job{}, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	j, err := m.job(projectID, jobID)
@@ -358,6 +386,9 @@ func (m *memStore) ArchiveJob(_ context.Context, projectID, jobID string, at tim
 }
 
 func (m *memStore) ClaimJob(_ context.Context, c store.Claim) (store.Job, error) {
+	if err := c.Validate(); err != nil {
+		return store.Job{}, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.norm(c.Now)
@@ -413,6 +444,9 @@ func (m *memStore) holder(jobID, owner string) (*store.Job, error) {
 }
 
 func (m *memStore) ExtendLease(_ context.Context, jobID, owner string, now, until time.Time) error {
+	if err := store.ValidateExtendLease(jobID, now, until); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	j, err := m.holder(jobID, owner)
@@ -429,11 +463,17 @@ func (m *memStore) ExtendLease(_ context.Context, jobID, owner string, now, unti
 }
 
 func (m *memStore) FinishJob(_ context.Context, f store.Finish) (store.Job, error) {
+	if err := f.Validate(); err != nil {
+		return store.Job{}, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	j, err := m.holder(f.JobID, f.Owner)
 	if err != nil {
 		return store.Job{}, err
+	}
+	if f.Outcome == store.Completed && f.Handled > len(j.Prompts) && !m.is("finishAnyHandled") {
+		return store.Job{}, store.Invalid("Handled %d beyond %d prompts", f.Handled, len(j.Prompts))
 	}
 	switch f.Outcome {
 	case store.Completed:
@@ -520,20 +560,20 @@ func (m *memStore) AddViews(_ context.Context, counts []store.ViewCount) error {
 }
 
 func (m *memStore) validView(c store.ViewCount) error {
-	if c.Human < 0 || c.AI < 0 || (c.Bot < 0 && !m.is("negativeBot")) {
-		return errors.New("negative count")
+	if m.is("negativeBot") {
+		c.Bot = max(c.Bot, 0)
 	}
-	if !c.Hour.Truncate(time.Hour).Equal(c.Hour) && !m.is("anyHour") {
-		return errors.New("hour is not a whole hour")
+	if m.is("anyHour") {
+		c.Hour = c.Hour.Truncate(time.Hour)
 	}
-	return nil
+	return c.Validate()
 }
 
 func (m *memStore) QueryViews(_ context.Context, q store.ViewsQuery) (store.ViewsResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if (q.Limit < 1 || q.Offset < 0) && !m.is("noQueryValidation") {
-		return store.ViewsResult{}, errors.New("bad paging")
+	if err := q.Validate(); err != nil && !m.is("noQueryValidation") {
+		return store.ViewsResult{}, err
 	}
 	var res store.ViewsResult
 	per := map[string]store.Counts{}

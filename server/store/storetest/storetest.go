@@ -5,11 +5,7 @@
 //	func TestConformance(t *testing.T) {
 //		storetest.Run(t, func(t *testing.T) store.Store {
 //			s, err := mybackend.Open(t.Context(), filepath.Join(t.TempDir(), "db"))
-//			if err != nil {
-//				t.Fatal(err)
-//			}
-//			t.Cleanup(func() { s.Close() })
-//			return s
+//			return storetest.Opened(t, s, err)
 //		})
 //	}
 //
@@ -21,6 +17,7 @@ package storetest
 import (
 	"crypto/sha256"
 	"errors"
+	"io"
 	"testing"
 	"time"
 
@@ -48,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Leases", testLeases},
 		{"Views", testViews},
 		{"Concurrency", testConcurrency},
+		{"Inputs", testInputs},
 		{"Ping", testPing},
 	}
 	for _, a := range areas {
@@ -141,22 +139,18 @@ func createdJob(nj store.NewJob) store.Job {
 		Branch:     nj.Branch,
 		Prompts:    []store.Prompt{{Text: nj.Prompt, At: nj.CreatedAt}},
 		CreatedAt:  nj.CreatedAt,
-		// UpdatedAt is not documented; a job that was never changed was
-		// last updated when it was created, which is the only reading
-		// that needs no clock.
+		// A job that was never changed was last updated when it was
+		// created (store.go).
 		UpdatedAt: nj.CreatedAt,
 	}
 }
 
 // Options for cmp: nil and empty slices are the same list (a backend need
 // not remember which it was given); UpdatedAt is compared only where the
-// suite pins it (see createdJob and the UpdatedAt subtest), since store.go
-// leaves it undocumented; Attempts is ignored after AddPrompt and
-// ArchiveJob, whose effect on it store.go does not state.
+// suite pins it (see createdJob and the UpdatedAt subtest).
 var (
 	equateEmpty     = cmpopts.EquateEmpty()
 	ignoreUpdatedAt = cmpopts.IgnoreFields(store.Job{}, "UpdatedAt")
-	ignoreAttempts  = cmpopts.IgnoreFields(store.Job{}, "Attempts")
 )
 
 // diff reports a difference between want and got as a test error.
@@ -295,4 +289,20 @@ func mustFinish(t *testing.T, s store.Store, f store.Finish) store.Job {
 	j, err := s.FinishJob(t.Context(), f)
 	must(t, "FinishJob "+f.JobID+" by "+f.Owner, err)
 	return j
+}
+
+// Opened returns s, a store its backend's Open just returned with err, and
+// closes it when the test ends. A failed Open stops the test at once; a
+// failed Close fails it at its end.
+func Opened[S io.Closer](t testing.TB, s S, err error) S {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
 }

@@ -100,6 +100,10 @@ func TestMutantsFail(t *testing.T) {
 		"noQueryValidation":         {"Views/InvalidQueryIsAnError"},
 		"racyViews":                 {"Concurrency/ConcurrentAddViewsSumExactly"},
 		"pingFails":                 {"Ping/PingAnswersOnOpenStore"},
+		"promptKeepsAttempts":       {"Jobs/FollowUpGivesFreshAttempts", "Jobs/AddPromptReactivatesFailedJobAndClearsReason"},
+		"keyChecksSkipped":          {"Inputs/InvalidArgumentsAreRefusedAndStoreNothing"},
+		"storesRefusedProject":      {"Inputs/InvalidArgumentsAreRefusedAndStoreNothing"},
+		"finishAnyHandled":          {"Inputs/FinishWithHandledBeyondThePromptsIsRefused"},
 	}
 	failLine := regexp.MustCompile(`--- FAIL: TestReference/(\S+)`)
 	for _, name := range slices.Sorted(maps.Keys(mutants)) {

@@ -1,21 +1,22 @@
 package store
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
 )
 
-func TestViewCountProblem(t *testing.T) {
+func TestViewCountValidate(t *testing.T) {
 	hour := time.Date(2026, 5, 1, 3, 0, 0, 0, time.UTC)
 	good := ViewCount{ProjectID: "p", Path: "/a", Hour: hour, Human: 1}
-	if p := good.Problem(); p != "" {
+	if p := problem(t, good.Validate()); p != "" || good.Problem() != "" {
 		t.Fatalf("a good count: %q", p)
 	}
 	// A whole hour in a zone with a half-hour offset is still whole.
 	india := good
 	india.Hour = hour.In(time.FixedZone("IST", 5*3600+1800))
-	if p := india.Problem(); p != "" {
+	if p := problem(t, india.Validate()); p != "" {
 		t.Fatalf("a whole hour seen from another zone: %q", p)
 	}
 	for _, tc := range []struct {
@@ -32,20 +33,24 @@ func TestViewCountProblem(t *testing.T) {
 	} {
 		c := good
 		tc.mutate(&c)
-		if p := c.Problem(); !strings.Contains(p, tc.want) {
-			t.Errorf("Problem() = %q, want it to say %q", p, tc.want)
+		p := problem(t, c.Validate())
+		if !strings.Contains(p, tc.want) {
+			t.Errorf("Validate() = %q, want it to say %q", p, tc.want)
+		}
+		if c.Problem() != p {
+			t.Errorf("Problem() = %q, want Validate's %q", c.Problem(), p)
 		}
 	}
 }
 
-func TestViewsQueryProblem(t *testing.T) {
+func TestViewsQueryValidate(t *testing.T) {
 	hour := time.Date(2026, 5, 1, 3, 0, 0, 0, time.UTC)
 	good := ViewsQuery{ProjectID: "p", From: hour, To: hour.Add(time.Hour), Limit: 1}
-	if p := good.Problem(); p != "" {
+	if p := problem(t, good.Validate()); p != "" || good.Problem() != "" {
 		t.Fatalf("a good query: %q", p)
 	}
 	open := ViewsQuery{ProjectID: "p", Limit: 250}
-	if p := open.Problem(); p != "" {
+	if p := problem(t, open.Validate()); p != "" {
 		t.Fatalf("an open range: %q", p)
 	}
 	for want, mutate := range map[string]func(*ViewsQuery){
@@ -57,44 +62,65 @@ func TestViewsQueryProblem(t *testing.T) {
 	} {
 		q := good
 		mutate(&q)
-		if p := q.Problem(); !strings.Contains(p, want) {
-			t.Errorf("Problem() = %q, want it to say %q", p, want)
+		p := problem(t, q.Validate())
+		if !strings.Contains(p, want) {
+			t.Errorf("Validate() = %q, want it to say %q", p, want)
+		}
+		if q.Problem() != p {
+			t.Errorf("Problem() = %q, want Validate's %q", q.Problem(), p)
 		}
 	}
 }
 
-// problemCase is one bad input of a Problem table: the message it must give
-// in full, so that a change of words shows here before users see it.
-type problemCase[T any] struct {
+// problem returns the Problem of err, an error of a check, after checking
+// that it is an *InvalidError matching ErrInvalid; "" for nil.
+func problem(t *testing.T, err error) string {
+	t.Helper()
+	if err == nil {
+		return ""
+	}
+	var inv *InvalidError
+	if !errors.As(err, &inv) || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("error %v (%T) is not an *InvalidError matching ErrInvalid", err, err)
+	}
+	if want := "store: invalid argument: " + inv.Problem; err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err.Error(), want)
+	}
+	return inv.Problem
+}
+
+// validateCase is one bad input of a Validate table: the message it must
+// give in full, so that a change of words shows here before users see it.
+type validateCase[T any] struct {
 	want   string
 	mutate func(*T)
 }
 
-// checkProblems checks that good has no problem and that each case, applied
-// to a copy of good, has exactly its message.
-func checkProblems[T any](t *testing.T, good T, problem func(T) string, cases []problemCase[T]) {
+// checkValidate checks that good is fit and that each case, applied to a
+// copy of good, has exactly its message.
+func checkValidate[T any](t *testing.T, good T, validate func(T) error, cases []validateCase[T]) {
 	t.Helper()
-	if p := problem(good); p != "" {
+	if p := problem(t, validate(good)); p != "" {
 		t.Fatalf("good input %+v: %q", good, p)
 	}
 	for _, tc := range cases {
 		in := good
 		tc.mutate(&in)
-		if p := problem(in); p != tc.want {
-			t.Errorf("Problem(%+v) = %q, want %q", in, p, tc.want)
+		if p := problem(t, validate(in)); p != tc.want {
+			t.Errorf("Validate(%+v) = %q, want %q", in, p, tc.want)
 		}
 	}
 }
 
-func TestProjectProblem(t *testing.T) {
-	checkProblems(t, Project{ID: "p"}, Project.Problem, []problemCase[Project]{
+func TestProjectValidate(t *testing.T) {
+	checkValidate(t, Project{ID: "p"}, Project.Validate, []validateCase[Project]{
 		{"empty project ID", func(p *Project) { p.ID = "" }},
 	})
 }
 
-func TestAPIKeyProblem(t *testing.T) {
+func TestAPIKeyValidate(t *testing.T) {
 	good := APIKey{ID: "k", Hash: []byte{1}, Projects: []string{"p"}, Scopes: []Scope{ScopeRead}}
-	checkProblems(t, good, APIKey.Problem, []problemCase[APIKey]{
+	checkValidate(t, good, APIKey.Validate, []validateCase[APIKey]{
 		{"empty key ID", func(k *APIKey) { k.ID = "" }},
 		{`key "k": empty hash`, func(k *APIKey) { k.Hash = nil }},
 		{`key "k": empty hash`, func(k *APIKey) { k.Hash = []byte{} }},
@@ -104,28 +130,28 @@ func TestAPIKeyProblem(t *testing.T) {
 		{`key "k": empty project ID`, func(k *APIKey) { k.Projects, k.Scopes = []string{""}, []Scope{""} }},
 	})
 	// No projects and no scopes is a key that can do nothing, not a bad key.
-	checkProblems(t, APIKey{ID: "k", Hash: []byte{1}}, APIKey.Problem, nil)
+	checkValidate[APIKey](t, APIKey{ID: "k", Hash: []byte{1}}, APIKey.Validate, nil)
 }
 
-func TestRevokeKeyProblem(t *testing.T) {
+func TestValidateRevokeKey(t *testing.T) {
 	type args struct {
 		id string
 		at time.Time
 	}
 	at := time.Date(2026, 5, 1, 3, 4, 5, 0, time.UTC)
-	problem := func(a args) string { return RevokeKeyProblem(a.id, a.at) }
-	checkProblems(t, args{"k", at}, problem, []problemCase[args]{
+	validate := func(a args) error { return ValidateRevokeKey(a.id, a.at) }
+	checkValidate(t, args{"k", at}, validate, []validateCase[args]{
 		{"empty key ID", func(a *args) { a.id = "" }},
 		{`key "k": zero revocation time`, func(a *args) { a.at = time.Time{} }},
 		{"empty key ID", func(a *args) { a.id, a.at = "", time.Time{} }},
 	})
 }
 
-func TestIdempotencyProblem(t *testing.T) {
+func TestIdempotencyValidate(t *testing.T) {
 	good := &Idempotency{Key: "i", RequestHash: []byte{1}}
 	for _, idem := range []*Idempotency{nil, good} {
-		if p := idem.Problem(); p != "" {
-			t.Fatalf("(%+v).Problem() = %q", idem, p)
+		if p := problem(t, idem.Validate()); p != "" {
+			t.Fatalf("(%+v).Validate() = %q", idem, p)
 		}
 	}
 	for _, tc := range []struct {
@@ -137,44 +163,46 @@ func TestIdempotencyProblem(t *testing.T) {
 		{`idempotency key "i": empty request hash`, &Idempotency{Key: "i"}},
 		{`idempotency key "i": empty request hash`, &Idempotency{Key: "i", RequestHash: []byte{}}},
 	} {
-		if p := tc.idem.Problem(); p != tc.want {
-			t.Errorf("(%+v).Problem() = %q, want %q", tc.idem, p, tc.want)
+		if p := problem(t, tc.idem.Validate()); p != tc.want {
+			t.Errorf("(%+v).Validate() = %q, want %q", tc.idem, p, tc.want)
 		}
 	}
 }
 
-func TestNewJobProblem(t *testing.T) {
+func TestNewJobValidate(t *testing.T) {
 	good := NewJob{ID: "j", ProjectID: "p", Prompt: "write"}
-	checkProblems(t, good, NewJob.Problem, []problemCase[NewJob]{
+	checkValidate(t, good, NewJob.Validate, []validateCase[NewJob]{
 		{"empty job ID", func(j *NewJob) { j.ID = "" }},
 		{`job "j": empty project ID`, func(j *NewJob) { j.ProjectID = "" }},
 		{`job "j": empty prompt`, func(j *NewJob) { j.Prompt = "" }},
 		{"empty job ID", func(j *NewJob) { *j = NewJob{} }},
-		// The idempotency key is the caller's to check, after its own
-		// checks of the prompt.
-		{"", func(j *NewJob) { j.Idempotency = &Idempotency{} }},
+		// The idempotency key is checked last.
+		{"empty idempotency key", func(j *NewJob) { j.Idempotency = &Idempotency{} }},
+		{`idempotency key "i": empty request hash`, func(j *NewJob) { j.Idempotency = &Idempotency{Key: "i"} }},
+		{`job "j": empty prompt`, func(j *NewJob) { j.Prompt, j.Idempotency = "", &Idempotency{} }},
 	})
 }
 
-func TestNewPromptProblem(t *testing.T) {
+func TestNewPromptValidate(t *testing.T) {
 	good := NewPrompt{ProjectID: "p", JobID: "j", Prompt: "again"}
-	checkProblems(t, good, NewPrompt.Problem, []problemCase[NewPrompt]{
+	checkValidate(t, good, NewPrompt.Validate, []validateCase[NewPrompt]{
 		{"empty project ID", func(p *NewPrompt) { p.ProjectID = "" }},
 		{"empty job ID", func(p *NewPrompt) { p.JobID = "" }},
 		{`job "j": empty prompt`, func(p *NewPrompt) { p.Prompt = "" }},
 		{"empty project ID", func(p *NewPrompt) { *p = NewPrompt{} }},
-		{"", func(p *NewPrompt) { p.Idempotency = &Idempotency{} }},
+		{"empty idempotency key", func(p *NewPrompt) { p.Idempotency = &Idempotency{} }},
+		{`job "j": empty prompt`, func(p *NewPrompt) { p.Prompt, p.Idempotency = "", &Idempotency{} }},
 	})
 }
 
-func TestArchiveJobProblem(t *testing.T) {
+func TestValidateArchiveJob(t *testing.T) {
 	type args struct {
 		projectID, jobID string
 		at               time.Time
 	}
 	at := time.Date(2026, 5, 1, 3, 4, 5, 0, time.UTC)
-	problem := func(a args) string { return ArchiveJobProblem(a.projectID, a.jobID, a.at) }
-	checkProblems(t, args{"p", "j", at}, problem, []problemCase[args]{
+	validate := func(a args) error { return ValidateArchiveJob(a.projectID, a.jobID, a.at) }
+	checkValidate(t, args{"p", "j", at}, validate, []validateCase[args]{
 		{"empty project ID", func(a *args) { a.projectID = "" }},
 		{"empty job ID", func(a *args) { a.jobID = "" }},
 		{`job "j": zero archive time`, func(a *args) { a.at = time.Time{} }},
@@ -182,10 +210,10 @@ func TestArchiveJobProblem(t *testing.T) {
 	})
 }
 
-func TestClaimProblem(t *testing.T) {
+func TestClaimValidate(t *testing.T) {
 	now := time.Date(2026, 5, 1, 3, 4, 5, 0, time.UTC)
 	good := Claim{Owner: "w", Now: now, LeaseFor: time.Microsecond, MaxAttempts: 1}
-	checkProblems(t, good, Claim.Problem, []problemCase[Claim]{
+	checkValidate(t, good, Claim.Validate, []validateCase[Claim]{
 		{"empty owner", func(c *Claim) { c.Owner = "" }},
 		{"zero Now", func(c *Claim) { c.Now = time.Time{} }},
 		{"lease duration 999ns: must be at least 1µs", func(c *Claim) { c.LeaseFor = time.Microsecond - 1 }},
@@ -197,14 +225,14 @@ func TestClaimProblem(t *testing.T) {
 	})
 }
 
-func TestExtendLeaseProblem(t *testing.T) {
+func TestValidateExtendLease(t *testing.T) {
 	type args struct {
 		jobID      string
 		now, until time.Time
 	}
 	now := time.Date(2026, 5, 1, 3, 4, 5, 0, time.UTC)
-	problem := func(a args) string { return ExtendLeaseProblem(a.jobID, a.now, a.until) }
-	checkProblems(t, args{"j", now, now.Add(time.Minute)}, problem, []problemCase[args]{
+	validate := func(a args) error { return ValidateExtendLease(a.jobID, a.now, a.until) }
+	checkValidate(t, args{"j", now, now.Add(time.Minute)}, validate, []validateCase[args]{
 		// No lease has an empty job ID: that is ErrLeaseLost, not a problem.
 		{"", func(a *args) { a.jobID = "" }},
 		{`job "j": zero current time`, func(a *args) { a.now = time.Time{} }},
@@ -213,9 +241,9 @@ func TestExtendLeaseProblem(t *testing.T) {
 	})
 }
 
-func TestFinishProblem(t *testing.T) {
+func TestFinishValidate(t *testing.T) {
 	good := Finish{JobID: "j", Owner: "w", Outcome: Completed, Handled: 1}
-	checkProblems(t, good, Finish.Problem, []problemCase[Finish]{
+	checkValidate(t, good, Finish.Validate, []validateCase[Finish]{
 		// An empty job ID or owner holds no lease: ErrLeaseLost, not a
 		// problem.
 		{"", func(f *Finish) { f.JobID, f.Owner = "", "" }},

@@ -1,0 +1,179 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"time"
+
+	docsapi "github.com/docsapi/docsapi-go"
+)
+
+// The changes the methods of Store make to a job or a key, each computed
+// here once from the record as stored: a backend reads the record inside
+// its transaction, calls the function named after the method, and stores
+// what it returns. A backend decides how to find and lock the rows, never
+// how a record changes. Times are passed through as given; the backend
+// stores them to the microsecond.
+
+// CreateJob returns the job Store.CreateJob stores for j: active, its history
+// the one prompt, created and last updated at j.CreatedAt.
+func CreateJob(j NewJob) Job {
+	return Job{
+		ID:         j.ID,
+		ProjectID:  j.ProjectID,
+		Status:     docsapi.JobStatusActive,
+		Repository: j.Repository,
+		Ref:        j.Ref,
+		Model:      j.Model,
+		Branch:     j.Branch,
+		Prompts:    []Prompt{{Text: j.Prompt, At: j.CreatedAt}},
+		CreatedAt:  j.CreatedAt,
+		UpdatedAt:  j.CreatedAt,
+	}
+}
+
+// AddPrompt returns j with the follow-up p appended, as Store.AddPrompt
+// leaves it, or ErrArchived if j is archived.
+//
+// The job becomes active again without a FailureReason; PRLink and Branch
+// stay, so the next run updates the same pull request. A job that is running
+// (it has a lease, even an expired one that nobody took over) keeps its
+// lease and its Attempts: its run goes on, and FinishJob sees the new prompt
+// when the run ends. A job that is not running starts again with Attempts 0:
+// the prompt starts a new run, which must not inherit the attempts of runs
+// that already ended, or a job that failed for running out of attempts would
+// fail again at its next claim without running.
+func AddPrompt(j Job, p NewPrompt) (Job, error) {
+	if j.Status == docsapi.JobStatusArchived {
+		return Job{}, fmt.Errorf("job %q: %w", j.ID, ErrArchived)
+	}
+	j.Prompts = append(slices.Clip(j.Prompts), Prompt{Text: p.Prompt, At: p.At})
+	j.Status = docsapi.JobStatusActive
+	j.FailureReason = ""
+	j.UpdatedAt = p.At
+	if j.LeaseOwner == "" {
+		j.Attempts = 0
+	}
+	return j, nil
+}
+
+// ArchiveJob returns j archived at at, as Store.ArchiveJob leaves it, with
+// changed true. The lease is dropped, so the running engine's next
+// ExtendLease or FinishJob gets ErrLeaseLost. A job archived already is
+// returned as it is, with changed false: its first ArchivedAt stays.
+func ArchiveJob(j Job, at time.Time) (job Job, changed bool) {
+	if j.Status == docsapi.JobStatusArchived {
+		return j, false
+	}
+	j.Status = docsapi.JobStatusArchived
+	j.ArchivedAt = at
+	j.UpdatedAt = at
+	dropLease(&j)
+	return j, true
+}
+
+// ClaimJob returns j, a job ready for c (active, and unleased or with a
+// lease that expired before c.Now), as Store.ClaimJob leaves it. It is
+// leased to c.Owner until c.Now+c.LeaseFor with one more attempt (leased
+// true), unless its Attempts reached c.MaxAttempts: then the claim gives up
+// on it instead, and it fails with a GaveUpReason and no lease (leased
+// false), since each of its runs ended without an outcome (a crash, a
+// stall). Either way it was last updated at c.Now.
+func ClaimJob(j Job, c Claim) (job Job, leased bool) {
+	j.UpdatedAt = c.Now
+	if j.Attempts >= c.MaxAttempts {
+		j.Status = docsapi.JobStatusFailed
+		j.FailureReason = GaveUpReason(j.Attempts, fmt.Sprintf("every run ended without an outcome (the limit is %d)", c.MaxAttempts))
+		dropLease(&j)
+		return j, false
+	}
+	j.Attempts++
+	j.LeaseOwner = c.Owner
+	j.LeaseExpiresAt = c.Now.Add(c.LeaseFor)
+	return j, true
+}
+
+// FinishJob returns j, whose lease f.Owner holds, as Store.FinishJob leaves
+// it: without a lease, last updated at f.At. Failed makes it failed with
+// f.FailureReason. Completed records f.Handled and f.PRLink (unless empty,
+// so that a run that changed nothing keeps the link of an earlier one) and
+// makes the job completed, unless prompts arrived during the run (f.Handled
+// below the job's prompts): then it stays active for another run, with
+// Attempts back to 0, since this run succeeded. f.Handled above the job's
+// prompts is refused as invalid.
+func FinishJob(j Job, f Finish) (Job, error) {
+	if err := f.Validate(); err != nil {
+		return Job{}, err
+	}
+	switch f.Outcome {
+	case Completed:
+		if f.Handled > len(j.Prompts) {
+			return Job{}, Invalid("job %q: Handled %d exceeds its %d prompts", j.ID, f.Handled, len(j.Prompts))
+		}
+		j.Status = docsapi.JobStatusCompleted
+		j.Handled = f.Handled
+		if f.PRLink != "" {
+			j.PRLink = f.PRLink
+		}
+		if f.Handled < len(j.Prompts) {
+			j.Status = docsapi.JobStatusActive
+			j.Attempts = 0
+		}
+	case Failed:
+		j.Status = docsapi.JobStatusFailed
+		j.FailureReason = f.FailureReason
+	}
+	j.UpdatedAt = f.At
+	dropLease(&j)
+	return j, nil
+}
+
+// ReleaseJob returns j, whose lease its owner gives back without an outcome
+// (a graceful shutdown), as Store.ReleaseJob leaves it: without a lease and
+// with the attempt given back, so another owner can claim it at once and
+// the interrupted run does not count against its attempts.
+func ReleaseJob(j Job) Job {
+	j.Attempts = max(j.Attempts-1, 0)
+	dropLease(&j)
+	return j
+}
+
+// RevokeKey returns k revoked at at, as Store.RevokeKey leaves it, with
+// changed true. A key revoked already is returned as it is, with changed
+// false: its first revocation time stays, since that is when the key
+// stopped working, which an audit must not see move.
+func RevokeKey(k APIKey, at time.Time) (key APIKey, changed bool) {
+	if !k.RevokedAt.IsZero() {
+		return k, false
+	}
+	k.RevokedAt = at
+	return k, true
+}
+
+// GaveUpReason is the FailureReason of a job given up after attempts runs:
+// why names how the last one ended. The engine gives up on a job whose last
+// run failed with an error worth retrying, a claim on one whose runs all
+// ended without an outcome (see ClaimJob).
+func GaveUpReason(attempts int, why string) string {
+	return fmt.Sprintf("gave up after %d attempts: %s", attempts, why)
+}
+
+// dropLease clears j's lease: no owner, no expiry, as a job with no lease
+// is stored.
+func dropLease(j *Job) {
+	j.LeaseOwner = ""
+	j.LeaseExpiresAt = time.Time{}
+}
+
+// Replay decides a write that carries idem, when its project used idem's key
+// before for a request whose hash was usedHash: nil if the write repeats that
+// request, whose job it is then answered with instead of writing again;
+// ErrIdempotencyMismatch if it is another request, which a key cannot make
+// a repeat of.
+func (idem *Idempotency) Replay(usedHash []byte) error {
+	if !bytes.Equal(usedHash, idem.RequestHash) {
+		return fmt.Errorf("idempotency key %q: %w", idem.Key, ErrIdempotencyMismatch)
+	}
+	return nil
+}
