@@ -14,11 +14,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"reflect"
 	"strings"
 	"time"
 
 	"github.com/docsapi/docsapi-go/api"
+	"github.com/docsapi/docsapi-go/server/internal/clientip"
 	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -70,6 +72,14 @@ type Config struct {
 	// that finds no room is answered 503 with Retry-After (a request
 	// always fits an empty queue). DefaultIngestMaxQueued by default.
 	IngestMaxQueued int
+	// TrustedProxies are the networks of the reverse proxies in front of
+	// the server. A request whose connection comes from one of them is
+	// taken to come from the client its X-Forwarded-For or Forwarded
+	// header names (the rightmost address no trusted proxy has); other
+	// requests' headers are ignored, so a client cannot choose the address
+	// that per-address limits and visitor counts see. Empty: none.
+	TrustedProxies []netip.Prefix
+
 	// Jobs, if set, hears of queued and archived jobs, so that a job
 	// engine in this process starts them at once and stops archived runs
 	// (an *engine.Engine does). Without it, engines find jobs by polling.
@@ -90,6 +100,7 @@ type Server struct {
 	mux     *http.ServeMux
 	limiter *keyLimiter
 	ingest  *groupCommitter // ingested views on their way to the Store
+	proxies clientip.Proxies
 }
 
 // New checks cfg and returns a Server.
@@ -133,7 +144,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, limiter: newKeyLimiter(cfg.RateLimits), ingest: ingest}
+	s := &Server{cfg: cfg, limiter: newKeyLimiter(cfg.RateLimits), ingest: ingest, proxies: clientip.NewProxies(cfg.TrustedProxies)}
 	s.mux = s.routes()
 	return s, nil
 }

@@ -32,9 +32,12 @@ type fileConfig struct {
 	ShutdownGrace duration         `json:"shutdownGrace,omitzero"`
 	PageViews     pageViewsConfig  `json:"pageViews,omitzero"`
 	RateLimits    rateLimitsConfig `json:"rateLimits,omitzero"`
-	Engine        engineConfig     `json:"engine,omitzero"`
-	Git           gitConfig        `json:"git,omitzero"`
-	Projects      []projectConfig  `json:"projects"`
+	// TrustedProxies are the addresses or networks (CIDR) of the reverse
+	// proxies in front of serve, whose forwarding headers name the client.
+	TrustedProxies []string        `json:"trustedProxies,omitempty"`
+	Engine         engineConfig    `json:"engine,omitzero"`
+	Git            gitConfig       `json:"git,omitzero"`
+	Projects       []projectConfig `json:"projects"`
 }
 
 type tlsConfig struct {
@@ -290,6 +293,9 @@ func decodeConfig(data []byte) (*fileConfig, error) {
 	}
 	if cfg.PageViews.MaxPathsPerDay < 0 || cfg.PageViews.MaxKeys < 0 {
 		return nil, errors.New("pageViews: maxKeys and maxPathsPerDay must not be negative (leave them out for the defaults)")
+	}
+	if _, err := parseTrustedProxies(cfg.TrustedProxies); err != nil {
+		return nil, err
 	}
 	// Checked whether or not the file's database is the one used: a
 	// secret in the file is a mistake either way.

@@ -84,6 +84,9 @@ func TestConfigErrors(t *testing.T) {
 			[]string{`projects[0].agent.sandbox: unknown field "allowHost"`}},
 		{"sandbox of an llm agent", `{"projects": [{"id": "p", "repository": "r", "model": "m", "host": {"kind": "push-only"}, "agent": {"kind": "llm", "provider": "openai", "sandbox": "off"}}]}`,
 			[]string{"sandbox is a field of kind command, not llm"}},
+		{"trusted proxy that is a name", `{"trustedProxies": ["10.0.0.0/8", "proxy.internal"]}`,
+			[]string{`trustedProxies[1]: "proxy.internal" is neither an IP address nor a network in CIDR notation`}},
+		{"trusted proxy with a zone", `{"trustedProxies": ["fe80::1%eth0"]}`, []string{`trustedProxies[0]: "fe80::1%eth0"`}},
 		{"unknown agent", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "magic"}}]}`,
 			[]string{`unknown kind "magic": use command or llm`}},
 	} {

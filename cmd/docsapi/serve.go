@@ -70,6 +70,7 @@ and agent.kind is optional):
   "rateLimits": {"agent": {"requests": 100, "per": "1h"},
                  "analytics": {"requests": 600, "per": "1m"},
                  "ingest": {"requests": 6000, "per": "1m"}},
+  "trustedProxies": ["10.0.0.0/8", "2001:db8::1"],
   "engine": {"concurrency": 2, "jobTimeout": "30m", "maxAttempts": 3,
              "leaseFor": "2m", "pollInterval": "5s", "retryDelay": "30s"},
   "git": {"authorName": "Docs Agent", "authorEmail": "docs-agent@example.com",
@@ -232,7 +233,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	}
 	srv, err := server.New(server.Config{
 		Store: st, Logger: log, PageViews: rec, Jobs: eng,
-		RateLimits: set.rateLimits,
+		RateLimits: set.rateLimits, TrustedProxies: set.trustedProxies,
 	})
 	if err != nil {
 		return set.inConfig(err)

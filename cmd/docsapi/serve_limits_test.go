@@ -242,6 +242,21 @@ func TestServeMaxConnectionsSetting(t *testing.T) {
 	runCLI(t, env, "", "serve", "--print-config", "--config", bad).expect(t, exitUsage, "maxConnections")
 }
 
+// TestServeTrustedProxiesSetting: "trustedProxies" takes addresses and
+// networks, and prints back as given.
+func TestServeTrustedProxiesSetting(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"HOME": dir, "DOCSAPI_DATA": filepath.Join(dir, "data")}
+	config := configFile(t, `{"trustedProxies": ["10.0.0.0/8", "192.0.2.7", "2001:db8::/32"]}`)
+	got := printedConfig(t, env, "--config", config)["trustedProxies"]
+	if fmt.Sprint(got) != "[10.0.0.0/8 192.0.2.7 2001:db8::/32]" {
+		t.Errorf("trustedProxies printed %v", got)
+	}
+	if got := printedConfig(t, env)["trustedProxies"]; got != nil {
+		t.Errorf("trustedProxies printed %v without a setting, want none", got)
+	}
+}
+
 // Through serve, with small budgets so the test is short: reads and
 // ingestion are limited per key, each on its own budget, answering 429 with
 // Retry-After.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -67,6 +68,7 @@ type serveSettings struct {
 	grace, flush            time.Duration
 	maxConns                int
 	rateLimits              server.RateLimits
+	trustedProxies          []netip.Prefix
 	storage                 storage
 	configPath              string
 	file                    *fileConfig // never nil: empty without a file
@@ -122,6 +124,9 @@ func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error)
 		set.maxConns, set.sources["maxConnections"] = defaultMaxConnections, "default"
 	}
 	if set.rateLimits, err = serveRateLimits(file.RateLimits); err != nil {
+		return nil, err
+	}
+	if set.trustedProxies, err = parseTrustedProxies(file.TrustedProxies); err != nil {
 		return nil, err
 	}
 	if set.storage, err = f.storage.resolve(getenv, fileOrNil(file, path)); err != nil {
@@ -315,4 +320,23 @@ func fileEngineConfig(c engine.Config) engineConfig {
 		Concurrency: c.Concurrency, JobTimeout: duration(c.JobTimeout), MaxAttempts: c.MaxAttempts,
 		LeaseFor: duration(c.LeaseFor), PollInterval: duration(c.PollInterval), RetryDelay: duration(c.RetryDelay),
 	}
+}
+
+// parseTrustedProxies parses "trustedProxies": addresses (one host each)
+// and networks in CIDR notation.
+func parseTrustedProxies(entries []string) ([]netip.Prefix, error) {
+	var nets []netip.Prefix
+	for i, e := range entries {
+		if p, err := netip.ParsePrefix(e); err == nil {
+			nets = append(nets, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(e)
+		if err != nil || a.Zone() != "" {
+			return nil, fmt.Errorf("trustedProxies[%d]: %q is neither an IP address nor a network in CIDR notation (such as 10.0.0.0/8)", i, e)
+		}
+		a = a.Unmap()
+		nets = append(nets, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return nets, nil
 }
