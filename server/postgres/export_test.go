@@ -30,4 +30,4 @@ func MigrateTo(ctx context.Context, url string, version int) error {
 
 // SetQueryHook makes every QueryViews of s report its work to f, for the
 // test that checks it stays bounded. Set it before s is used.
-func SetQueryHook(s *Store, f func(rollup.Stats)) { s.queryHook = f }
+func SetQueryHook(s *Store, f func(rollup.Stats)) { s.QueryHook = f }

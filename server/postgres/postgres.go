@@ -55,7 +55,6 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -71,7 +70,8 @@ var (
 // store.ErrClosed; an argument the store refuses gets one matching
 // store.ErrInvalid. Its methods are documented on store.Store.
 type Store struct {
-	*shared // every method but the views', Ping and Close (see backend.go)
+	*shared      // every method but the views', Ping and Close (see backend.go)
+	*viewMethods // the views' (see views.go)
 
 	pool   *pgxpool.Pool
 	listen *pgx.ConnConfig // for the dedicated connections of JobNotifications
@@ -84,14 +84,6 @@ type Store struct {
 	life      context.Context // cancelled by Close: ends every listener
 	stop      context.CancelFunc
 	listeners sync.WaitGroup
-
-	// Views (views.go): the cap on distinct paths per project and day,
-	// the paths days are known to hold, what was folded, and a test's
-	// look at each query's work.
-	pathCap   int64
-	days      rollup.DayCache
-	folds     rollup.FoldCounter
-	queryHook func(rollup.Stats)
 }
 
 // Option configures Open.
@@ -176,8 +168,9 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	life, stop := context.WithCancel(context.Background())
-	s := &Store{pool: pool, listen: listen, log: cfg.logger, life: life, stop: stop, pathCap: int64(cfg.pathCap)}
+	s := &Store{pool: pool, listen: listen, log: cfg.logger, life: life, stop: stop}
 	s.shared = sqlstore.New(backend{s})
+	s.viewMethods = sqlstore.NewViews(backend{s}, cfg.pathCap)
 	return s, nil
 }
 
@@ -260,11 +253,6 @@ func (s *Store) dbErr(op string, err error) error {
 // errors) with the backend and the operation.
 func opErr(op string, err error) error {
 	return fmt.Errorf("postgres: %s: %w", op, err)
-}
-
-// invalid returns the error of an argument op refuses (see store.Invalid).
-func invalid(op, format string, args ...any) error {
-	return opErr(op, store.Invalid(format, args...))
 }
 
 // uniqueViolation reports whether err is a unique violation of constraint.

@@ -159,31 +159,22 @@ func appendSegments(ctx context.Context, tx pgx.Tx, kind rollup.Kind, rolls []ro
 		if err != nil {
 			return err
 		}
-		seq := int64(1)
-		if len(segs) > 0 {
-			seq = segs[len(segs)-1].Seq + 1
-		}
-		seg, entries := []byte(nil), len(r.Counts)
-		if k := rollup.Absorb(segs, len(r.Counts)); k == 0 {
-			seg = rollup.Encode(nil, r.Counts)
-		} else {
-			from := segs[len(segs)-k].Seq
+		add, err := rollup.Append(r, segs, func(from int64) ([][]byte, error) {
 			rows, err := tx.Query(ctx, get, r.ProjectID, r.At, from)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			old, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
-			if err != nil {
-				return err
-			}
-			if seg, entries, err = rollup.MergeSegments(old, r.Counts); err != nil {
-				return err
-			}
-			if _, err := tx.Exec(ctx, del, r.ProjectID, r.At, from); err != nil {
+			return pgx.CollectRows(rows, pgx.RowTo[[]byte])
+		})
+		if err != nil {
+			return err
+		}
+		if add.Replaces > 0 {
+			if _, err := tx.Exec(ctx, del, r.ProjectID, r.At, add.Replaces); err != nil {
 				return err
 			}
 		}
-		if _, err := tx.Exec(ctx, put, r.ProjectID, r.At, seq, entries, seg); err != nil {
+		if _, err := tx.Exec(ctx, put, r.ProjectID, r.At, add.Seq, add.Entries, add.Segment); err != nil {
 			return err
 		}
 	}

@@ -7,8 +7,15 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
+	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
 	"github.com/docsapi/docsapi-go/server/store"
 )
+
+var _ store.ViewFolder = (*Store)(nil)
+
+// viewMethods is AddViews, QueryViews and ViewFolds as every SQL backend
+// runs them, embedded in Store under a name of its own.
+type viewMethods = sqlstore.Views
 
 // WithDailyPathCap sets the cap on distinct paths per project and UTC day:
 // past it, views of a path new to the day are counted under
@@ -24,96 +31,54 @@ func WithDailyPathCap(n int) Option {
 	}
 }
 
-var _ store.ViewFolder = (*Store)(nil)
-
-// ViewFolds returns what AddViews folded into store.OtherPagesPath since
-// Open, in this process.
-func (s *Store) ViewFolds() store.ViewFolds { return s.folds.Load() }
-
-// AddViews adds each count to the stored counts of its (ProjectID, Path,
-// Hour), in one transaction, after applying the cap on distinct paths per
-// project and day. The counts are stored in the rolls (see rolls.go): the
-// hour rolls are the record. The batch is validated first: one bad count
-// refuses the whole batch and nothing is stored. Project IDs and paths that
-// PostgreSQL's text cannot hold (invalid UTF-8, NUL) are stored with U+FFFD
-// in place of the bad bytes, where SQLite would keep them as they are.
-//
-// The only locks are the view_days rows of the batch's days and weeks,
-// taken in sorted order by every flush of every replica (lockDays), so
-// that concurrent flushes of the same days queue instead of deadlocking.
-func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
-	const op = "add views"
-	for i, c := range counts {
-		if p := c.Problem(); p != "" {
-			return invalid(op, "count %d: %s", i, p)
-		}
-	}
+// StorableViews returns the counts that add views, with project IDs and
+// paths that PostgreSQL's text cannot hold (invalid UTF-8, NUL) spelled
+// with U+FFFD in place of the bad bytes, where SQLite keeps them as they
+// are: a path from a request line may hold any bytes ("/%ff" decodes to an
+// invalid one), and is counted under a storable spelling rather than fail
+// the batch (see makeStorable).
+func (backend) StorableViews(counts []store.ViewCount) []store.ViewCount {
 	batch := make([]store.ViewCount, 0, len(counts))
 	for _, c := range counts {
 		if c.Human == 0 && c.AI == 0 && c.Bot == 0 {
 			continue // adds nothing
 		}
-		// A path from a request line may hold any bytes ("/%ff" decodes
-		// to an invalid one); it is counted under a storable spelling
-		// rather than failing the batch (see makeStorable).
 		c.ProjectID, c.Path, c.Hour = makeStorable(c.ProjectID), makeStorable(c.Path), c.Hour.UTC()
 		batch = append(batch, c)
 	}
-	if len(batch) == 0 {
-		return nil
-	}
-	var capped rollup.Capped
-	err := s.tx(ctx, op, func(tx pgx.Tx) error {
+	return batch
+}
+
+// WriteViews runs fn in a transaction that first locks the view_days rows
+// of the batch's days and weeks (lockDays). Those are the only locks a
+// flush takes, in sorted order by every flush of every replica, so that
+// concurrent flushes of the same days queue instead of deadlocking.
+func (b backend) WriteViews(ctx context.Context, op string, batch []store.ViewCount, fn func(sqlstore.ViewsTx) error) error {
+	return b.s.tx(ctx, op, func(tx pgx.Tx) error {
 		days, err := lockDays(ctx, tx, batch)
 		if err != nil {
-			return s.dbErr(op, err)
+			return b.s.dbErr(op, err)
 		}
-		if capped, err = rollup.Cap(batch, s.pathCap, &s.days, &dayStore{ctx: ctx, tx: tx, paths: days}); err != nil {
-			return s.dbErr(op, err)
-		}
-		if err := addToRolls(ctx, tx, capped.Counts); err != nil {
-			return s.dbErr(op, err)
-		}
-		return nil
+		return fn(&viewsTx{dayStore: dayStore{ctx: ctx, tx: tx, paths: days}})
 	})
+}
+
+// viewsTx is the views statements of one write transaction: the cap's
+// (dayStore) and the rolls'.
+type viewsTx struct{ dayStore }
+
+// AddToRolls adds counts to the rolls (see rolls.go).
+func (t *viewsTx) AddToRolls(counts []store.ViewCount) error { return addToRolls(t.ctx, t.tx, counts) }
+
+// TallyRolls reads the rolls in one statement, so the totals and the page
+// describe one snapshot.
+func (b backend) TallyRolls(ctx context.Context, op, project string, span rollup.Span, tally *rollup.Tally) error {
+	db, err := b.s.db()
 	if err != nil {
 		return err
 	}
-	// Committed: the days hold the paths, and the folds happened.
-	s.days.Add(capped.Learned)
-	s.folds.Add(capped.Folds)
+	if err := tallyRolls(ctx, db, project, span, tally); err != nil {
+		return b.s.dbErr(op, err)
+	}
 	return nil
-}
-
-// QueryViews returns the totals and one page of per-path counts of a project
-// over an hour range, as store.Store documents. From and To, when set, must
-// be whole hours; a range with From at or after To is empty.
-func (s *Store) QueryViews(ctx context.Context, q store.ViewsQuery) (store.ViewsResult, error) {
-	const op = "query views"
-	if p := q.Problem(); p != "" {
-		return store.ViewsResult{}, invalid(op, "%s", p)
-	}
-	// The counts come from the rolls: the week rolls of the whole weeks in
-	// the range, the day rolls of the whole UTC days around them and the
-	// hour rolls of its ragged edges, so the cost grows with the paths in
-	// the range, not with paths × hours. One
-	// statement reads them all, so the totals and the page describe one
-	// snapshot.
-	db, err := s.db()
-	if err != nil {
-		return store.ViewsResult{}, err
-	}
-	var tally rollup.Tally
-	defer tally.Release()
-	if err := tallyRolls(ctx, db, q.ProjectID, rollup.Split(q.From, q.To), &tally); err != nil {
-		return store.ViewsResult{}, s.dbErr(op, err)
-	}
-	rows, more, err := tally.Page(q.Offset, q.Limit)
-	if err != nil {
-		return store.ViewsResult{}, s.dbErr(op, err)
-	}
-	if s.queryHook != nil {
-		s.queryHook(tally.Stats())
-	}
-	return store.ViewsResult{Totals: tally.Totals(), Rows: rows, HasMore: more}, nil
 }

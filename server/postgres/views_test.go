@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/postgres"
 	"github.com/docsapi/docsapi-go/server/store"
+	"github.com/docsapi/docsapi-go/server/store/storetest"
 	"github.com/docsapi/docsapi-go/server/traffic"
 )
 
@@ -370,55 +370,10 @@ func sumRows(t *testing.T, conn *pgx.Conn, q store.ViewsQuery) store.ViewsResult
 	return res
 }
 
-// A page costs work bounded by the page, not by how many paths share a
-// total: 3,000 paths of one view each tie, and every page, the first, one
-// in the middle of them and the last, turns at most its own rows into
-// paths and reads the same few segments. (Before rolls were keyed by path,
-// ranking looked up the path of every row of the tie: 3,000 a page.)
+// A page costs work bounded by the page (see storetest.CheckPageWork).
 func TestPageWorkIsBoundedByThePage(t *testing.T) {
 	s := open(t, newDatabase(t))
 	var stats []rollup.Stats
 	postgres.SetQueryHook(s, func(st rollup.Stats) { stats = append(stats, st) })
-
-	hour := time.Date(2026, 5, 1, 3, 0, 0, 0, time.UTC)
-	const tied, limit = 3000, 10
-	var counts []store.ViewCount
-	var names []string
-	for i := range tied {
-		p := fmt.Sprintf("/made-up/%08x", uint32(i)*2654435761)
-		counts = append(counts, store.ViewCount{ProjectID: "p", Path: p, Hour: hour.Add(time.Duration(i%30) * time.Hour), Human: 1})
-		names = append(names, p)
-	}
-	slices.Sort(names)
-	for i := range 5 {
-		counts = append(counts, store.ViewCount{ProjectID: "p", Path: fmt.Sprintf("/top/%d", i), Hour: hour, Human: int64(10 - i)})
-		names = append([]string{fmt.Sprintf("/top/%d", 4-i)}, names...)
-	}
-	for b := range 3 {
-		if err := s.AddViews(t.Context(), counts[b*len(counts)/3:(b+1)*len(counts)/3]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	day := hour.Truncate(24 * time.Hour)
-	for _, offset := range []int{0, 1, tied / 2, tied - 5} {
-		res, err := s.QueryViews(t.Context(), store.ViewsQuery{ProjectID: "p", From: day, To: day.Add(48 * time.Hour), Limit: limit, Offset: offset})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, r := range res.Rows {
-			got = append(got, r.Path)
-		}
-		if want := names[offset:min(len(names), offset+limit)]; !slices.Equal(got, want) {
-			t.Fatalf("offset %d: rows %q, want %q", offset, got, want)
-		}
-		st := stats[len(stats)-1]
-		t.Logf("offset %d: %+v", offset, st)
-		if st.Named > limit+1 {
-			t.Errorf("offset %d: %d paths named for a page of %d", offset, st.Named, limit)
-		}
-		if st.Segments > 2*4 || st.Entries != tied+5 {
-			t.Errorf("offset %d: %d segments, %d entries read; want at most 8 segments, and the range's %d paths once", offset, st.Segments, st.Entries, tied+5)
-		}
-	}
+	storetest.CheckPageWork(t, s, func() rollup.Stats { return stats[len(stats)-1] })
 }

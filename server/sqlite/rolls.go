@@ -87,27 +87,16 @@ func appendSegments(ctx context.Context, tx *sql.Tx, st rollStatements, rolls []
 		if err != nil {
 			return err
 		}
-		seq := int64(1)
-		if len(segs) > 0 {
-			seq = segs[len(segs)-1].Seq + 1
+		add, err := rollup.Append(r, segs, func(from int64) ([][]byte, error) { return readSegments(ctx, get, r, from) })
+		if err != nil {
+			return err
 		}
-		seg, entries := []byte(nil), len(r.Counts)
-		if k := rollup.Absorb(segs, len(r.Counts)); k == 0 {
-			seg = rollup.Encode(nil, r.Counts)
-		} else {
-			from := segs[len(segs)-k].Seq
-			old, err := readSegments(ctx, get, r, from)
-			if err != nil {
-				return err
-			}
-			if seg, entries, err = rollup.MergeSegments(old, r.Counts); err != nil {
-				return err
-			}
-			if _, err := del.ExecContext(ctx, r.ProjectID, r.At, from); err != nil {
+		if add.Replaces > 0 {
+			if _, err := del.ExecContext(ctx, r.ProjectID, r.At, add.Replaces); err != nil {
 				return err
 			}
 		}
-		if _, err := put.ExecContext(ctx, r.ProjectID, r.At, seq, entries, seg); err != nil {
+		if _, err := put.ExecContext(ctx, r.ProjectID, r.At, add.Seq, add.Entries, add.Segment); err != nil {
 			return err
 		}
 	}

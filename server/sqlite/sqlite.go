@@ -43,7 +43,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
 	"github.com/docsapi/docsapi-go/server/store"
 
@@ -58,20 +57,15 @@ var _ store.Store = (*Store)(nil)
 // argument the store refuses gets one matching store.ErrInvalid. Its
 // methods are documented on store.Store.
 type Store struct {
-	*shared // every method but the views', Ping and Close (see backend.go)
+	*shared      // every method but the views', Ping and Close (see backend.go)
+	*viewMethods // the views' (see views.go)
 
 	w      *sql.DB // the single writer connection, BEGIN IMMEDIATE
 	r      *sql.DB // query-only readers
 	closed atomic.Bool
 
-	// Views (views.go): the cap on distinct paths per project and day,
-	// the paths days are known to hold, what was folded, and a test's
-	// look at each query's work.
-	pathCap   int64
+	// AddViews' statements, prepared once (see statements.go).
 	viewStmts *viewStatements
-	days      rollup.DayCache
-	folds     rollup.FoldCounter
-	queryHook func(rollup.Stats)
 }
 
 // Option configures Open.
@@ -175,8 +169,9 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", path, err)
 	}
-	s := &Store{w: w, r: r, pathCap: int64(cfg.pathCap), viewStmts: viewStmts}
+	s := &Store{w: w, r: r, viewStmts: viewStmts}
 	s.shared = sqlstore.New(backend{s})
+	s.viewMethods = sqlstore.NewViews(backend{s}, cfg.pathCap)
 	return s, nil
 }
 
@@ -290,11 +285,6 @@ func dbErr(op string, err error) error {
 // closedErr is the error of op called after Close.
 func closedErr(op string) error {
 	return dbErr(op, store.ErrClosed)
-}
-
-// invalid returns the error of an argument op refuses (see store.Invalid).
-func invalid(op, format string, args ...any) error {
-	return dbErr(op, store.Invalid(format, args...))
 }
 
 // micros is how a time is stored: unix microseconds, NULL for the zero time.

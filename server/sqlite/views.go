@@ -6,10 +6,15 @@ import (
 	"fmt"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
+	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
 var _ store.ViewFolder = (*Store)(nil)
+
+// viewMethods is AddViews, QueryViews and ViewFolds as every SQL backend
+// runs them, embedded in Store under a name of its own.
+type viewMethods = sqlstore.Views
 
 // WithDailyPathCap sets the cap on distinct paths per project and UTC day:
 // past it, views of a path new to the day are counted under
@@ -25,83 +30,35 @@ func WithDailyPathCap(n int) Option {
 	}
 }
 
-// ViewFolds returns what AddViews folded into store.OtherPagesPath since
-// Open, in this process.
-func (s *Store) ViewFolds() store.ViewFolds { return s.folds.Load() }
+// StorableViews returns counts: SQLite's TEXT holds any bytes, and the
+// cap leaves out the counts that add nothing.
+func (backend) StorableViews(counts []store.ViewCount) []store.ViewCount { return counts }
 
-// AddViews adds each count to the stored counts of its (ProjectID, Path,
-// Hour), all in one transaction, after applying the cap on distinct paths
-// per project and day. The counts are stored in the rolls (see rolls.go):
-// the hour rolls are the record. The batch is validated first: one bad
-// count refuses the whole batch and nothing is stored.
-func (s *Store) AddViews(ctx context.Context, counts []store.ViewCount) error {
-	const op = "add views"
-	for i, c := range counts {
-		if p := c.Problem(); p != "" {
-			return invalid(op, "count %d: %s", i, p)
-		}
-	}
-	if len(counts) == 0 {
-		return nil
-	}
-	var capped rollup.Capped
-	err := s.write(ctx, op, func(tx *sql.Tx) error {
-		// The cap first: it decides which path each count is stored
-		// under, and must see the day before this batch's counts.
-		var err error
-		capped, err = rollup.Cap(counts, s.pathCap, &s.days, &dayStore{ctx: ctx, tx: tx, st: s.viewStmts})
-		if err != nil {
-			return dbErr(op, err)
-		}
-		if err := addToRolls(ctx, tx, s.viewStmts, capped.Counts); err != nil {
-			return dbErr(op, err)
-		}
-		return nil
+// WriteViews runs fn in a write transaction (BEGIN IMMEDIATE), which holds
+// the database's write lock, so no other flush touches the rolls or the
+// days until it commits.
+func (b backend) WriteViews(ctx context.Context, op string, _ []store.ViewCount, fn func(sqlstore.ViewsTx) error) error {
+	return b.s.write(ctx, op, func(tx *sql.Tx) error {
+		return fn(&viewsTx{dayStore: dayStore{ctx: ctx, tx: tx, st: b.s.viewStmts}})
 	})
-	if err != nil {
-		return err
-	}
-	// Committed: the days hold the paths, and the folds happened.
-	s.days.Add(capped.Learned)
-	s.folds.Add(capped.Folds)
-	return nil
 }
 
-// QueryViews returns the totals and one page of per-path counts of a project
-// over an hour range, as store.Store documents. From and To, when set, must
-// be whole hours; a range with From at or after To is empty.
-func (s *Store) QueryViews(ctx context.Context, q store.ViewsQuery) (store.ViewsResult, error) {
-	const op = "query views"
-	if p := q.Problem(); p != "" {
-		return store.ViewsResult{}, invalid(op, "%s", p)
-	}
+// viewsTx is the views statements of one write transaction: the cap's
+// (dayStore) and the rolls'.
+type viewsTx struct{ dayStore }
 
-	// The counts come from the rolls: the week rolls of the whole weeks in
-	// the range, the day rolls of the whole UTC days around them and the
-	// hour rolls of its ragged edges, so the cost grows with the paths in
-	// the range, not with paths × hours.
-	span := rollup.Split(q.From, q.To)
-	var res store.ViewsResult
-	err := s.read(ctx, op, func(tx *sql.Tx) error {
-		// One read transaction: the totals and the page describe the same
-		// data even while a flush commits.
-		var tally rollup.Tally
-		defer tally.Release()
-		if err := tallyRolls(ctx, tx, q.ProjectID, span, &tally); err != nil {
+// AddToRolls adds counts to the rolls (see rolls.go).
+func (t *viewsTx) AddToRolls(counts []store.ViewCount) error {
+	return addToRolls(t.ctx, t.tx, t.st, counts)
+}
+
+// TallyRolls reads the rolls in one read transaction: the totals and the
+// page describe the same data even while a flush commits.
+func (b backend) TallyRolls(ctx context.Context, op, project string, span rollup.Span, tally *rollup.Tally) error {
+	return b.s.read(ctx, op, func(tx *sql.Tx) error {
+		if err := tallyRolls(ctx, tx, project, span, tally); err != nil {
 			return dbErr(op, err)
 		}
-		rows, more, err := tally.Page(q.Offset, q.Limit)
-		if err != nil {
-			return dbErr(op, err)
-		}
-		if s.queryHook != nil {
-			s.queryHook(tally.Stats())
-		}
-		res = store.ViewsResult{Totals: tally.Totals(), Rows: rows, HasMore: more}
 		return nil
 	})
-	if err != nil {
-		return store.ViewsResult{}, err
-	}
-	return res, nil
 }

@@ -26,9 +26,17 @@ func (c ViewCount) Validate() error {
 	return nil
 }
 
-// Problem returns the Problem of c.Validate's error, or "" if c is fit: for
-// the callers that add which count of a batch it is.
-func (c ViewCount) Problem() string { return problemOf(c.Validate()) }
+// ValidateViewCounts returns what makes a batch unfit for AddViews, naming
+// the first bad count by its index, or nil: one bad count refuses the
+// whole batch.
+func ValidateViewCounts(counts []ViewCount) error {
+	for i, c := range counts {
+		if err := c.Validate(); err != nil {
+			return Invalid("count %d: %s", i, problemOf(err))
+		}
+	}
+	return nil
+}
 
 // Validate returns what makes q unfit for QueryViews, or nil.
 func (q ViewsQuery) Validate() error {
@@ -46,9 +54,6 @@ func (q ViewsQuery) Validate() error {
 	}
 	return nil
 }
-
-// Problem returns the Problem of q.Validate's error, or "" if q is fit.
-func (q ViewsQuery) Problem() string { return problemOf(q.Validate()) }
 
 // Validate returns what makes p unfit for CreateProject or UpdateProject, or
 // nil.

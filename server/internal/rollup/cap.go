@@ -231,3 +231,28 @@ func (c *FoldCounter) Add(f store.ViewFolds) {
 func (c *FoldCounter) Load() store.ViewFolds {
 	return store.ViewFolds{Counts: c.counts.Load(), Views: c.views.Load()}
 }
+
+// Capper is what a store keeps in memory for the cap: the limit, the paths
+// days are known to hold and the folds counted. The zero Capper has no
+// room; set Limit. It is safe for concurrent use.
+type Capper struct {
+	Limit int64
+	days  DayCache
+	folds FoldCounter
+}
+
+// Cap applies the cap to a batch inside the store's transaction (see Cap).
+func (c *Capper) Cap(counts []store.ViewCount, ds DayStore) (Capped, error) {
+	return Cap(counts, c.Limit, &c.days, ds)
+}
+
+// Committed records what a batch capped by c taught once its transaction
+// has committed: the paths its days hold, and its folds. A batch that did
+// not commit is forgotten.
+func (c *Capper) Committed(capped Capped) {
+	c.days.Add(capped.Learned)
+	c.folds.Add(capped.Folds)
+}
+
+// Folds returns what the batches committed so far folded.
+func (c *Capper) Folds() store.ViewFolds { return c.folds.Load() }

@@ -62,3 +62,37 @@ func MergeSegments(segs [][]byte, fresh []Count) ([]byte, int, error) {
 	}
 	return m.encodeRows(make([]byte, 0, size+8*len(fresh)+16), rows), len(rows), nil
 }
+
+// Appended is what adding a roll's counts to its stored segments writes: a
+// new segment, which replaces the segments from Seq Replaces on when
+// Replaces is not 0 (they were merged into it).
+type Appended struct {
+	Seq      int64 // the new segment's: after every stored one
+	Entries  int
+	Segment  []byte
+	Replaces int64
+}
+
+// Append decides how r's counts join the roll's stored segments segs (in
+// Seq order): as a new segment, merged with the last ones Absorb picks,
+// which read returns (those from a Seq on, in Seq order).
+func Append(r Roll, segs []Segment, read func(from int64) ([][]byte, error)) (Appended, error) {
+	a := Appended{Seq: 1, Entries: len(r.Counts)}
+	if len(segs) > 0 {
+		a.Seq = segs[len(segs)-1].Seq + 1
+	}
+	k := Absorb(segs, len(r.Counts))
+	if k == 0 {
+		a.Segment = Encode(nil, r.Counts)
+		return a, nil
+	}
+	a.Replaces = segs[len(segs)-k].Seq
+	old, err := read(a.Replaces)
+	if err != nil {
+		return Appended{}, err
+	}
+	if a.Segment, a.Entries, err = MergeSegments(old, r.Counts); err != nil {
+		return Appended{}, err
+	}
+	return a, nil
+}

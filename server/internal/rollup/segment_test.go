@@ -3,6 +3,7 @@ package rollup
 import (
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -59,5 +60,36 @@ func TestAbsorbBoundsSegmentsAndRewrites(t *testing.T) {
 		if limit := int64(bits.Len64(uint64(written))+1) * written; rewritten > limit {
 			t.Errorf("%d entries rewritten for %d written, more than log2 × written", rewritten, written)
 		}
+	}
+}
+
+func TestAppendWritesANewSegmentOrMergesTheSmallLastOnes(t *testing.T) {
+	r := Roll{ProjectID: "p", At: 3600, Counts: []Count{{Path: "/a", Human: 1}, {Path: "/b", Bot: 2}}}
+	noRead := func(int64) ([][]byte, error) { t.Fatal("read without a merge"); return nil, nil }
+
+	// An empty roll: the first segment.
+	got, err := Append(r, nil, noRead)
+	if err != nil || got.Seq != 1 || got.Replaces != 0 || got.Entries != 2 {
+		t.Fatalf("Append to an empty roll = %+v, %v", got, err)
+	}
+	// A large last segment stays: a new one after it.
+	big := []Segment{{Seq: 4, Entries: 100}}
+	if got, err = Append(r, big, noRead); err != nil || got.Seq != 5 || got.Replaces != 0 {
+		t.Fatalf("Append after a large segment = %+v, %v", got, err)
+	}
+	// Small last segments are merged: read from the first merged on, and
+	// replaced.
+	small := []Segment{{Seq: 2, Entries: 100}, {Seq: 7, Entries: 3}, {Seq: 9, Entries: 1}}
+	var readFrom int64
+	got, err = Append(r, small, func(from int64) ([][]byte, error) {
+		readFrom = from
+		return [][]byte{Encode(nil, []Count{{Path: "/a", Human: 2}, {Path: "/c", AI: 1}}), Encode(nil, []Count{{Path: "/b", Bot: 1}})}, nil
+	})
+	if err != nil || readFrom != 7 || got.Seq != 10 || got.Replaces != 7 || got.Entries != 3 {
+		t.Fatalf("Append after small segments = %+v (read from %d), %v", got, readFrom, err)
+	}
+	counts, err := Decode(got.Segment)
+	if want := []Count{{Path: "/a", Human: 3}, {Path: "/b", Bot: 3}, {Path: "/c", AI: 1}}; err != nil || !slices.Equal(counts, want) {
+		t.Fatalf("merged segment %v, %v; want %v", counts, err, want)
 	}
 }

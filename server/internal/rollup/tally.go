@@ -244,3 +244,16 @@ func selectDesc(vals []uint64, k int) uint64 {
 	}
 	return vals[k]
 }
+
+// Result returns the views query's answer for q from the sum: the totals
+// and q's page. hook, if not nil, is told the work done (a test's look).
+func (t *Tally) Result(q store.ViewsQuery, hook func(Stats)) (store.ViewsResult, error) {
+	rows, more, err := t.Page(q.Offset, q.Limit)
+	if err != nil {
+		return store.ViewsResult{}, err
+	}
+	if hook != nil {
+		hook(t.Stats())
+	}
+	return store.ViewsResult{Totals: t.Totals(), Rows: rows, HasMore: more}, nil
+}
