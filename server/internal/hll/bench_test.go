@@ -1,0 +1,126 @@
+package hll
+
+import "testing"
+
+// BenchmarkInsert inserts distinct items into a sparse sketch (emptied
+// every 2,000 items, before it turns dense) and into a dense one.
+func BenchmarkInsert(b *testing.B) {
+	b.Run("sparse", func(b *testing.B) {
+		var s Sketch
+		for i := 0; b.Loop(); i++ {
+			if i%2_000 == 0 {
+				s.Reset()
+			}
+			s.Insert(item(1, uint64(i)))
+		}
+	})
+	b.Run("dense", func(b *testing.B) {
+		s := sketchOf(1, 100_000)
+		for i := 0; b.Loop(); i++ {
+			s.Insert(item(2, uint64(i)))
+		}
+	})
+}
+
+// BenchmarkEstimate estimates a sparse sketch and a dense one.
+func BenchmarkEstimate(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"sparse-1000", 1_000}, {"dense-1M", 1_000_000}} {
+		b.Run(c.name, func(b *testing.B) {
+			s := sketchOf(3, c.n)
+			for b.Loop() {
+				s.Estimate()
+			}
+		})
+	}
+}
+
+// BenchmarkMergeBinary merges stored sketches into an accumulator, as a
+// query does: small sparse ones (20 items, cycling through 1,000 distinct
+// ones) into a sparse accumulator (emptied every 100 merges, so it stays
+// sparse) and into a dense one, and dense ones into a dense one.
+func BenchmarkMergeBinary(b *testing.B) {
+	small := make([][]byte, 1_000)
+	for i := range small {
+		small[i] = sketchOf(uint64(100+i), 20).AppendBinary(nil)
+	}
+	dense := make([][]byte, 10)
+	for i := range dense {
+		dense[i] = sketchOf(uint64(10+i), 200_000).AppendBinary(nil)
+	}
+	b.Run("sparse20-into-sparse", func(b *testing.B) {
+		var acc Sketch
+		for i := 0; b.Loop(); i++ {
+			if i%100 == 0 {
+				acc.Reset()
+			}
+			if err := acc.MergeBinary(small[i%len(small)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("sparse20-into-dense", func(b *testing.B) {
+		acc := sketchOf(4, 100_000)
+		for i := 0; b.Loop(); i++ {
+			if err := acc.MergeBinary(small[i%len(small)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("dense-into-dense", func(b *testing.B) {
+		acc := sketchOf(4, 100_000)
+		for i := 0; b.Loop(); i++ {
+			if err := acc.MergeBinary(dense[i%len(dense)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkMerge merges sketches in memory.
+func BenchmarkMerge(b *testing.B) {
+	b.Run("dense-into-dense", func(b *testing.B) {
+		acc, other := sketchOf(5, 100_000), sketchOf(6, 100_000)
+		for b.Loop() {
+			acc.Merge(other)
+		}
+	})
+	b.Run("sparse20-into-dense", func(b *testing.B) {
+		acc, other := sketchOf(5, 100_000), sketchOf(6, 20)
+		for b.Loop() {
+			acc.Merge(other)
+		}
+	})
+}
+
+// BenchmarkAppendBinary encodes sketches of 20 and 1,000 items (sparse)
+// and 1M items (dense).
+func BenchmarkAppendBinary(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"sparse-20", 20}, {"sparse-1000", 1_000}, {"dense-1M", 1_000_000}} {
+		b.Run(c.name, func(b *testing.B) {
+			s := sketchOf(7, c.n)
+			buf := s.AppendBinary(nil)
+			b.SetBytes(int64(len(buf)))
+			for b.Loop() {
+				buf = s.AppendBinary(buf[:0])
+			}
+		})
+	}
+}
+
+// BenchmarkUnmarshalBinary decodes a small sparse sketch into a new one,
+// which is what loading one for an update costs.
+func BenchmarkUnmarshalBinary(b *testing.B) {
+	enc := sketchOf(8, 20).AppendBinary(nil)
+	for b.Loop() {
+		var s Sketch
+		if err := s.UnmarshalBinary(enc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
