@@ -55,6 +55,20 @@ func openSQLite(b *testing.B) store.Store {
 // be a role that may create databases; its own database is not touched.
 func openPostgres(b *testing.B, admin string) store.Store {
 	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := postgres.Open(ctx, postgresDatabase(b, admin))
+	if err != nil {
+		b.Fatal(err)
+	}
+	closeAtEnd(b, st)
+	return st
+}
+
+// postgresDatabase creates a database on the server of admin for the run,
+// dropped when it ends, and returns its connection string.
+func postgresDatabase(b *testing.B, admin string) string {
+	b.Helper()
 	// rand.Text is base32 ([A-Z2-7]); lowered, the name needs no quoting.
 	name := "docsapi_benchrun_" + strings.ToLower(rand.Text()[:16])
 	exec := func(sql string) error {
@@ -78,14 +92,7 @@ func openPostgres(b *testing.B, admin string) store.Store {
 			b.Errorf("drop database %s: %v", name, err)
 		}
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	st, err := postgres.Open(ctx, withDatabase(b, admin, name))
-	if err != nil {
-		b.Fatal(err)
-	}
-	closeAtEnd(b, st)
-	return st
+	return withDatabase(b, admin, name)
 }
 
 // withDatabase returns the connection string conn with its database replaced

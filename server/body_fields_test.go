@@ -13,7 +13,7 @@ import (
 // each body lists its own, never another body's. The whole message is the
 // contract, so the whole message is compared.
 func TestUnknownFieldMessagesNameTheBodysOwnFields(t *testing.T) {
-	const viewFields = `"path", "userAgent", "accept", "at", "count"`
+	const viewFields = `"path", "userAgent", "accept", "at", "count", "visitor"`
 	prompts := []struct{ body, want string }{
 		{`{"prompt":"a","model":"x"}`, `unknown field "model"; the only field is "prompt"`},
 		{`{"model":"x"}`, `unknown field "model"; the only field is "prompt"`},
@@ -43,7 +43,7 @@ func TestUnknownFieldMessagesNameTheBodysOwnFields(t *testing.T) {
 	}
 	now := time.Date(2026, 8, 14, 9, 0, 0, 0, time.UTC)
 	for _, tt := range ingests {
-		_, details := parseIngest([]byte(tt.body), now, traffic.Default())
+		_, _, details := parseIngest([]byte(tt.body), now, traffic.Default())
 		if len(details) != 1 || details[0].Message != tt.want {
 			t.Errorf("parseIngest(%s) = %+v, want the one detail %q", tt.body, details, tt.want)
 		}
@@ -65,7 +65,7 @@ func TestBodyJSONFieldsFollowTheType(t *testing.T) {
 	}{
 		{reflect.TypeFor[promptBody](), []string{"prompt"}},
 		{reflect.TypeFor[ingestBody](), []string{"views"}},
-		{reflect.TypeFor[ingestView](), []string{"path", "userAgent", "accept", "at", "count"}},
+		{reflect.TypeFor[ingestView](), []string{"path", "userAgent", "accept", "at", "count", "visitor"}},
 		{reflect.TypeFor[sample](), []string{"tagged", "Untagged", "last"}},
 	}
 	for _, tt := range tests {

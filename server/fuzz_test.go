@@ -31,6 +31,7 @@ func FuzzServerAnswersBadInputWithout5xx(f *testing.F) {
 		{`{"prompt":"a","prompt":"b","x":1}`, "limit=1&limit=2", ""},
 		{`{"views":[{"path":"/a","count":3,"at":"2026-08-14T08:00:00Z","userAgent":"curl/8"}]}`, "", ""},
 		{`{"views":[{"path":"/a","count":-1},{"path":""},{"path":"/b","at":"9999-01-01T00:00:00Z"}]}`, "", ""},
+		{`{"views":[{"path":"/a","visitor":"s-1","userAgent":"Mozilla/5.0"},{"path":"/a","visitor":""},{"path":"/b","visitor":"\u0000x"},{"path":"/c","visitor":7}]}`, "", ""},
 	} {
 		f.Add(seed.body, seed.query, seed.idempotencyKey)
 	}
@@ -40,8 +41,10 @@ func FuzzServerAnswersBadInputWithout5xx(f *testing.F) {
 			httptest.NewRequest("POST", "/v2/agent/alpha/job/job_x/message", bytes.NewBufferString(body)),
 			httptest.NewRequest("GET", "/v1/analytics/alpha/views?"+url.PathEscape(query), nil),
 			httptest.NewRequest("POST", "/v1/analytics/alpha/views", bytes.NewBufferString(body)),
+			httptest.NewRequest("GET", "/v1/analytics/alpha/visitors", nil),
 		}
 		requests[2].URL.RawQuery = query
+		requests[4].URL.RawQuery = query
 		for _, req := range requests {
 			req.Header.Set("Authorization", "Bearer "+e.keys["rw"])
 			if idempotencyKey != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -61,8 +62,18 @@ type viewsSink interface {
 //
 // So a request waits for a commit at most window, plus the commit running
 // when it arrived, plus its own.
+//
+// Visitors (sketches of the views' visitor keys) ride along: once the
+// group's AddViews succeeded, one AddVisitors adds the group's visitors.
+// The answer is AddViews' alone, so 202 means the views are committed; a
+// failure of AddVisitors is logged and those visitors are not counted (an
+// ingester holds nothing once it has answered, and a retry of the request
+// would count its views twice).
 type groupCommitter struct {
 	sink      viewsSink
+	visitors  visitorsSink // nil: the store keeps no visitors
+	salts     ingestSalts
+	logger    *slog.Logger
 	window    time.Duration // ≤ 0: commit without waiting for arrivals
 	maxCommit int           // counts per commit; a larger request goes alone
 	maxQueued int           // counts waiting; a lone request always fits
@@ -79,10 +90,11 @@ type groupCommitter struct {
 
 // viewsBatch is one request's views on their way to the store.
 type viewsBatch struct {
-	counts []store.ViewCount
-	queued time.Time
-	taken  bool       // in a group being committed; guarded by mu
-	done   chan error // receives the commit's outcome; buffered
+	counts   []store.ViewCount
+	visitors []store.VisitorCount
+	queued   time.Time
+	taken    bool       // in a group being committed; guarded by mu
+	done     chan error // receives the commit's outcome; buffered
 }
 
 // newGroupCommitter applies cfg's defaults to its ingestion fields and
@@ -106,8 +118,11 @@ func newGroupCommitter(cfg *Config) (*groupCommitter, error) {
 	case cfg.IngestMaxQueued == 0:
 		cfg.IngestMaxQueued = DefaultIngestMaxQueued
 	}
+	visitors, _ := cfg.Store.(visitorsSink)
 	return &groupCommitter{
 		sink:      cfg.Store,
+		visitors:  visitors,
+		logger:    cfg.Logger,
 		window:    cfg.IngestWindow,
 		maxCommit: cfg.IngestMaxCommit,
 		maxQueued: cfg.IngestMaxQueued,
@@ -154,13 +169,13 @@ func (a *arrival) leave() {
 // case the views were withdrawn if their group had not started, and
 // otherwise may or may not be stored. Any other error is the commit's:
 // nothing of the group was stored.
-func (a *arrival) submit(ctx context.Context, counts []store.ViewCount) error {
+func (a *arrival) submit(ctx context.Context, counts []store.ViewCount, visitors []store.VisitorCount) error {
 	if a.gone {
 		panic("server: arrival submitted after it left")
 	}
 	a.gone = true
 	c := a.c
-	b := &viewsBatch{counts: counts, done: make(chan error, 1)}
+	b := &viewsBatch{counts: counts, visitors: visitors, done: make(chan error, 1)}
 	c.mu.Lock()
 	c.arriving--
 	if len(c.queue) > 0 && c.queued+len(counts) > c.maxQueued {
@@ -278,6 +293,43 @@ func (c *groupCommitter) commit(group []*viewsBatch) {
 	err := c.addViews(counts)
 	for _, b := range group {
 		b.done <- err
+	}
+	if err == nil {
+		c.addVisitors(group)
+	}
+}
+
+// addVisitors adds the visitors of a committed group, after its views:
+// the store keeps the visitors of a day's paths only once the day holds
+// their views. Its failure is logged; the requests were answered already.
+func (c *groupCommitter) addVisitors(group []*viewsBatch) {
+	if c.visitors == nil {
+		return
+	}
+	visitors := group[0].visitors
+	if len(group) > 1 {
+		var err error
+		if visitors, err = mergeVisitors(group); err != nil {
+			c.logger.Error("server: cannot merge ingested visitor sketches; these visitors are not counted", slog.Any("error", err))
+			return
+		}
+	}
+	if len(visitors) == 0 {
+		return
+	}
+	err := func() (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("storing visitors panicked: %v", p)
+			}
+		}()
+		ctx, cancel := context.WithTimeout(context.Background(), ingestCommitTimeout)
+		defer cancel()
+		return c.visitors.AddVisitors(ctx, visitors)
+	}()
+	if err != nil {
+		c.logger.Warn("server: storing ingested visitors failed; their views are stored, these visitors are not counted",
+			slog.Int("counts", len(visitors)), slog.Any("error", err))
 	}
 }
 

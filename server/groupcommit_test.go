@@ -114,7 +114,7 @@ func submitAll(ctx context.Context, sink *fakeSink, arrivals []*arrival, reqs []
 	var wg sync.WaitGroup
 	for i := range reqs {
 		wg.Go(func() {
-			err := arrivals[i].submit(ctx, reqs[i])
+			err := arrivals[i].submit(ctx, reqs[i], nil)
 			results[i] = result{err: err, elapsed: time.Since(start), stored: sink.views(reqs[i][0].Path) > 0}
 		})
 	}
@@ -195,14 +195,14 @@ func TestIngestGroupCommitWindow(t *testing.T) {
 			var wg sync.WaitGroup
 			var elapsed [2]time.Duration
 			wg.Go(func() {
-				if err := arrivals[0].submit(t.Context(), counts("/a")); err != nil {
+				if err := arrivals[0].submit(t.Context(), counts("/a"), nil); err != nil {
 					t.Error(err)
 				}
 				elapsed[0] = time.Since(start)
 			})
 			time.Sleep(window / 2)
 			wg.Go(func() {
-				if err := arrivals[1].submit(t.Context(), counts("/b")); err != nil {
+				if err := arrivals[1].submit(t.Context(), counts("/b"), nil); err != nil {
 					t.Error(err)
 				}
 				elapsed[1] = time.Since(start)
@@ -255,7 +255,7 @@ func TestIngestGroupCommitCapSplitsGroups(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range reqs {
 			wg.Go(func() {
-				if err := arrivals[i].submit(t.Context(), reqs[i]); err != nil {
+				if err := arrivals[i].submit(t.Context(), reqs[i], nil); err != nil {
 					t.Errorf("request %d: %v", i, err)
 				}
 			})
@@ -310,7 +310,7 @@ func TestIngestGroupCommitPanicFailsTheGroup(t *testing.T) {
 		}
 		// The committer survived: the next request is served.
 		c.sink = &fakeSink{}
-		if err := c.arrive().submit(t.Context(), counts("/c")); err != nil {
+		if err := c.arrive().submit(t.Context(), counts("/c"), nil); err != nil {
 			t.Errorf("after the panic: %v", err)
 		}
 	})
@@ -324,7 +324,7 @@ func TestIngestGroupCommitQueueIsBounded(t *testing.T) {
 		submit := func(paths ...string) {
 			a := c.arrive()
 			wg.Go(func() {
-				if err := a.submit(t.Context(), counts(paths...)); err != nil {
+				if err := a.submit(t.Context(), counts(paths...), nil); err != nil {
 					t.Errorf("%v: %v", paths, err)
 				}
 			})
@@ -333,7 +333,7 @@ func TestIngestGroupCommitQueueIsBounded(t *testing.T) {
 		submit("/a1", "/a2") // being committed, held at the gate
 		submit("/b1", "/b2") // queued: 2 of 3
 		// No room for two more: refused at once, nothing queued.
-		if err := c.arrive().submit(t.Context(), counts("/c1", "/c2")); !errors.Is(err, errIngestQueueFull) {
+		if err := c.arrive().submit(t.Context(), counts("/c1", "/c2"), nil); !errors.Is(err, errIngestQueueFull) {
 			t.Fatalf("submit to a full queue: %v, want errIngestQueueFull", err)
 		}
 		submit("/d1") // room for one: 3 of 3
@@ -349,7 +349,7 @@ func TestIngestGroupCommitQueueIsBounded(t *testing.T) {
 			t.Errorf("stored %d views (/c1: %d), want the 5 admitted", sink.total(), sink.views("/c1"))
 		}
 		// A lone request larger than the whole queue still fits an empty one.
-		if err := c.arrive().submit(t.Context(), counts("/e1", "/e2", "/e3", "/e4")); err != nil {
+		if err := c.arrive().submit(t.Context(), counts("/e1", "/e2", "/e3", "/e4"), nil); err != nil {
 			t.Errorf("a large request on an empty queue: %v", err)
 		}
 	})
@@ -362,7 +362,7 @@ func TestIngestGroupCommitCancelledRequest(t *testing.T) {
 		var wg sync.WaitGroup
 		first := c.arrive()
 		wg.Go(func() {
-			if err := first.submit(t.Context(), counts("/first")); err != nil {
+			if err := first.submit(t.Context(), counts("/first"), nil); err != nil {
 				t.Error(err)
 			}
 		})
@@ -370,7 +370,7 @@ func TestIngestGroupCommitCancelledRequest(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		queued := c.arrive()
 		errc := make(chan error, 1)
-		wg.Go(func() { errc <- queued.submit(ctx, counts("/gone")) })
+		wg.Go(func() { errc <- queued.submit(ctx, counts("/gone"), nil) })
 		synctest.Wait()
 		cancel()
 		err := <-errc

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"reflect"
 	"strings"
@@ -75,6 +76,10 @@ type ingestView struct {
 	Accept    string  `json:"accept"`
 	At        string  `json:"at"`
 	Count     *int64  `json:"count"`
+	// Visitor names the viewer for unique visitors (a site's session or
+	// hashed address): hashed with its day's salt and the project, then
+	// dropped. Absent, the view counts no visitor.
+	Visitor *string `json:"visitor"`
 }
 
 // ingestBody is an ingestion body: {"views": [...]}.
@@ -97,6 +102,8 @@ var (
 // after the answer, so a crash loses no view that was acknowledged. Any
 // other answer means they were not stored, except when a commit outcome
 // could not be told (a 503 after the request ended, which no client reads).
+// The views' visitors, if named, are added right after in the same group;
+// the answer does not wait for them (see groupCommitter).
 func (s *Server) recordViews(w http.ResponseWriter, r *http.Request, c caller) {
 	pending := s.ingest.arrive()
 	defer pending.leave()
@@ -110,7 +117,8 @@ func (s *Server) recordViews(w http.ResponseWriter, r *http.Request, c caller) {
 		writeError(w, http.StatusBadRequest, "cannot read the request body")
 		return
 	}
-	counts, details := parseIngest(body, s.cfg.Now(), s.classifier())
+	now := s.cfg.Now()
+	counts, visitors, details := parseIngest(body, now, s.classifier())
 	if len(details) > 0 {
 		writeJSON(w, http.StatusBadRequest, analyticsErrorBody{Error: "invalid page views", Details: details})
 		return
@@ -120,7 +128,13 @@ func (s *Server) recordViews(w http.ResponseWriter, r *http.Request, c caller) {
 		counts[i].ProjectID = c.project.ID
 		total += counts[i].Human + counts[i].AI + counts[i].Bot
 	}
-	switch err := pending.submit(r.Context(), counts); {
+	sketches, err := s.ingest.hashVisitors(r.Context(), c.project.ID, counts, visitors, now)
+	if err != nil {
+		// The views count all the same; their visitors are what is lost.
+		s.cfg.Logger.WarnContext(r.Context(), "server: cannot get the visitor salt; these views are counted without their visitors",
+			slog.String("request_id", requestIDFrom(r.Context())), slog.Any("error", err))
+	}
+	switch err := pending.submit(r.Context(), counts, sketches); {
 	case err == nil:
 		writeJSON(w, http.StatusAccepted, map[string]int64{"accepted": total})
 	case errors.Is(err, errIngestQueueFull):
@@ -146,8 +160,9 @@ func (s *Server) classifier() *traffic.Classifier {
 }
 
 // parseIngest reads {"views": [...]} and returns one count per view,
-// merged by path and hour, or every problem found.
-func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.ViewCount, []docsapi.ErrorDetail) {
+// merged by path and hour, and the visitors of the views that name one
+// (humans and AI: bots are no visitors), or every problem found.
+func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.ViewCount, []ingestVisitor, []docsapi.ErrorDetail) {
 	var details []docsapi.ErrorDetail
 	fail := func(format string, args ...any) {
 		if len(details) < 20 { // enough to fix a batch without flooding
@@ -156,14 +171,14 @@ func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.Vi
 	}
 	if !utf8.Valid(body) {
 		fail("the request body is not valid UTF-8")
-		return nil, details
+		return nil, nil, details
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	var in ingestBody
 	if err := dec.Decode(&in); err != nil {
 		fail("%s", describeIngestError(body, err))
-		return nil, details
+		return nil, nil, details
 	}
 	switch {
 	case dec.More():
@@ -176,10 +191,11 @@ func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.Vi
 		fail(`field "views" has %d entries; send at most %d per request`, len(*in.Views), maxIngestViews)
 	}
 	if len(details) > 0 {
-		return nil, details
+		return nil, nil, details
 	}
-	merged := map[[2]string]*store.ViewCount{}
-	var order []*store.ViewCount
+	merged := map[[2]string]int{}
+	var out []store.ViewCount
+	var visitors []ingestVisitor
 	for i, v := range *in.Views {
 		at, n, ok := now, int64(1), true
 		where := fmt.Sprintf("views[%d]", i)
@@ -219,19 +235,27 @@ func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.Vi
 				ok = false
 			}
 		}
+		if v.Visitor != nil {
+			if p := visitorProblem(*v.Visitor); p != "" {
+				fail("%s.visitor %s", where, p)
+				ok = false
+			}
+		}
 		if !ok {
 			continue
 		}
 		path := pageviews.NormalizePath(*v.Path)
 		hour := at.UTC().Truncate(time.Hour)
 		mk := [2]string{path, hour.Format(time.RFC3339)}
-		vc := merged[mk]
-		if vc == nil {
-			vc = &store.ViewCount{Path: path, Hour: hour}
-			merged[mk] = vc
-			order = append(order, vc)
+		i, seen := merged[mk]
+		if !seen {
+			i = len(out)
+			merged[mk] = i
+			out = append(out, store.ViewCount{Path: path, Hour: hour})
 		}
-		switch cl.Classify(v.UserAgent, *v.Path, v.Accept) {
+		vc := &out[i]
+		class := cl.Classify(v.UserAgent, *v.Path, v.Accept)
+		switch class {
 		case traffic.Human:
 			vc.Human += n
 		case traffic.AI:
@@ -239,15 +263,18 @@ func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.Vi
 		default:
 			vc.Bot += n
 		}
+		if v.Visitor != nil && (class == traffic.Human || class == traffic.AI) { // bots are no visitors
+			vi := 0
+			if class == traffic.AI {
+				vi = 1
+			}
+			visitors = append(visitors, ingestVisitor{key: *v.Visitor, at: at, count: i, class: vi})
+		}
 	}
 	if len(details) > 0 {
-		return nil, details
+		return nil, nil, details
 	}
-	out := make([]store.ViewCount, len(order))
-	for i, vc := range order {
-		out[i] = *vc
-	}
-	return out, nil
+	return out, visitors, nil
 }
 
 // describeIngestError words the error of decoding an ingestion body. For

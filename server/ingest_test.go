@@ -97,19 +97,21 @@ func TestIngestRefusals(t *testing.T) {
 		body string
 		want []string
 	}{
-		{`{}`, []string{`field "views" is required: an array of {"path", "userAgent", "accept", "at", "count"}`}},
+		{`{}`, []string{`field "views" is required: an array of {"path", "userAgent", "accept", "at", "count", "visitor"}`}},
 		{`{"views":[]}`, []string{`field "views" is empty`}},
 		{`{"views":{}}`, []string{`field "views" must be an array, not a JSON object`}},
 		{`{"views":[{"path":"/a","count":"2"}]}`, []string{`field "views.count" must be a number, not a JSON string`}},
 		// An unknown field is told with the fields of its object, not of
 		// another body's.
-		{`{"views":[{"path":"/a","referrer":"x"}]}`, []string{`views[0]: unknown field "referrer"; the fields are "path", "userAgent", "accept", "at", "count"`}},
-		{`{"views":[{"path":"/a"},{"path":"/b","Referrer":"x"}]}`, []string{`views[1]: unknown field "Referrer"; the fields are "path", "userAgent", "accept", "at", "count"`}},
+		{`{"views":[{"path":"/a","referrer":"x"}]}`, []string{`views[0]: unknown field "referrer"; the fields are "path", "userAgent", "accept", "at", "count", "visitor"`}},
+		{`{"views":[{"path":"/a"},{"path":"/b","Referrer":"x"}]}`, []string{`views[1]: unknown field "Referrer"; the fields are "path", "userAgent", "accept", "at", "count", "visitor"`}},
 		{`{"views":[],"referrer":"x"}`, []string{`unknown field "referrer"; the only field is "views"`}},
 		{`{"referrer":"x","views":[{"path":"/a","referrer":"x"}]}`, []string{`unknown field "referrer"; the only field is "views"`}},
 		{`{"views":[{"path":"a"},{"userAgent":"x"},{"path":"/b","count":0},{"path":"/c","at":"yesterday"},{"path":"/d","at":"` + future + `"}]}`,
 			[]string{"views[0].path must start with /", "views[1].path is required", "views[2].count must be from 1 to 1000000, got 0", `views[3].at must be an RFC 3339 timestamp, got "yesterday"`, "views[4].at (" + future + ") is more than an hour in the future"}},
 		{`{"views":[{"path":"/a\u0007"}]}`, []string{"views[0].path holds a control character (U+0007) at byte 2"}},
+		{`{"views":[{"path":"/a","visitor":""},{"path":"/b","visitor":"s\n1"},{"path":"/c","visitor":"` + strings.Repeat("v", 257) + `"}]}`,
+			[]string{"views[0].visitor is empty; omit it to count no visitor", "views[1].visitor holds a control character (U+000A) at byte 1", "views[2].visitor has 257 bytes; at most 256 are allowed"}},
 	}
 	for _, tt := range tests {
 		resp, body := e.do("rw", "POST", "/v1/analytics/alpha/views", tt.body)

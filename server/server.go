@@ -9,6 +9,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -79,6 +80,15 @@ type Config struct {
 	// requests' headers are ignored, so a client cannot choose the address
 	// that per-address limits and visitor counts see. Empty: none.
 	TrustedProxies []netip.Prefix
+	// Site bounds the public site endpoints, which record readers'
+	// feedback and searches from the browser (see SiteConfig); its zero
+	// value is the defaults, not "no limit".
+	Site SiteConfig
+	// CursorSecret, if set (at least 32 bytes), is the key that seals
+	// the cursors of the feedback and searches exports; every replica
+	// sharing a database must have the same. Without it, the key is made
+	// once and kept in the Store, which every replica reads.
+	CursorSecret []byte
 
 	// Jobs, if set, hears of queued and archived jobs, so that a job
 	// engine in this process starts them at once and stops archived runs
@@ -101,6 +111,11 @@ type Server struct {
 	limiter *keyLimiter
 	ingest  *groupCommitter // ingested views on their way to the Store
 	proxies clientip.Proxies
+
+	// The site endpoints and the cursor exports (site.go, cursor.go).
+	siteLimiter  *addrLimiter
+	siteCounters siteCounters
+	cursorKeys   cursorKeys
 }
 
 // New checks cfg and returns a Server.
@@ -144,7 +159,15 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Site, err = cfg.Site.withDefaults(); err != nil {
+		return nil, err
+	}
+	if n := len(cfg.CursorSecret); n > 0 && n < MinCursorSecretBytes {
+		return nil, fmt.Errorf("server: Config.CursorSecret has %d bytes; it needs at least %d", n, MinCursorSecretBytes)
+	}
 	s := &Server{cfg: cfg, limiter: newKeyLimiter(cfg.RateLimits), ingest: ingest, proxies: clientip.NewProxies(cfg.TrustedProxies)}
+	s.siteLimiter = newAddrLimiter(cfg.Site.PerAddress, cfg.Site.MaxAddresses)
+	s.cursorKeys.key = bytes.Clone(cfg.CursorSecret)
 	s.mux = s.routes()
 	return s, nil
 }
@@ -157,6 +180,8 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("POST /v2/agent/{projectId}/job/{id}/archive", s.api(agentAPI, store.ScopeWrite, s.archiveJob))
 	mux.Handle("GET /v1/analytics/{projectId}/views", s.api(analyticsAPI, store.ScopeRead, s.views))
 	mux.Handle("POST /v1/analytics/{projectId}/views", s.api(ingestAPI, store.ScopeWrite, s.recordViews))
+	mux.Handle("GET /v1/analytics/{projectId}/visitors", s.api(analyticsAPI, store.ScopeRead, s.visitors))
+	s.siteRoutes(mux)
 	mux.HandleFunc("GET /healthz", s.health)
 	mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
 	return mux

@@ -60,10 +60,12 @@ type command struct {
 
 // groups are the first words of multi-word commands, for group help.
 var groups = map[string]string{
-	"project": "manage the projects in the server's storage",
-	"key":     "manage the admin API keys in the server's storage",
-	"jobs":    "start and follow agent jobs (client)",
-	"views":   "export page-view analytics (client)",
+	"project":  "manage the projects in the server's storage",
+	"key":      "manage the admin API keys in the server's storage",
+	"site":     "manage the site tokens with which docs pages record feedback and searches",
+	"feedback": "list readers' feedback and move it through its statuses",
+	"jobs":     "start and follow agent jobs (client)",
+	"views":    "export page-view analytics (client)",
 }
 
 // commands lists every command, in the order help shows them.
@@ -75,6 +77,11 @@ func commands() []*command {
 		keyCreateCommand(),
 		keyListCommand(),
 		keyRevokeCommand(),
+		siteTokenCreateCommand(),
+		siteTokenListCommand(),
+		siteTokenRevokeCommand(),
+		feedbackListCommand(),
+		feedbackSetStatusCommand(),
 		jobsCreateCommand(),
 		jobsGetCommand(),
 		jobsWaitCommand(),
@@ -308,7 +315,7 @@ Usage:
 		}
 		b.WriteByte('\n')
 	}
-	section("Self-hosting (on the server's storage)", "serve", "project", "key")
+	section("Self-hosting (on the server's storage)", "serve", "project", "key", "site", "feedback")
 	section("Client (any API base URL; key in DOCSAPI_KEY)", "jobs", "views")
 	section("Other", "version")
 	b.WriteString(`Environment:

@@ -227,7 +227,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	if err != nil {
 		return set.inConfig(err)
 	}
-	rec, err := pageviews.New(pageviews.Config{Sink: st, FlushInterval: set.flush, MaxKeys: set.file.PageViews.MaxKeys, Logger: log})
+	rec, err := pageviews.New(set.recorderConfig(st, log))
 	if err != nil {
 		return set.inConfig(err)
 	}
@@ -290,6 +290,16 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 // shutdown stops everything in the order that loses nothing: no new
 // requests, requests and jobs in flight finish (within grace), the page
 // views counted so far are written, then the storage closes.
+// recorderConfig is the page-view recorder's configuration: the same
+// trusted proxies as the API's, so that a visitor behind them is known by
+// its own address, and a client elsewhere cannot choose one.
+func (set *serveSettings) recorderConfig(sink pageviews.Sink, log *slog.Logger) pageviews.Config {
+	return pageviews.Config{
+		Sink: sink, FlushInterval: set.flush, MaxKeys: set.file.PageViews.MaxKeys, Logger: log,
+		TrustedProxies: set.trustedProxies,
+	}
+}
+
 func shutdown(log *slog.Logger, grace time.Duration, httpSrv *http.Server, eng *engine.Engine, rec *pageviews.Recorder, closeStore func() error, serveErr error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()

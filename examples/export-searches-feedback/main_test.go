@@ -19,10 +19,10 @@ import (
 	docsapi "github.com/docsapi/docsapi-go"
 )
 
-// The searches and feedback exports are the hosted service's; the
-// self-hosted server does not serve them yet. The tests run the program
-// against a double that follows the contract: cursors, null fields, every
-// feedback source, filters, the error body.
+// The tests run the program against a double of the hosted service's
+// searches and feedback exports, which follows the contract: cursors, null
+// fields, every feedback source (agent feedback included, which the
+// self-hosted server never records), filters, the error body.
 
 const testKey = "mint_exportSearchesFeedbackTest"
 

@@ -24,7 +24,9 @@ type MiddlewareConfig struct {
 // page response of the wrapped handler: a GET answered 2xx (but not 204 or
 // 206), of a page rather than an asset, that is not a prefetch. It does not
 // change the response or hold it back: the view is counted after the
-// handler returns.
+// handler returns. When the Recorder counts visitors, a view of a human or
+// an AI also counts its visitor: the client's address (see
+// Config.TrustedProxies) and user agent, hashed with the day's salt.
 func (r *Recorder) Middleware(cfg MiddlewareConfig) (func(http.Handler) http.Handler, error) {
 	if cfg.Project == "" {
 		return nil, errors.New("pageviews: MiddlewareConfig.Project is empty")
@@ -54,8 +56,15 @@ func (r *Recorder) Middleware(cfg MiddlewareConfig) (func(http.Handler) http.Han
 			if status < 200 || status > 299 || status == http.StatusNoContent || status == http.StatusPartialContent {
 				return
 			}
-			class := r.cfg.Classifier.Classify(req.Header.Get("User-Agent"), path, req.Header.Get("Accept"))
-			r.Record(cfg.Project, cfg.Normalize(path), class, r.cfg.Now(), 1)
+			ua := req.Header.Get("User-Agent")
+			class := r.cfg.Classifier.Classify(ua, path, req.Header.Get("Accept"))
+			now := r.cfg.Now()
+			var visitor uint64
+			hasVisitor := false
+			if r.visSink != nil && visitorClass(class) >= 0 {
+				visitor, hasVisitor = r.visitorOf(cfg.Project, now, r.proxies.Addr(req), ua)
+			}
+			r.record(cfg.Project, cfg.Normalize(path), class, now, 1, visitor, hasVisitor)
 		})
 	}, nil
 }

@@ -35,6 +35,24 @@
 // the path, and then the hour. Stats counts these views (Overflowed when
 // recorded, Folded when a failed flush keeps them), and the Logger is
 // warned once per flush that finds new ones.
+//
+// # Unique visitors
+//
+// If the Sink also implements VisitorSink, each counter of a page has a
+// HyperLogLog sketch of its visitors beside it (humans and AI apart; bots
+// are not visitors): the client's address and user agent hashed with the
+// day's secret salt (package visitorhash). The salt is fetched by the
+// flush goroutine, today's at Start and tomorrow's ahead of midnight, so a
+// request never waits for the store; the value is kept only in sketches.
+// A flush writes a batch's sketches (AddVisitors) once its views are
+// written; sketches whose write failed are kept encoded for the next flush.
+//
+// Sketches are bounded by Config.MaxVisitorBytes, live and pending
+// together, each charged an upper bound of its memory. Past it, visitors
+// are inserted into the sketch of their project's overflow key (one per
+// project, hour and class, uncharged, each at most a dense sketch), never
+// into new sketches; pending sketches are bounded in number by
+// MaxPendingKeys too, folded as pending counters are.
 package pageviews
 
 import (
@@ -43,10 +61,12 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/clientip"
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/traffic"
 )
@@ -118,6 +138,19 @@ type Config struct {
 	Logger *slog.Logger
 	// Now tells the time; tests inject a clock. Default time.Now.
 	Now func() time.Time
+
+	// MaxVisitorBytes bounds the memory of the visitor sketches, live and
+	// pending, when the Sink counts visitors (see VisitorSink and the
+	// package doc). Past it, visitors are counted in the sketch of their
+	// project's overflow key, for their hour and class, instead of new
+	// sketches. Default DefaultMaxVisitorBytes.
+	MaxVisitorBytes int64
+	// TrustedProxies are the networks of the reverse proxies in front of
+	// the site: a request from one of them is taken to come from the
+	// client its X-Forwarded-For or Forwarded header names, for its
+	// visitor. Other requests' headers are ignored, so that a client
+	// cannot choose the address it is counted by. Empty: none.
+	TrustedProxies []netip.Prefix
 }
 
 // Recorder counts views and flushes them. It is safe for concurrent use.
@@ -137,8 +170,23 @@ type Recorder struct {
 		// rehoured counts overflowed views moved to the hour they were
 		// recorded in, past the live overflow counters.
 		rehoured atomic.Int64
+
+		noSalt, visitorsOverflowed, visitorsFolded, visitorFlushErrors atomic.Int64
 	}
 	reportedOverflow, reportedRehoured int64 // views already logged; guarded by flushMu
+
+	// Unique visitors, if the Sink counts them (visSink not nil).
+	visSink     VisitorSink
+	proxies     clientip.Proxies
+	visBytes    atomic.Int64 // sketch bytes charged, live and pending
+	overflowVis overflowVisitors
+	pendingVis  *pendingVisitors // guarded by flushMu
+	salts       atomic.Pointer[saltSet]
+	saltMu      sync.Mutex // one refresh at a time; guards the fields below
+	saltFailing bool       // the last refresh failed (and said so)
+	noSaltBurst bool       // views without salt were logged; no fresh log until a quiet interval
+	// reportedNoSalt is the Stats.NoSalt already logged.
+	reportedNoSalt int64
 
 	startOnce sync.Once
 	started   atomic.Bool
@@ -154,6 +202,9 @@ const shardCount = 32
 type shard struct {
 	mu     sync.Mutex
 	counts map[key]*counts
+	// vis holds the visitors of counters of counts, by the same key; a
+	// counter of bots alone has none.
+	vis map[key]*liveVisitors
 }
 
 type key struct {
@@ -184,6 +235,21 @@ type Stats struct {
 	Folded      int64
 	FlushErrors int64 // failed AddViews calls (their counts were kept)
 	Pending     int64 // views counted but not yet written
+
+	// NoSalt counts views of humans and AI counted without their visitor:
+	// the Recorder held no salt for their day (the store did not give it).
+	NoSalt int64
+	// VisitorsOverflowed counts visitors counted in the sketch of their
+	// project's overflow key, not their page's, because MaxVisitorBytes
+	// of sketches were held.
+	VisitorsOverflowed int64
+	// VisitorsFolded counts pending sketches (a page's visitors in an
+	// hour) that a failed flush merged into an overflow key's, because
+	// MaxPendingKeys or MaxVisitorBytes left no room to keep them apart.
+	VisitorsFolded int64
+	// VisitorFlushErrors counts failed AddVisitors calls (their sketches
+	// were kept).
+	VisitorFlushErrors int64
 }
 
 // New checks cfg and returns a Recorder. Start begins the periodic flushes;
@@ -203,6 +269,11 @@ func New(cfg Config) (*Recorder, error) {
 		return nil, fmt.Errorf("pageviews: Config.MaxPathBytes must not be negative, got %d", cfg.MaxPathBytes)
 	case cfg.BatchSize < 0:
 		return nil, fmt.Errorf("pageviews: Config.BatchSize must not be negative, got %d", cfg.BatchSize)
+	case cfg.MaxVisitorBytes < 0:
+		return nil, fmt.Errorf("pageviews: Config.MaxVisitorBytes must not be negative, got %d", cfg.MaxVisitorBytes)
+	}
+	if cfg.MaxVisitorBytes == 0 {
+		cfg.MaxVisitorBytes = DefaultMaxVisitorBytes
 	}
 	if cfg.FlushInterval == 0 {
 		cfg.FlushInterval = DefaultFlushInterval
@@ -241,6 +312,13 @@ func New(cfg Config) (*Recorder, error) {
 	}
 	for i := range r.shards {
 		r.shards[i].counts = map[key]*counts{}
+		r.shards[i].vis = map[key]*liveVisitors{}
+	}
+	if vs, ok := cfg.Sink.(VisitorSink); ok {
+		r.visSink = vs
+		r.proxies = clientip.NewProxies(cfg.TrustedProxies)
+		r.overflowVis.m = map[key]*liveVisitors{}
+		r.pendingVis = newPendingVisitors(cfg.MaxPendingKeys, cfg.OverflowPath, r.charge, func(n int64) { r.visBytes.Add(n) })
 	}
 	return r, nil
 }
@@ -249,6 +327,11 @@ func New(cfg Config) (*Recorder, error) {
 // class. It does not touch the store. For a path already counted in the
 // same hour it allocates nothing.
 func (r *Recorder) Record(project, path string, class traffic.Class, at time.Time, n int64) {
+	r.record(project, path, class, at, n, 0, false)
+}
+
+// record is Record, counting the visitor too when hasVisitor.
+func (r *Recorder) record(project, path string, class traffic.Class, at time.Time, n int64, visitor uint64, hasVisitor bool) {
 	if n <= 0 {
 		return
 	}
@@ -261,7 +344,7 @@ func (r *Recorder) Record(project, path string, class traffic.Class, at time.Tim
 	s.mu.Lock()
 	c := s.counts[k]
 	if c == nil {
-		s, c = r.newCounter(s, k, n)
+		s, c, k = r.newCounter(s, k, n)
 	}
 	switch class {
 	case traffic.Human:
@@ -271,7 +354,18 @@ func (r *Recorder) Record(project, path string, class traffic.Class, at time.Tim
 	default:
 		c.bot += n
 	}
+	vi := -1
+	if hasVisitor {
+		vi = visitorClass(class)
+	}
+	overflowVisitor := vi >= 0 && !r.addVisitor(s, k, vi, visitor)
 	s.mu.Unlock()
+	if overflowVisitor {
+		if k.path != r.cfg.OverflowPath {
+			r.stats.visitorsOverflowed.Add(1)
+		}
+		r.overflowVis.add(key{project: k.project, path: r.cfg.OverflowPath, hour: k.hour}, vi, visitor)
+	}
 	r.stats.recorded.Add(n)
 }
 
@@ -279,13 +373,13 @@ func (r *Recorder) Record(project, path string, class traffic.Class, at time.Tim
 // counter for, making one within the live bounds: k's own below MaxKeys,
 // else the overflow counter of k's project and hour below 2×MaxKeys, else
 // the overflow counter of k's project and the hour of Now. It returns that
-// counter and its shard, locked.
-func (r *Recorder) newCounter(s *shard, k key, n int64) (*shard, *counts) {
+// counter, its shard, locked, and its key.
+func (r *Recorder) newCounter(s *shard, k key, n int64) (*shard, *counts, key) {
 	if k.path != r.cfg.OverflowPath {
 		if r.keys.Add(1) <= int64(r.cfg.MaxKeys) {
 			c := new(counts)
 			s.counts[k] = c
-			return s, c
+			return s, c, k
 		}
 		r.keys.Add(-1)
 		r.stats.overflowed.Add(n)
@@ -294,7 +388,7 @@ func (r *Recorder) newCounter(s *shard, k key, n int64) (*shard, *counts) {
 		s = &r.shards[shardOf(k.project, k.path)]
 		s.mu.Lock()
 		if c := s.counts[k]; c != nil {
-			return s, c
+			return s, c, k
 		}
 	}
 	// An overflow counter counts as a key once made, so that Flush, which
@@ -305,7 +399,7 @@ func (r *Recorder) newCounter(s *shard, k key, n int64) (*shard, *counts) {
 			r.stats.rehoured.Add(n)
 			k.hour = now // the same shard: shardOf ignores the hour
 			if c := s.counts[k]; c != nil {
-				return s, c
+				return s, c, k
 			}
 			r.keys.Add(1)
 		}
@@ -314,7 +408,7 @@ func (r *Recorder) newCounter(s *shard, k key, n int64) (*shard, *counts) {
 	}
 	c := new(counts)
 	s.counts[k] = c
-	return s, c
+	return s, c, k
 }
 
 // hourOf returns the unix seconds of the start of t's hour.
@@ -351,17 +445,25 @@ func (r *Recorder) Flush(ctx context.Context) error {
 	// added to it; the others stay in taken, which is written as it is:
 	// only what fails to be written is held within MaxPendingKeys.
 	var taken [shardCount]map[key]*counts
+	var takenVis [shardCount]map[key]*liveVisitors
 	held := r.pending.len()
 	for i := range r.shards {
 		s := &r.shards[i]
 		s.mu.Lock()
 		if len(s.counts) == 0 {
-			// Still the live map: not to be read once unlocked.
+			// Still the live map: not to be read once unlocked. (A
+			// shard without counters has no visitors either.)
 			s.mu.Unlock()
 			continue
 		}
 		taken[i] = s.counts
 		s.counts = make(map[key]*counts, len(taken[i]))
+		if len(s.vis) > 0 {
+			// Not sized like the counters' map: visitors' room is
+			// charged as it is taken (visitorPairCost).
+			takenVis[i] = s.vis
+			s.vis = map[key]*liveVisitors{}
+		}
 		s.mu.Unlock()
 		r.keys.Add(-int64(len(taken[i])))
 		for k, c := range taken[i] {
@@ -387,6 +489,7 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		shard int
 	}
 	froms := make([]from, 0, cap(batch))
+	vf := r.newVisitorFlush(ctx)
 	write := func() {
 		if len(batch) == 0 {
 			return
@@ -406,6 +509,13 @@ func (r *Recorder) Flush(ctx context.Context) error {
 				}
 				r.stats.flushed.Add(batch[i].Human + batch[i].AI + batch[i].Bot)
 			}
+			// The batch's visitors follow its views, never precede them:
+			// the store keeps visitors of a day's paths only once the
+			// day holds their views.
+			for _, f := range froms {
+				vf.take(f.k, takenVis[shardOf(f.k.project, f.k.path)])
+			}
+			vf.write()
 		}
 		batch, froms = batch[:0], froms[:0]
 	}
@@ -425,6 +535,22 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		}
 	}
 	write()
+	// Visitors whose views were not written wait with the pending ones;
+	// these are written only by a flush that wrote every view.
+	for _, m := range takenVis {
+		for k := range m {
+			vf.take(k, m)
+		}
+	}
+	if r.visSink != nil {
+		for k, v := range r.overflowVis.take() {
+			vf.add(k, v)
+		}
+	}
+	vf.keep()
+	if firstErr == nil {
+		vf.writePending()
+	}
 	// What failed of taken becomes pending, folded past MaxPendingKeys.
 	var folded int64
 	for i := range taken {
@@ -437,12 +563,13 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		r.cfg.Logger.WarnContext(ctx, "pageviews: more pending counters than MaxPendingKeys while flushes fail; views of the rest were folded into the overflow path",
 			slog.Int64("views", folded), slog.Int("max_pending_keys", r.cfg.MaxPendingKeys), slog.String("overflow_path", r.cfg.OverflowPath))
 	}
+	visErr := vf.finish()
 	if firstErr != nil {
 		r.cfg.Logger.WarnContext(ctx, "pageviews: flush failed; the counts are kept for the next flush",
 			slog.Int("pending_counters", r.pending.len()), slog.Any("error", firstErr))
 		return fmt.Errorf("pageviews: flush: %w", firstErr)
 	}
-	return nil
+	return visErr
 }
 
 // Start flushes every FlushInterval until Close. Calling it again does
@@ -457,12 +584,16 @@ func (r *Recorder) start() {
 		defer close(r.done)
 		t := time.NewTicker(r.cfg.FlushInterval)
 		defer t.Stop()
+		ctx, cancel := context.WithTimeout(context.Background(), r.cfg.FlushInterval)
+		r.refreshSalts(ctx) // logged by refreshSalts; retried every tick
+		cancel()
 		for {
 			select {
 			case <-r.stop:
 				return
 			case <-t.C:
 				ctx, cancel := context.WithTimeout(context.Background(), r.cfg.FlushInterval)
+				r.refreshSalts(ctx)
 				_ = r.Flush(ctx) // logged by Flush; the counts stay for the next try
 				cancel()
 			}
@@ -506,6 +637,11 @@ func (r *Recorder) Stats() Stats {
 		Overflowed:  r.stats.overflowed.Load(),
 		Folded:      r.stats.folded.Load(),
 		FlushErrors: r.stats.flushErrors.Load(),
+
+		NoSalt:             r.stats.noSalt.Load(),
+		VisitorsOverflowed: r.stats.visitorsOverflowed.Load(),
+		VisitorsFolded:     r.stats.visitorsFolded.Load(),
+		VisitorFlushErrors: r.stats.visitorFlushErrors.Load(),
 	}
 	st.Pending = st.Recorded - st.Flushed
 	return st

@@ -25,3 +25,11 @@ func TestConformanceDailyPathCap(t *testing.T) {
 		return open(t, newDatabase(t), postgres.WithDailyPathCap(max))
 	})
 }
+
+// TestVisitorAccuracy checks the visitors' estimates against exact counts.
+func TestVisitorAccuracy(t *testing.T) {
+	adminURL(t)
+	storetest.RunVisitorAccuracy(t, func(t *testing.T) store.Store {
+		return open(t, newDatabase(t))
+	})
+}

@@ -70,8 +70,9 @@ var (
 // store.ErrClosed; an argument the store refuses gets one matching
 // store.ErrInvalid. Its methods are documented on store.Store.
 type Store struct {
-	*shared      // every method but the views', Ping and Close (see backend.go)
-	*viewMethods // the views' (see views.go)
+	*shared         // every method but the views', Ping and Close (see backend.go)
+	*viewMethods    // the views' (see views.go)
+	*visitorMethods // the visitors' (see visitors.go)
 
 	pool   *pgxpool.Pool
 	listen *pgx.ConnConfig // for the dedicated connections of JobNotifications
@@ -171,6 +172,7 @@ func Open(ctx context.Context, url string, opts ...Option) (*Store, error) {
 	s := &Store{pool: pool, listen: listen, log: cfg.logger, life: life, stop: stop}
 	s.shared = sqlstore.New(backend{s})
 	s.viewMethods = sqlstore.NewViews(backend{s}, cfg.pathCap)
+	s.visitorMethods = sqlstore.NewVisitors(backend{s})
 	return s, nil
 }
 

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
@@ -10,8 +9,6 @@ import (
 	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
 	"github.com/docsapi/docsapi-go/server/store"
 )
-
-var _ store.ViewFolder = (*Store)(nil)
 
 // viewMethods is AddViews, QueryViews and ViewFolds as every SQL backend
 // runs them, embedded in Store under a name of its own.
@@ -23,11 +20,8 @@ type viewMethods = sqlstore.Views
 // default is store.DefaultDailyPathCap. It must be at least 1.
 func WithDailyPathCap(n int) Option {
 	return func(c *config) error {
-		if n < 1 {
-			return fmt.Errorf("postgres: daily path cap %d: must be at least 1", n)
-		}
 		c.pathCap = n
-		return nil
+		return sqlstore.CheckDailyPathCap("postgres", n)
 	}
 }
 

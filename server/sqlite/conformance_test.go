@@ -26,3 +26,11 @@ func TestConformanceDailyPathCap(t *testing.T) {
 		return storetest.Opened(t, s, err)
 	})
 }
+
+// TestVisitorAccuracy checks the visitors' estimates against exact counts.
+func TestVisitorAccuracy(t *testing.T) {
+	storetest.RunVisitorAccuracy(t, func(t *testing.T) store.Store {
+		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "docsapi.db"))
+		return storetest.Opened(t, s, err)
+	})
+}

@@ -57,15 +57,18 @@ var _ store.Store = (*Store)(nil)
 // argument the store refuses gets one matching store.ErrInvalid. Its
 // methods are documented on store.Store.
 type Store struct {
-	*shared      // every method but the views', Ping and Close (see backend.go)
-	*viewMethods // the views' (see views.go)
+	*shared         // every method but the views', Ping and Close (see backend.go)
+	*viewMethods    // the views' (see views.go)
+	*visitorMethods // the visitors' (see visitors.go)
 
 	w      *sql.DB // the single writer connection, BEGIN IMMEDIATE
 	r      *sql.DB // query-only readers
 	closed atomic.Bool
 
-	// AddViews' statements, prepared once (see statements.go).
-	viewStmts *viewStatements
+	// AddViews' statements, prepared once (see statements.go), and
+	// AddVisitors' (see visitors.go).
+	viewStmts    *viewStatements
+	visitorStmts *visitorStatements
 }
 
 // Option configures Open.
@@ -169,9 +172,16 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", path, err)
 	}
-	s := &Store{w: w, r: r, viewStmts: viewStmts}
+	visitorStmts, err := prepareVisitorStatements(ctx, w)
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", path, err)
+	}
+	s := &Store{w: w, r: r, viewStmts: viewStmts, visitorStmts: visitorStmts}
 	s.shared = sqlstore.New(backend{s})
 	s.viewMethods = sqlstore.NewViews(backend{s}, cfg.pathCap)
+	s.visitorMethods = sqlstore.NewVisitors(backend{s})
 	return s, nil
 }
 

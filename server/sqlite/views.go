@@ -3,14 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
 	"github.com/docsapi/docsapi-go/server/store"
 )
-
-var _ store.ViewFolder = (*Store)(nil)
 
 // viewMethods is AddViews, QueryViews and ViewFolds as every SQL backend
 // runs them, embedded in Store under a name of its own.
@@ -22,11 +19,8 @@ type viewMethods = sqlstore.Views
 // default is store.DefaultDailyPathCap. It must be at least 1.
 func WithDailyPathCap(n int) Option {
 	return func(c *config) error {
-		if n < 1 {
-			return fmt.Errorf("sqlite: daily path cap %d: must be at least 1", n)
-		}
 		c.pathCap = n
-		return nil
+		return sqlstore.CheckDailyPathCap("sqlite", n)
 	}
 }
 

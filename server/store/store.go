@@ -34,6 +34,12 @@ import (
 // Store is everything the server keeps. Implementations are safe for
 // concurrent use, including by several server processes sharing one database.
 type Store interface {
+	FeedbackStore // readers' feedback (feedback.go)
+	SearchStore   // readers' searches (searches.go)
+	SiteStore     // the tokens of the public recording endpoints (site.go)
+	SecretStore   // secrets every process shares (site.go)
+	VisitorStore  // unique visitors and their daily salts (visitors.go)
+
 	// CreateProject stores a new project. ErrConflict if the ID is taken.
 	CreateProject(ctx context.Context, p Project) error
 	// UpdateProject replaces the project's fields except ID and CreatedAt.

@@ -1,6 +1,7 @@
 package openapitest
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -25,9 +26,11 @@ func TestDocumentOperationsAndStatuses(t *testing.T) {
 		"POST /v2/agent/{projectId}/job/{id}/archive": {"200", "401", "403", "404", "429", "500"},
 		"GET /v1/analytics/{projectId}/views":         {"200", "400", "401", "403", "404", "429", "500"},
 		"POST /v1/analytics/{projectId}/views":        {"202", "400", "401", "403", "404", "413", "429", "500", "503"},
+		"GET /v1/analytics/{projectId}/visitors":      {"200", "400", "401", "403", "404", "429", "500"},
 		"GET /healthz":                                {"200", "503"},
 		"GET /openapi.yaml":                           {"200"},
 	}
+	maps.Copy(want, feedbackSearchesOperations)
 	got := map[string][]string{}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
@@ -70,8 +73,16 @@ func TestDocumentResponses(t *testing.T) {
 					t.Errorf("%s: Retry-After is documented on exactly the 429 answers and the ingestion's 503; headers %v", where, keys(r.Headers))
 				}
 				wantType := "application/json"
-				if path == "/openapi.yaml" {
+				switch {
+				case path == "/openapi.yaml":
 					wantType = "application/yaml"
+				case strings.HasSuffix(path, ".js"):
+					wantType = "text/javascript"
+				case status == "204":
+					if len(r.Content) != 0 {
+						t.Errorf("%s: content types %v, want none", where, keys(r.Content))
+					}
+					continue
 				}
 				if len(r.Content) != 1 || r.Content[wantType] == nil || r.Content[wantType].Schema == nil {
 					t.Errorf("%s: content types %v, want only %s with a schema", where, keys(r.Content), wantType)
@@ -104,14 +115,15 @@ func TestDocumentSecurity(t *testing.T) {
 	if len(doc.Security) != 1 || doc.Security[0]["adminKey"] == nil {
 		t.Errorf("the document-wide security is %v, want adminKey", doc.Security)
 	}
-	open := map[string]bool{"/healthz": true, "/openapi.yaml": true}
+	open := map[string]bool{"GET /healthz": true, "GET /openapi.yaml": true}
+	maps.Copy(open, openSiteOperations)
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
 			public := op.Security != nil && len(*op.Security) == 0
-			if public != open[path] {
-				t.Errorf("%s %s: open without a key = %v, want %v", method, path, public, open[path])
+			if public != open[method+" "+path] {
+				t.Errorf("%s %s: open without a key = %v, want %v", method, path, public, open[method+" "+path])
 			}
-			if open[path] {
+			if open[method+" "+path] {
 				requireSelfHosted(t, method+" "+path, op.Extensions, op.Description)
 			}
 		}

@@ -49,6 +49,10 @@ type Backend interface {
 // are the database's, returned as they are, unless a method says
 // otherwise.
 type Tx interface {
+	FeedbackTx // feedback.go
+	SearchTx   // searches.go
+	SiteTx     // site.go
+
 	// ProjectExists reports whether the project id exists.
 	ProjectExists(ctx context.Context, id string) (bool, error)
 	// InsertProject stores a new project: store.ErrConflict if its ID is

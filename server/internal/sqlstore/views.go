@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/store"
@@ -18,6 +19,18 @@ type Views struct {
 	capper rollup.Capper
 	// QueryHook, if set, is told each query's work: a test's look.
 	QueryHook func(rollup.Stats)
+}
+
+var _ store.ViewFolder = (*Views)(nil)
+
+// CheckDailyPathCap refuses a cap on distinct paths per project and day
+// below 1 (backend names the package in the error): a day must hold at
+// least one path, or every view would fold.
+func CheckDailyPathCap(backend string, n int) error {
+	if n < 1 {
+		return fmt.Errorf("%s: daily path cap %d: must be at least 1", backend, n)
+	}
+	return nil
 }
 
 // NewViews returns the views methods over db, with the cap on distinct

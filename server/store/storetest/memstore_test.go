@@ -27,6 +27,8 @@ type memStore struct {
 	jobs     map[string]*store.Job
 	idem     map[[2]string]idemEntry
 	views    map[viewKey]store.ViewCount
+	site     siteState    // feedback, searches, site tokens, secrets (memstore_site_test.go)
+	visitors visitorState // unique visitors and salts (memstore_visitors_test.go)
 }
 
 type idemEntry struct {

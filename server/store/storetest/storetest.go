@@ -46,6 +46,10 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Views", testViews},
 		{"Concurrency", testConcurrency},
 		{"Inputs", testInputs},
+		{"Feedback", testFeedback},
+		{"Searches", testSearches},
+		{"SiteTokens", testSiteTokens},
+		{"Visitors", testVisitors},
 		{"Ping", testPing},
 	}
 	for _, a := range areas {

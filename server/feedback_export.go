@@ -1,0 +1,175 @@
+package server
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// Bounds of the feedback exports, as the contract states them.
+const (
+	defaultFeedbackLimit       = 50
+	defaultFeedbackByPageLimit = 10
+	maxFeedbackLimit           = 100
+)
+
+// The values the source and status filters take.
+var (
+	feedbackSources  = []docsapi.FeedbackSource{docsapi.FeedbackSourceCodeSnippet, docsapi.FeedbackSourceContextual, docsapi.FeedbackSourceAgent, docsapi.FeedbackSourceThumbsOnly}
+	feedbackStatuses = []docsapi.FeedbackStatus{docsapi.FeedbackStatusPending, docsapi.FeedbackStatusInProgress, docsapi.FeedbackStatusResolved, docsapi.FeedbackStatusDismissed}
+)
+
+// feedbackExport: GET /v1/analytics/{projectId}/feedback, newest first,
+// by cursor (see cursor.go).
+func (s *Server) feedbackExport(w http.ResponseWriter, r *http.Request, c caller) {
+	qs := newExportQuery(r.URL.RawQuery)
+	f := parseFeedbackFilter(qs)
+	q := store.FeedbackQuery{FeedbackFilter: f, Limit: qs.limit(defaultFeedbackLimit, maxFeedbackLimit)}
+	cursor, hasCursor := qs.one("cursor")
+	if len(qs.details) > 0 {
+		writeJSON(w, http.StatusBadRequest, analyticsErrorBody{Error: "invalid query parameters", Details: qs.details})
+		return
+	}
+	q.ProjectID = c.project.ID
+	scope := feedbackScope(q.FeedbackFilter)
+	var key []byte
+	if hasCursor && cursor != "" {
+		var err error
+		if key, err = s.cursorKey(r.Context()); err != nil {
+			s.internalError(w, r, "exporting feedback", err)
+			return
+		}
+		after, err := openFeedbackCursor(key, scope, cursor)
+		if err != nil {
+			writeBadCursor(w, err)
+			return
+		}
+		q.After = &after
+	}
+	page, err := s.cfg.Store.QueryFeedback(r.Context(), q)
+	if err != nil {
+		s.storeError(w, r, err, "project "+quote(c.project.ID), "exporting feedback")
+		return
+	}
+	out := docsapi.FeedbackPage{Feedback: make([]docsapi.FeedbackEntry, len(page.Entries)), HasMore: page.HasMore}
+	for i, e := range page.Entries {
+		out.Feedback[i] = feedbackEntry(e)
+	}
+	if page.HasMore {
+		if key == nil {
+			if key, err = s.cursorKey(r.Context()); err != nil {
+				s.internalError(w, r, "exporting feedback", err)
+				return
+			}
+		}
+		last := page.Entries[len(page.Entries)-1]
+		out.NextCursor = sealCursor(key, scope, new(position).int(last.CreatedAt.UnixMicro()).str(last.ID).b)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// feedbackByPage: GET /v1/analytics/{projectId}/feedback/by-page. It has
+// no cursor: hasMore says that paths were left out.
+func (s *Server) feedbackByPage(w http.ResponseWriter, r *http.Request, c caller) {
+	qs := newExportQuery(r.URL.RawQuery)
+	q := store.FeedbackByPageQuery{FeedbackFilter: parseFeedbackFilter(qs), Limit: qs.limit(defaultFeedbackByPageLimit, maxFeedbackLimit)}
+	if len(qs.details) > 0 {
+		writeJSON(w, http.StatusBadRequest, analyticsErrorBody{Error: "invalid query parameters", Details: qs.details})
+		return
+	}
+	q.ProjectID = c.project.ID
+	res, err := s.cfg.Store.FeedbackByPage(r.Context(), q)
+	if err != nil {
+		s.storeError(w, r, err, "project "+quote(c.project.ID), "counting feedback by page")
+		return
+	}
+	out := docsapi.FeedbackByPageResult{Feedback: make([]docsapi.PageFeedback, len(res.Rows)), HasMore: res.HasMore}
+	for i, p := range res.Rows {
+		out.Feedback[i] = docsapi.PageFeedback{Path: p.Path, ThumbsUp: p.ThumbsUp, ThumbsDown: p.ThumbsDown, Code: p.Code, Total: p.Total}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// parseFeedbackFilter reads dateFrom, dateTo (exact instants: entries keep
+// their time), source and status (a comma-separated list).
+func parseFeedbackFilter(qs *exportQuery) store.FeedbackFilter {
+	var f store.FeedbackFilter
+	f.From, f.To = qs.dates()
+	if v, ok := qs.one("source"); ok {
+		if src := docsapi.FeedbackSource(v); slices.Contains(feedbackSources, src) {
+			f.Source = src
+		} else {
+			qs.fail("source must be one of %s, got %q", joinValues(feedbackSources), v)
+		}
+	}
+	if v, ok := qs.one("status"); ok {
+		for _, part := range strings.Split(v, ",") {
+			st := docsapi.FeedbackStatus(strings.TrimSpace(part))
+			if !slices.Contains(feedbackStatuses, st) {
+				qs.fail("status must be a comma-separated list of %s, got %q", joinValues(feedbackStatuses), part)
+				continue
+			}
+			if !slices.Contains(f.Statuses, st) {
+				f.Statuses = append(f.Statuses, st)
+			}
+		}
+	}
+	return f
+}
+
+func joinValues[T ~string](vs []T) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ", ")
+}
+
+// feedbackScope is the scope of a feedback cursor: the project and every
+// filter, statuses in a canonical order.
+func feedbackScope(f store.FeedbackFilter) []byte {
+	statuses := make([]string, len(f.Statuses))
+	for i, st := range f.Statuses {
+		statuses[i] = string(st)
+	}
+	slices.Sort(statuses)
+	return scope("feedback", f.ProjectID, timeParam(f.From), timeParam(f.To), string(f.Source), strings.Join(statuses, ","))
+}
+
+// openFeedbackCursor returns the place a feedback cursor holds.
+func openFeedbackCursor(key, scope []byte, cursor string) (store.FeedbackKey, error) {
+	pos, err := openCursor(key, scope, cursor)
+	if err != nil {
+		return store.FeedbackKey{}, err
+	}
+	r := &positionReader{b: pos}
+	k := store.FeedbackKey{CreatedAt: time.UnixMicro(r.int()).UTC(), ID: r.str()}
+	if err := r.done(); err != nil || k.ID == "" {
+		return store.FeedbackKey{}, errBadCursor
+	}
+	return k, nil
+}
+
+// writeBadCursor answers a refused cursor.
+func writeBadCursor(w http.ResponseWriter, err error) {
+	writeJSON(w, http.StatusBadRequest, analyticsErrorBody{Error: "invalid query parameters",
+		Details: []docsapi.ErrorDetail{{Message: err.Error()}}})
+}
+
+// feedbackEntry is e as the export shows it: each source with its own
+// fields (see docsapi.FeedbackEntry), so a thumbs-only entry shows the base
+// fields alone, as the hosted service's do.
+func feedbackEntry(f store.Feedback) docsapi.FeedbackEntry {
+	e := docsapi.FeedbackEntry{ID: f.ID, Path: f.Path, Comment: f.Comment, CreatedAt: f.CreatedAt, Source: f.Source, Status: f.Status}
+	switch f.Source {
+	case docsapi.FeedbackSourceContextual:
+		e.Helpful, e.Contact = f.Helpful, f.Contact
+	case docsapi.FeedbackSourceCodeSnippet:
+		e.Code, e.Filename, e.Lang = f.Code, f.Filename, f.Lang
+	}
+	return e
+}

@@ -1,0 +1,175 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"net/mail"
+	"reflect"
+	"strings"
+	"time"
+
+	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// Bounds of a feedback submission, in characters.
+const (
+	maxFeedbackComment  = 2000
+	maxFeedbackCode     = 10000
+	maxFeedbackFilename = 255
+	maxFeedbackLang     = 64
+	maxFeedbackContact  = 254 // the longest e-mail address SMTP carries
+)
+
+// feedbackBody is a submission of POST /v1/site/{projectId}/feedback: page
+// feedback (helpful, with an optional comment and contact) or feedback on a
+// code block (code, with an optional filename, lang and comment).
+type feedbackBody struct {
+	Path     *string `json:"path"`
+	Helpful  *bool   `json:"helpful"`
+	Comment  *string `json:"comment"`
+	Contact  *string `json:"contact"`
+	Code     *string `json:"code"`
+	Filename *string `json:"filename"`
+	Lang     *string `json:"lang"`
+	// Website is the honeypot: a form field hidden from people, which
+	// only a bot filling in every field fills in.
+	Website *string `json:"website"`
+}
+
+var feedbackBodyFields = jsonFields(reflect.TypeFor[feedbackBody]())
+
+// recordFeedback: POST /v1/site/{projectId}/feedback. 202 means stored
+// (or caught by the honeypot, which answers alike); 400 names the field.
+func (s *Server) recordFeedback(w http.ResponseWriter, r *http.Request, tok store.SiteToken) {
+	body, bad := readBody(w, r, s.cfg.Site.MaxBodyBytes)
+	var in feedbackBody
+	if bad == nil {
+		bad = decodeStrict(body, &in, feedbackBodyFields)
+	}
+	if bad != nil {
+		writeError(w, bad.Status, bad.Message)
+		return
+	}
+	if in.Website != nil && strings.TrimSpace(*in.Website) != "" {
+		s.siteCounters.honeypot.Add(1)
+		writeAccepted(w)
+		return
+	}
+	now := s.cfg.Now().UTC().Truncate(time.Microsecond)
+	n, bad := parseFeedback(in)
+	if bad != nil {
+		writeError(w, bad.Status, bad.Message)
+		return
+	}
+	n.ID, n.ProjectID, n.CreatedAt, n.DailyCap = "fb_"+randomBase62(20), tok.ProjectID, now, s.cfg.Site.MaxFeedbackPerDay
+	_, err := s.cfg.Store.AddFeedback(r.Context(), n)
+	switch {
+	case err == nil:
+		writeAccepted(w)
+	case errors.Is(err, store.ErrFull):
+		s.siteCounters.feedbackFull.Add(1)
+		w.Header().Set("Retry-After", retryAfterSeconds(store.FeedbackDay(now).Add(24*time.Hour).Sub(now)))
+		writeError(w, http.StatusTooManyRequests, "this site has sent as much feedback as the server keeps in a day; nothing was stored")
+	default:
+		s.storeError(w, r, err, "project "+quote(tok.ProjectID), "recording feedback")
+	}
+}
+
+// parseFeedback checks a submission and returns the entry it makes, all
+// but its ID, project, time and cap. Page feedback with a comment or a
+// contact is contextual; without either, a vote alone, thumbs_only.
+func parseFeedback(in feedbackBody) (store.NewFeedback, *badRequest) {
+	var n store.NewFeedback
+	if in.Path == nil {
+		return n, invalidInput(`field "path" is required: the page's path, such as /quickstart`)
+	}
+	path, bad := sitePath("path", *in.Path)
+	if bad != nil {
+		return n, bad
+	}
+	n.Path = path
+	if in.Comment != nil {
+		if p := textProblem("comment", *in.Comment, maxFeedbackComment, true); p != "" {
+			return n, invalidInput("%s", p)
+		}
+		n.Comment = in.Comment
+	}
+	switch {
+	case in.Code != nil && in.Helpful != nil:
+		return n, invalidInput(`fields "code" and "helpful" exclude each other: send "helpful" for the page, or "code" for a code block`)
+	case in.Code != nil:
+		return codeFeedback(n, in)
+	case in.Helpful != nil:
+		return pageFeedback(n, in)
+	}
+	return n, invalidInput(`field "helpful" (the page) or "code" (a code block) is required`)
+}
+
+// pageFeedback completes n, a vote on a page.
+func pageFeedback(n store.NewFeedback, in feedbackBody) (store.NewFeedback, *badRequest) {
+	for field, v := range map[string]*string{"filename": in.Filename, "lang": in.Lang} {
+		if v != nil {
+			return n, invalidInput(`field %q belongs to feedback on a code block (with "code"), not on a page`, field)
+		}
+	}
+	n.Helpful = *in.Helpful
+	n.Source = docsapi.FeedbackSourceThumbsOnly
+	if in.Contact != nil {
+		contact, bad := parseContact(*in.Contact)
+		if bad != nil {
+			return n, bad
+		}
+		n.Contact = contact
+	}
+	if n.Comment != nil || n.Contact != "" {
+		n.Source = docsapi.FeedbackSourceContextual
+	}
+	return n, nil
+}
+
+// codeFeedback completes n, feedback on a code block.
+func codeFeedback(n store.NewFeedback, in feedbackBody) (store.NewFeedback, *badRequest) {
+	if in.Contact != nil {
+		return n, invalidInput(`field "contact" belongs to feedback on a page (with "helpful"), not on a code block`)
+	}
+	if strings.TrimSpace(*in.Code) == "" {
+		return n, invalidInput(`field "code" must not be empty`)
+	}
+	if p := textProblem("code", *in.Code, maxFeedbackCode, true); p != "" {
+		return n, invalidInput("%s", p)
+	}
+	n.Source, n.Code = docsapi.FeedbackSourceCodeSnippet, *in.Code
+	for _, f := range []struct {
+		field string
+		v     *string
+		max   int
+		dst   *string
+	}{{"filename", in.Filename, maxFeedbackFilename, &n.Filename}, {"lang", in.Lang, maxFeedbackLang, &n.Lang}} {
+		if f.v == nil {
+			continue
+		}
+		if p := textProblem(f.field, *f.v, f.max, false); p != "" {
+			return n, invalidInput("%s", p)
+		}
+		*f.dst = strings.TrimSpace(*f.v)
+	}
+	return n, nil
+}
+
+// parseContact checks the reader's e-mail address: a bare address (no
+// display name), as the export shows it. An empty one is no contact.
+func parseContact(v string) (string, *badRequest) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return "", nil
+	}
+	if p := textProblem("contact", v, maxFeedbackContact, false); p != "" {
+		return "", invalidInput("%s", p)
+	}
+	a, err := mail.ParseAddress(v)
+	if err != nil || a.Name != "" || a.Address != v || !strings.Contains(v[strings.LastIndexByte(v, '@')+1:], ".") {
+		return "", invalidInput(`field "contact" must be an e-mail address, such as reader@example.com`)
+	}
+	return v, nil
+}

@@ -1,0 +1,95 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"slices"
+	"time"
+
+	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// maxStatusBodyBytes bounds the body of a status change, {"status": ...}.
+const maxStatusBodyBytes = 1 << 10
+
+// statusBody is the body of PATCH .../feedback/{id}.
+type statusBody struct {
+	Status *string `json:"status"`
+}
+
+var statusBodyFields = jsonFields(reflect.TypeFor[statusBody]())
+
+// ErrUnknownFeedbackStatus is the error of SetFeedbackStatus for a status
+// the contract does not list.
+var ErrUnknownFeedbackStatus = errors.New("server: unknown feedback status: use " + joinValues(feedbackStatuses))
+
+// SetFeedbackStatus moves a feedback entry of a project to status
+// (pending, in_progress, resolved or dismissed) and returns it as stored.
+// An entry already in that status is returned unchanged. The error
+// matches store.ErrNotFound when the project has no such entry.
+func (s *Server) SetFeedbackStatus(ctx context.Context, projectID, id string, status docsapi.FeedbackStatus) (store.Feedback, error) {
+	if !slices.Contains(feedbackStatuses, status) {
+		return store.Feedback{}, fmt.Errorf("%w, not %q", ErrUnknownFeedbackStatus, status)
+	}
+	f, err := s.cfg.Store.SetFeedbackStatus(ctx, store.FeedbackStatusChange{
+		ProjectID: projectID, ID: id, Status: status, At: s.cfg.Now().UTC().Truncate(time.Microsecond),
+	})
+	if err != nil {
+		return store.Feedback{}, fmt.Errorf("server: feedback %q of project %q: %w", id, projectID, err)
+	}
+	return f, nil
+}
+
+// setFeedbackStatus: PATCH /v1/analytics/{projectId}/feedback/{id}, a
+// self-hosted addition for operators (write scope). It answers the entry
+// as the export shows it.
+func (s *Server) setFeedbackStatus(w http.ResponseWriter, r *http.Request, c caller) {
+	body, bad := readBody(w, r, maxStatusBodyBytes)
+	var in statusBody
+	if bad == nil {
+		bad = decodeStrict(body, &in, statusBodyFields)
+	}
+	if bad == nil && in.Status == nil {
+		bad = invalidInput(`field "status" is required: one of %s`, joinValues(feedbackStatuses))
+	}
+	if bad == nil && !slices.Contains(feedbackStatuses, docsapi.FeedbackStatus(*in.Status)) {
+		bad = invalidInput(`field "status" must be one of %s, got %s`, joinValues(feedbackStatuses), quote(*in.Status))
+	}
+	if bad != nil {
+		writeJSON(w, bad.Status, analyticsErrorBody{Error: bad.Message})
+		return
+	}
+	id := r.PathValue("id")
+	f, err := s.SetFeedbackStatus(r.Context(), c.project.ID, id, docsapi.FeedbackStatus(*in.Status))
+	if err != nil {
+		s.storeError(w, r, err, "feedback "+quote(id), "changing a feedback status")
+		return
+	}
+	entry, err := feedbackEntryJSON(feedbackEntry(f))
+	if err != nil {
+		s.internalError(w, r, "encoding a feedback entry", err)
+		return
+	}
+	writeJSON(w, http.StatusOK, entry)
+}
+
+// feedbackEntryJSON encodes one entry exactly as the export does, through
+// the SDK's page encoding, which alone knows each source's fields.
+func feedbackEntryJSON(e docsapi.FeedbackEntry) (json.RawMessage, error) {
+	b, err := json.Marshal(docsapi.FeedbackPage{Feedback: []docsapi.FeedbackEntry{e}})
+	if err != nil {
+		return nil, err
+	}
+	var page struct {
+		Feedback []json.RawMessage `json:"feedback"`
+	}
+	if err := json.Unmarshal(b, &page); err != nil || len(page.Feedback) != 1 {
+		return nil, fmt.Errorf("re-reading the entry: %v", err)
+	}
+	return page.Feedback[0], nil
+}

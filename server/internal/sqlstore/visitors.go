@@ -1,0 +1,163 @@
+package sqlstore
+
+import (
+	"context"
+	"crypto/rand"
+	"time"
+
+	"github.com/docsapi/docsapi-go/server/internal/rollup"
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// Visitors has the methods of store.VisitorStore over the visitor rolls of
+// package rollup, for a backend that embeds it. Their steps are here once:
+// validate; in one transaction, apply the views' cap and add the batch to
+// the hour, day and week rolls; once committed, remember the paths the cap
+// found held. A query reads the rolls of its range in one snapshot and
+// ranks their merge.
+type Visitors struct {
+	db   VisitorsBackend
+	days rollup.DayCache
+	// VisitorQueryHook, if set, is told each query's work: a test's look.
+	VisitorQueryHook func(rollup.VisitorStats)
+}
+
+// NewVisitors returns the visitors methods over db.
+func NewVisitors(db VisitorsBackend) *Visitors { return &Visitors{db: db} }
+
+// VisitorsBackend is a SQL database as the visitors methods use it.
+type VisitorsBackend interface {
+	// StorableVisitors returns the counts of a validated batch as the
+	// database can store them, leaving out those without a sketch; it
+	// may reuse counts' memory.
+	StorableVisitors(counts []store.VisitorCount) []store.VisitorCount
+	// WriteVisitors runs fn in one transaction that guards the visitor
+	// rolls of batch's days and weeks (PostgreSQL locks the days' rows,
+	// as for views, in one order, so that concurrent flushes queue), and
+	// commits it if fn returns nil.
+	WriteVisitors(ctx context.Context, op string, batch []store.VisitorCount, fn func(VisitorsTx) error) error
+	// TallyVisitorRolls adds to tally, from one snapshot, the segments of
+	// the visitor rolls of project that span covers.
+	TallyVisitorRolls(ctx context.Context, op, project string, span rollup.Span, tally *rollup.VisitorTally) error
+	// VisitorSalt, in one transaction, deletes the salts of days before
+	// keepFrom, stores fresh as the salt of day unless it has one, and
+	// returns the salt of day. Processes that call it at once for the
+	// same day all get the one salt stored.
+	VisitorSalt(ctx context.Context, op string, day, keepFrom int64, fresh []byte) ([]byte, error)
+	// Fail wraps an error of op (see Backend.Fail).
+	Fail(op string, err error) error
+}
+
+// VisitorsTx is the visitors statements of one write transaction. Roll
+// segments are named by kind, project and start, as in package rollup.
+type VisitorsTx interface {
+	// HeldPaths answers the cap's question about the batch's days.
+	rollup.HeldPaths
+	// VisitorSegments lists the stored segments of a roll, in Seq order,
+	// each with its size in bytes as Entries.
+	VisitorSegments(kind rollup.Kind, project string, at int64) ([]rollup.Segment, error)
+	// ReadVisitorSegments returns the segments of a roll from Seq from
+	// on, in Seq order.
+	ReadVisitorSegments(kind rollup.Kind, project string, at, from int64) ([][]byte, error)
+	// StoreVisitorSegment deletes the roll's segments from a.Replaces on,
+	// if it is not 0, and stores a's segment.
+	StoreVisitorSegment(kind rollup.Kind, project string, at int64, a rollup.Appended) error
+}
+
+// AddVisitors merges each count's sketches into its (ProjectID, Path, Hour)
+// in one transaction, after the views' cap renamed the paths its day does
+// not hold. The batch is validated first: one bad count refuses the whole
+// batch and nothing is stored.
+func (v *Visitors) AddVisitors(ctx context.Context, counts []store.VisitorCount) error {
+	const op = "add visitors"
+	if err := store.ValidateVisitorCounts(counts); err != nil {
+		return v.db.Fail(op, err)
+	}
+	batch := v.db.StorableVisitors(counts)
+	if len(batch) == 0 {
+		return nil
+	}
+	var capped rollup.CappedVisitors
+	err := v.db.WriteVisitors(ctx, op, batch, func(tx VisitorsTx) error {
+		var err error
+		if capped, err = rollup.CapVisitors(batch, &v.days, tx); err != nil {
+			return v.db.Fail(op, err)
+		}
+		if err := addVisitorRolls(tx, capped.Counts); err != nil {
+			return v.db.Fail(op, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	v.days.Add(capped.Learned)
+	return nil
+}
+
+// addVisitorRolls adds counts to the hour, day and week rolls they fall in,
+// each roll's segment merged with its last small ones (rollup.Absorb), so a
+// flush rewrites about its own size, not the day's.
+func addVisitorRolls(tx VisitorsTx, counts []store.VisitorCount) error {
+	rolls, err := rollup.GroupVisitors(counts)
+	if err != nil {
+		return err
+	}
+	for kind, rs := range rolls {
+		k := rollup.Kind(kind)
+		for _, r := range rs {
+			segs, err := tx.VisitorSegments(k, r.ProjectID, r.At)
+			if err != nil {
+				return err
+			}
+			a, err := rollup.AppendVisitors(r, segs, func(from int64) ([][]byte, error) {
+				return tx.ReadVisitorSegments(k, r.ProjectID, r.At, from)
+			})
+			if err != nil {
+				return err
+			}
+			if err := tx.StoreVisitorSegment(k, r.ProjectID, r.At, a); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// QueryVisitors returns the totals and one page of per-path unique
+// visitors of a project over an hour range, as store.VisitorStore
+// documents, from the week rolls of the range's whole weeks, the day rolls
+// of the whole days around them and the hour rolls of its ragged edges.
+func (v *Visitors) QueryVisitors(ctx context.Context, q store.ViewsQuery) (store.VisitorsResult, error) {
+	const op = "query visitors"
+	if err := q.Validate(); err != nil {
+		return store.VisitorsResult{}, v.db.Fail(op, err)
+	}
+	var tally rollup.VisitorTally
+	defer tally.Release()
+	if err := v.db.TallyVisitorRolls(ctx, op, q.ProjectID, rollup.Split(q.From, q.To), &tally); err != nil {
+		return store.VisitorsResult{}, err
+	}
+	res, err := tally.Result(q)
+	if err != nil {
+		return store.VisitorsResult{}, v.db.Fail(op, err)
+	}
+	if v.VisitorQueryHook != nil {
+		v.VisitorQueryHook(tally.Stats())
+	}
+	return res, nil
+}
+
+// VisitorSalt returns the salt of the UTC day holding day, made of fresh
+// random bytes on the first request, and deletes every salt of a day
+// before the one preceding it.
+func (v *Visitors) VisitorSalt(ctx context.Context, day time.Time) ([]byte, error) {
+	const op = "visitor salt"
+	if err := store.ValidateVisitorSalt(day); err != nil {
+		return nil, v.db.Fail(op, err)
+	}
+	at := rollup.DayOf(day.Unix())
+	fresh := make([]byte, store.VisitorSaltBytes)
+	rand.Read(fresh)
+	return v.db.VisitorSalt(ctx, op, at, at-rollup.Day, fresh)
+}

@@ -1,0 +1,80 @@
+package server
+
+import (
+	"net/http"
+
+	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// Bounds of the searches export, as the contract states them.
+const (
+	defaultSearchesLimit = 50
+	maxSearchesLimit     = 100
+)
+
+// searchesExport: GET /v1/analytics/{projectId}/searches, most searched
+// first, by cursor (see cursor.go). Searches are counted per UTC day, so
+// the range is widened to whole days, as the views export widens to hours.
+//
+// The cursor is the place of the last row, (hits, query), and the next
+// page the rows after it in the order, over the counts as they are then:
+// no row is ever sent twice. A query whose count rises past the cursor
+// while a client pages is not sent again, and so may be missed by that
+// export; totalSearches is always the current total.
+func (s *Server) searchesExport(w http.ResponseWriter, r *http.Request, c caller) {
+	qs := newExportQuery(r.URL.RawQuery)
+	from, to := qs.dates()
+	q := store.SearchesQuery{Limit: qs.limit(defaultSearchesLimit, maxSearchesLimit)}
+	cursor, hasCursor := qs.one("cursor")
+	if len(qs.details) > 0 {
+		writeJSON(w, http.StatusBadRequest, analyticsErrorBody{Error: "invalid query parameters", Details: qs.details})
+		return
+	}
+	q.ProjectID = c.project.ID
+	q.From, q.To = dayRange(from, to)
+	scope := scope("searches", q.ProjectID, timeParam(q.From), timeParam(q.To))
+	var key []byte
+	if hasCursor && cursor != "" {
+		var err error
+		if key, err = s.cursorKey(r.Context()); err != nil {
+			s.internalError(w, r, "exporting searches", err)
+			return
+		}
+		pos, err := openCursor(key, scope, cursor)
+		if err != nil {
+			writeBadCursor(w, err)
+			return
+		}
+		rd := &positionReader{b: pos}
+		after := store.SearchKey{Hits: rd.int(), Query: rd.str()}
+		if err := rd.done(); err != nil || after.Hits < 0 {
+			writeBadCursor(w, errBadCursor)
+			return
+		}
+		q.After = &after
+	}
+	res, err := s.cfg.Store.QuerySearches(r.Context(), q)
+	if err != nil {
+		s.storeError(w, r, err, "project "+quote(c.project.ID), "exporting searches")
+		return
+	}
+	page := docsapi.SearchesPage{Searches: make([]docsapi.Search, len(res.Rows)), TotalSearches: res.Total}
+	for i, row := range res.Rows {
+		page.Searches[i] = docsapi.Search{Query: row.Query, Hits: row.Hits, TopClickedPage: row.TopClickedPage, LastSearchedAt: row.LastSearchedAt}
+		if row.Hits > 0 {
+			page.Searches[i].CTR = float64(row.Clicks) / float64(row.Hits)
+		}
+	}
+	if res.HasMore {
+		if key == nil {
+			if key, err = s.cursorKey(r.Context()); err != nil {
+				s.internalError(w, r, "exporting searches", err)
+				return
+			}
+		}
+		last := res.Rows[len(res.Rows)-1]
+		page.NextCursor = sealCursor(key, scope, new(position).int(last.Hits).str(last.Query).b)
+	}
+	writeJSON(w, http.StatusOK, page)
+}

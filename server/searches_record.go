@@ -1,0 +1,89 @@
+package server
+
+import (
+	"net/http"
+	"reflect"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// maxRawQueryBytes bounds a query as sent, before it is normalised: a
+// query is short, and normalising a long one is work for nothing.
+const maxRawQueryBytes = 1000
+
+// searchBody is a search event of POST /v1/site/{projectId}/searches: what
+// a reader searched for, and the result they opened, if any.
+type searchBody struct {
+	Query       *string `json:"query"`
+	ClickedPath *string `json:"clickedPath"`
+	Website     *string `json:"website"` // the honeypot, as in feedback
+}
+
+var searchBodyFields = jsonFields(reflect.TypeFor[searchBody]())
+
+// recordSearch: POST /v1/site/{projectId}/searches. 202 means counted (or
+// caught by the honeypot, which answers alike); 400 names the field.
+func (s *Server) recordSearch(w http.ResponseWriter, r *http.Request, tok store.SiteToken) {
+	body, bad := readBody(w, r, s.cfg.Site.MaxBodyBytes)
+	var in searchBody
+	if bad == nil {
+		bad = decodeStrict(body, &in, searchBodyFields)
+	}
+	if bad != nil {
+		writeError(w, bad.Status, bad.Message)
+		return
+	}
+	if in.Website != nil && strings.TrimSpace(*in.Website) != "" {
+		s.siteCounters.honeypot.Add(1)
+		writeAccepted(w)
+		return
+	}
+	sr, bad := parseSearch(in)
+	if bad != nil {
+		writeError(w, bad.Status, bad.Message)
+		return
+	}
+	sr.ProjectID, sr.At = tok.ProjectID, s.cfg.Now().UTC().Truncate(time.Microsecond)
+	folds, err := s.cfg.Store.AddSearches(r.Context(), store.SearchBatch{Searches: []store.Search{sr}, DailyQueryCap: s.cfg.Site.MaxQueriesPerDay})
+	if err != nil {
+		s.storeError(w, r, err, "project "+quote(tok.ProjectID), "recording a search")
+		return
+	}
+	s.siteCounters.foldedSearches.Add(folds.Searches)
+	s.siteCounters.unattributed.Add(folds.Clicks)
+	writeAccepted(w)
+}
+
+// parseSearch checks a search event and returns it normalised (see
+// store.NormaliseQuery), all but its project and time.
+func parseSearch(in searchBody) (store.Search, *badRequest) {
+	var sr store.Search
+	switch {
+	case in.Query == nil:
+		return sr, invalidInput(`field "query" is required: the text the reader searched for`)
+	case len(*in.Query) > maxRawQueryBytes:
+		return sr, invalidInput(`field "query" has %d bytes; at most %d are allowed`, len(*in.Query), maxRawQueryBytes)
+	}
+	// Line breaks and tabs are white space to a query, folded away below.
+	if p := textProblem("query", *in.Query, maxRawQueryBytes, true); p != "" {
+		return sr, invalidInput("%s", p)
+	}
+	sr.Query = store.NormaliseQuery(*in.Query)
+	switch n := utf8.RuneCountInString(sr.Query); {
+	case n == 0:
+		return sr, invalidInput(`field "query" must not be blank`)
+	case n > store.MaxQueryLength:
+		return sr, invalidInput(`field "query" is %d characters long once normalised; the limit is %d`, n, store.MaxQueryLength)
+	}
+	if in.ClickedPath != nil && *in.ClickedPath != "" {
+		path, bad := sitePath("clickedPath", *in.ClickedPath)
+		if bad != nil {
+			return sr, bad
+		}
+		sr.ClickedPath = path
+	}
+	return sr, nil
+}

@@ -1,0 +1,26 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// siteRoutes adds the routes of readers' feedback and searches: the public
+// site endpoints and their script, the exports (with the assistant's, which
+// this server does not have), and the operators' status change.
+func (s *Server) siteRoutes(mux *http.ServeMux) {
+	mux.Handle("POST /v1/site/{projectId}/feedback", s.site(s.recordFeedback))
+	mux.Handle("POST /v1/site/{projectId}/searches", s.site(s.recordSearch))
+	mux.HandleFunc("OPTIONS /v1/site/{projectId}/feedback", s.sitePreflight)
+	mux.HandleFunc("OPTIONS /v1/site/{projectId}/searches", s.sitePreflight)
+	mux.HandleFunc("GET /v1/site/{projectId}/docsapi.js", serveSiteScript)
+
+	mux.Handle("GET /v1/analytics/{projectId}/feedback", s.api(analyticsAPI, store.ScopeRead, s.feedbackExport))
+	mux.Handle("GET /v1/analytics/{projectId}/feedback/by-page", s.api(analyticsAPI, store.ScopeRead, s.feedbackByPage))
+	mux.Handle("PATCH /v1/analytics/{projectId}/feedback/{id}", s.api(analyticsAPI, store.ScopeWrite, s.setFeedbackStatus))
+	mux.Handle("GET /v1/analytics/{projectId}/searches", s.api(analyticsAPI, store.ScopeRead, s.searchesExport))
+	mux.Handle("GET /v1/analytics/{projectId}/assistant", s.api(analyticsAPI, store.ScopeRead, s.noAssistant))
+	mux.Handle("GET /v1/analytics/{projectId}/assistant/threads/{threadId}", s.api(analyticsAPI, store.ScopeRead, s.noAssistant))
+	mux.Handle("GET /v1/analytics/{projectId}/assistant/caller-stats", s.api(analyticsAPI, store.ScopeRead, s.noAssistant))
+}

@@ -1,0 +1,440 @@
+package storetest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/docsapi/docsapi-go/server/internal/hll"
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// VisitorSketch returns the encoded sketch of visitors ids (each passed
+// through hll.Mix64, as a recorder's hashes are well mixed), or nil for
+// none.
+func VisitorSketch(ids ...uint64) []byte {
+	if len(ids) == 0 {
+		return nil
+	}
+	var s hll.Sketch
+	for _, id := range ids {
+		s.Insert(hll.Mix64(id))
+	}
+	return s.AppendBinary(nil)
+}
+
+// visitorIDs returns the visitors from lo up to hi.
+func visitorIDs(lo, hi uint64) []uint64 {
+	var v []uint64
+	for i := lo; i < hi; i++ {
+		v = append(v, i)
+	}
+	return v
+}
+
+// visitors is a VisitorCount of the given visitors.
+func visitors(project, path string, hour time.Time, human, ai []uint64) store.VisitorCount {
+	return store.VisitorCount{ProjectID: project, Path: path, Hour: hour, Human: VisitorSketch(human...), AI: VisitorSketch(ai...)}
+}
+
+func addVisitors(t *testing.T, s store.Store, counts ...store.VisitorCount) {
+	t.Helper()
+	must(t, "AddVisitors", s.AddVisitors(t.Context(), counts))
+}
+
+// viewed adds a view of each path in hour, so that its day holds them
+// (see AddVisitors).
+func viewed(t *testing.T, s store.Store, project string, hour time.Time, paths ...string) {
+	t.Helper()
+	var counts []store.ViewCount
+	for _, p := range paths {
+		counts = append(counts, store.ViewCount{ProjectID: project, Path: p, Hour: hour, Human: 1})
+	}
+	must(t, "AddViews", s.AddViews(t.Context(), counts))
+}
+
+func mustQueryVisitors(t *testing.T, s store.Store, q store.ViewsQuery) store.VisitorsResult {
+	t.Helper()
+	res, err := s.QueryVisitors(t.Context(), q)
+	must(t, "QueryVisitors", err)
+	return res
+}
+
+func wantVisitors(t *testing.T, what string, want, got store.VisitorsResult) {
+	t.Helper()
+	if got.Rows == nil {
+		t.Errorf("%s: Rows is nil, want a non-nil slice", what)
+	}
+	if want.Rows == nil {
+		want.Rows = []store.PathVisitors{}
+	}
+	if got.Rows == nil {
+		got.Rows = []store.PathVisitors{}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", what, diff)
+	}
+}
+
+func pv(path string, human, ai, total int64) store.PathVisitors {
+	return store.PathVisitors{Path: path, Human: human, AI: ai, Total: total}
+}
+
+// exactVisitors is the visitors of hours, kept as sets: what a query must
+// estimate. At the suite's sizes (under a few thousand visitors per
+// sketch), a sketch is exact.
+type exactVisitors map[time.Time]map[string][2]map[uint64]bool
+
+func (e exactVisitors) add(hour time.Time, path string, human, ai []uint64) {
+	if e[hour] == nil {
+		e[hour] = map[string][2]map[uint64]bool{}
+	}
+	sets, ok := e[hour][path]
+	if !ok {
+		sets = [2]map[uint64]bool{{}, {}}
+		e[hour][path] = sets
+	}
+	for _, id := range human {
+		sets[0][id] = true
+	}
+	for _, id := range ai {
+		sets[1][id] = true
+	}
+}
+
+// result is what QueryVisitors must answer for q (every row, q's limit
+// aside).
+func (e exactVisitors) result(q store.ViewsQuery) store.VisitorsResult {
+	type sets struct{ h, a, u map[uint64]bool }
+	newSets := func() *sets { return &sets{map[uint64]bool{}, map[uint64]bool{}, map[uint64]bool{}} }
+	all, per := newSets(), map[string]*sets{}
+	for hour, paths := range e {
+		if !q.From.IsZero() && hour.Before(q.From) || !q.To.IsZero() && !hour.Before(q.To) {
+			continue
+		}
+		for path, hs := range paths {
+			if per[path] == nil {
+				per[path] = newSets()
+			}
+			for _, s := range []*sets{all, per[path]} {
+				maps.Copy(s.h, hs[0])
+				maps.Copy(s.a, hs[1])
+				maps.Copy(s.u, hs[0])
+				maps.Copy(s.u, hs[1])
+			}
+		}
+	}
+	res := store.VisitorsResult{
+		Totals: store.VisitorTotals{Human: int64(len(all.h)), AI: int64(len(all.a)), Total: int64(len(all.u))},
+		Rows:   []store.PathVisitors{},
+	}
+	for path, s := range per {
+		if len(s.u) > 0 {
+			res.Rows = append(res.Rows, pv(path, int64(len(s.h)), int64(len(s.a)), int64(len(s.u))))
+		}
+	}
+	slices.SortFunc(res.Rows, func(a, b store.PathVisitors) int {
+		if a.Total != b.Total {
+			return int(b.Total - a.Total)
+		}
+		return bytes.Compare([]byte(a.Path), []byte(b.Path))
+	})
+	return res
+}
+
+func testVisitors(t *testing.T, open opener) {
+	day0 := Hour(-5) // the midnight that starts the suite's first day
+	other := store.OtherPagesPath
+	runAll(t, open, []subtest{
+		{"MergesCountEachVisitorOnce", func(t *testing.T, s store.Store) {
+			h := Hour(0)
+			viewed(t, s, "p1", h, "/a", "/b")
+			viewed(t, s, "p2", h, "/a")
+			addVisitors(t, s,
+				visitors("p1", "/a", h, []uint64{1, 2, 3}, []uint64{10}),
+				visitors("p1", "/b", h, []uint64{1}, []uint64{20}))
+			// Visitors seen before count once; visitor 20 is seen as both
+			// human and AI on /b: once in its total.
+			addVisitors(t, s,
+				visitors("p1", "/a", h, []uint64{3, 4}, []uint64{10, 11}),
+				visitors("p1", "/b", h, []uint64{20}, nil),
+				visitors("p2", "/a", h, visitorIDs(100, 110), nil))
+			wantVisitors(t, "p1", store.VisitorsResult{
+				// The project's: 1-4 and 20 human, 10, 11 and 20 AI.
+				Totals: store.VisitorTotals{Human: 5, AI: 3, Total: 7},
+				Rows:   []store.PathVisitors{pv("/a", 4, 2, 6), pv("/b", 2, 1, 2)},
+			}, mustQueryVisitors(t, s, all("p1")))
+			wantVisitors(t, "unknown project", store.VisitorsResult{}, mustQueryVisitors(t, s, all("nobody")))
+		}},
+		{"RangesOfHoursDaysAndWeeksMatchTheHours", func(t *testing.T, s store.Store) {
+			exact := exactVisitors{}
+			for d := range 22 {
+				for _, hr := range []int{0, 7, 23} {
+					hour := day0.Add(time.Duration(d*24+hr) * time.Hour)
+					path := fmt.Sprintf("/p%d", (d+hr)%3)
+					// 1000+hr comes back every day: ranges of several
+					// days must count it once.
+					human := []uint64{uint64(d*100 + hr), uint64(1000 + hr)}
+					ai := []uint64{uint64(5000 + d)}
+					if hr == 7 {
+						ai = append(ai, uint64(1000+hr)) // also human elsewhere
+					}
+					viewed(t, s, "p", hour, path)
+					addVisitors(t, s, visitors("p", path, hour, human, ai))
+					exact.add(hour, path, human, ai)
+				}
+			}
+			at := func(days, hours int) time.Time { return day0.Add(time.Duration(days*24+hours) * time.Hour) }
+			for _, r := range [][2]time.Time{
+				{at(0, 1), at(5, 3)},   // ragged edges around whole days
+				{at(0, 0), at(14, 0)},  // whole days, whole weeks among them
+				{at(2, 0), at(19, 5)},  // days, weeks and a ragged end
+				{at(1, 6), at(1, 8)},   // hours inside a day
+				{at(3, 7), at(3, 8)},   // one hour
+				{at(3, 7), at(3, 7)},   // empty
+				{{}, at(10, 0)},        // open start
+				{at(3, 23), {}},        // open end
+				{at(0, 23), at(21, 1)}, // most of it
+				{{}, {}},               // everything
+			} {
+				q := store.ViewsQuery{ProjectID: "p", From: r[0], To: r[1], Limit: 10}
+				wantVisitors(t, fmt.Sprintf("[%v, %v)", r[0], r[1]), exact.result(q), mustQueryVisitors(t, s, q))
+			}
+		}},
+		{"RowsAreOrderedByTotalThenPathAndPagedExactly", func(t *testing.T, s store.Store) {
+			h := Hour(2)
+			viewed(t, s, "p", h, "/a", "/b", "/c", "/d", "/e")
+			addVisitors(t, s,
+				visitors("p", "/e", h, []uint64{1, 2}, nil),
+				visitors("p", "/d", h, nil, []uint64{3}),
+				visitors("p", "/c", h, nil, []uint64{4, 5, 6}),
+				visitors("p", "/b", h, []uint64{7}, []uint64{8}),
+				visitors("p", "/a", h, []uint64{9}, []uint64{9, 10}))
+			rows := []store.PathVisitors{pv("/c", 0, 3, 3), pv("/a", 1, 2, 2), pv("/b", 1, 1, 2), pv("/e", 2, 0, 2), pv("/d", 0, 1, 1)}
+			totals := store.VisitorTotals{Human: 4, AI: 7, Total: 10}
+			for _, page := range []struct {
+				offset, limit int
+				more          bool
+			}{{0, 2, true}, {2, 2, true}, {4, 2, false}, {4, 1, false}, {3, 1, true}, {5, 2, false}, {9, 3, false}, {0, 5, false}} {
+				q := store.ViewsQuery{ProjectID: "p", Limit: page.limit, Offset: page.offset}
+				want := store.VisitorsResult{Totals: totals, HasMore: page.more}
+				want.Rows = rows[min(page.offset, len(rows)):min(page.offset+page.limit, len(rows))]
+				wantVisitors(t, fmt.Sprintf("offset %d limit %d", page.offset, page.limit), want, mustQueryVisitors(t, s, q))
+			}
+		}},
+		{"PathsTheDayDoesNotHoldCountUnderOtherPages", func(t *testing.T, s store.Store) {
+			h, next := day0.Add(3*time.Hour), day0.Add(27*time.Hour)
+			viewed(t, s, "p", h, "/a")
+			must(t, "AddViews", s.AddViews(t.Context(), []store.ViewCount{{ProjectID: "p", Path: "/bots", Hour: h, Bot: 1}}))
+			viewed(t, s, "p", next, "/new")
+			// /new has no views on the first day, in any hour: its
+			// visitors count under other pages there, but keep its name
+			// the next day. Paths seen by bots only are held.
+			addVisitors(t, s,
+				visitors("p", "/a", h.Add(5*time.Hour), []uint64{1}, nil),
+				visitors("p", "/new", h, []uint64{2, 3}, nil),
+				visitors("p", "/bots", h, nil, []uint64{4}),
+				visitors("p", other, h, []uint64{5}, nil),
+				visitors("p", "/new", next, []uint64{6}, nil))
+			first := store.ViewsQuery{ProjectID: "p", From: day0, To: day0.Add(24 * time.Hour), Limit: 10}
+			wantVisitors(t, "first day", store.VisitorsResult{
+				Totals: store.VisitorTotals{Human: 4, AI: 1, Total: 5},
+				Rows:   []store.PathVisitors{pv(other, 3, 0, 3), pv("/a", 1, 0, 1), pv("/bots", 0, 1, 1)},
+			}, mustQueryVisitors(t, s, first))
+			second := store.ViewsQuery{ProjectID: "p", From: day0.Add(24 * time.Hour), Limit: 10}
+			wantVisitors(t, "next day", store.VisitorsResult{
+				Totals: store.VisitorTotals{Human: 1, Total: 1},
+				Rows:   []store.PathVisitors{pv("/new", 1, 0, 1)},
+			}, mustQueryVisitors(t, s, second))
+		}},
+		{"RefusedBatchStoresNothing", func(t *testing.T, s store.Store) {
+			h := Hour(0)
+			viewed(t, s, "p", h, "/a")
+			good := visitors("p", "/a", h, []uint64{1}, nil)
+			sketch := VisitorSketch(2, 3)
+			damaged := slices.Clone(sketch)
+			damaged[len(damaged)/2] ^= 0x40
+			for name, bad := range map[string]store.VisitorCount{
+				"damaged sketch":   {ProjectID: "p", Path: "/a", Hour: h, AI: damaged},
+				"truncated sketch": {ProjectID: "p", Path: "/a", Hour: h, Human: sketch[:len(sketch)-1]},
+				"not a sketch":     {ProjectID: "p", Path: "/a", Hour: h, Human: []byte("visitor")},
+				"partial hour":     {ProjectID: "p", Path: "/a", Hour: h.Add(time.Minute), Human: sketch},
+				"empty path":       {ProjectID: "p", Hour: h, Human: sketch},
+				"empty project":    {Path: "/a", Hour: h, Human: sketch},
+			} {
+				err := s.AddVisitors(t.Context(), []store.VisitorCount{good, bad})
+				if !errors.Is(err, store.ErrInvalid) {
+					t.Errorf("%s: AddVisitors = %v, want ErrInvalid", name, err)
+				}
+			}
+			wantVisitors(t, "after refusals", store.VisitorsResult{}, mustQueryVisitors(t, s, all("p")))
+			for _, q := range []store.ViewsQuery{{ProjectID: "p"}, {ProjectID: "p", Limit: 1, Offset: -1}, {Limit: 1}, {ProjectID: "p", Limit: 1, From: h.Add(time.Second)}} {
+				if _, err := s.QueryVisitors(t.Context(), q); !errors.Is(err, store.ErrInvalid) {
+					t.Errorf("QueryVisitors(%+v) = %v, want ErrInvalid", q, err)
+				}
+			}
+			if _, err := s.VisitorSalt(t.Context(), time.Time{}); !errors.Is(err, store.ErrInvalid) {
+				t.Errorf("VisitorSalt(zero) = %v, want ErrInvalid", err)
+			}
+		}},
+		{"SaltIsOnePerDayAndPastDaysAreDeleted", func(t *testing.T, s store.Store) {
+			salt := func(at time.Time) []byte {
+				t.Helper()
+				b, err := s.VisitorSalt(t.Context(), at)
+				must(t, "VisitorSalt", err)
+				if len(b) != store.VisitorSaltBytes {
+					t.Fatalf("salt of %v has %d bytes, want %d", at, len(b), store.VisitorSaltBytes)
+				}
+				return b
+			}
+			first := salt(day0.Add(10 * time.Hour))
+			if again := salt(day0.Add(23*time.Hour + 59*time.Minute)); !bytes.Equal(again, first) {
+				t.Fatal("two salts for one day")
+			}
+			second := salt(day0.Add(24 * time.Hour))
+			if bytes.Equal(second, first) {
+				t.Fatal("the next day has the same salt")
+			}
+			// The day before is kept: a flush may carry its last hour.
+			if again := salt(day0.Add(3 * time.Hour)); !bytes.Equal(again, first) {
+				t.Fatal("the day before lost its salt")
+			}
+			third := salt(day0.Add(48 * time.Hour))
+			if again := salt(day0.Add(30 * time.Hour)); !bytes.Equal(again, second) {
+				t.Fatal("the day before lost its salt")
+			}
+			// The first day is two days past: its salt was deleted, and
+			// asking again makes a new one.
+			if again := salt(day0.Add(5 * time.Hour)); bytes.Equal(again, first) || bytes.Equal(again, third) {
+				t.Fatal("a salt two days old was kept")
+			}
+		}},
+		{"ConcurrentSaltRequestsAgree", func(t *testing.T, s store.Store) {
+			const n = 16
+			salts := make([][]byte, n)
+			errs := make([]error, n)
+			var start, wg sync.WaitGroup
+			start.Add(1)
+			for i := range n {
+				wg.Go(func() {
+					start.Wait()
+					salts[i], errs[i] = s.VisitorSalt(t.Context(), day0.Add(time.Duration(i)*time.Hour))
+				})
+			}
+			start.Done()
+			wg.Wait()
+			for i := range n {
+				must(t, "VisitorSalt", errs[i])
+				if !bytes.Equal(salts[i], salts[0]) {
+					t.Fatalf("request %d got another salt than request 0", i)
+				}
+			}
+		}},
+		{"ConcurrentBatchesMergeEveryVisitor", func(t *testing.T, s store.Store) {
+			h := Hour(1)
+			viewed(t, s, "p", h, "/a")
+			const n = 8
+			var wg sync.WaitGroup
+			errs := make([]error, n)
+			for i := range n {
+				wg.Go(func() {
+					c := visitors("p", "/a", h, visitorIDs(uint64(i*10), uint64(i*10+10)), nil)
+					errs[i] = s.AddVisitors(t.Context(), []store.VisitorCount{c})
+				})
+			}
+			wg.Wait()
+			for _, err := range errs {
+				must(t, "AddVisitors", err)
+			}
+			wantVisitors(t, "after concurrent batches", store.VisitorsResult{
+				Totals: store.VisitorTotals{Human: 10 * n, Total: 10 * n},
+				Rows:   []store.PathVisitors{pv("/a", 10*n, 0, 10*n)},
+			}, mustQueryVisitors(t, s, all("p")))
+		}},
+	})
+}
+
+// RunVisitorAccuracy checks, against exact counts, the estimates of the
+// store that open returns (new and empty) for 100 to 10 million distinct
+// visitors. It is apart from Run, whose every mutant would otherwise
+// insert those 10 million visitors again:
+//
+//	func TestVisitorAccuracy(t *testing.T) {
+//		storetest.RunVisitorAccuracy(t, open)
+//	}
+func RunVisitorAccuracy(t *testing.T, open func(t *testing.T) store.Store) {
+	t.Helper()
+	testVisitorAccuracy(t, open(t), Hour(-5))
+}
+
+// sketchError is the relative error an estimate must stay within: the
+// product's promise of 2%, about five standard errors of package hll's
+// sketches (1.04/√65536), which one estimate in about a million exceeds.
+const sketchError = 0.02
+
+// testVisitorAccuracy stores, for each size from 100 to 10 million, that
+// many distinct visitors of a project of its own over four hours and two
+// paths, as a flush would (a visitor may be in two hours), half of them
+// human, and checks every estimate against the exact count.
+func testVisitorAccuracy(t *testing.T, s store.Store, day0 time.Time) {
+	for _, n := range []int{100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000} {
+		project := fmt.Sprintf("p%d", n)
+		paths := []string{"/a", "/b"}
+		var sketches [4][2][2]hll.Sketch // hour, path, class
+		var exact [2][2]int              // path, class
+		for i := range n {
+			hash := hll.Mix64(uint64(n)<<32 | uint64(i))
+			path, class := 0, i%2
+			if i%5 == 0 {
+				path = 1
+			}
+			exact[path][class]++
+			sketches[i%4][path][class].Insert(hash)
+			if i%3 == 0 {
+				sketches[(i+1)%4][path][class].Insert(hash)
+			}
+		}
+		var counts []store.VisitorCount
+		for h := range sketches {
+			hour := day0.Add(time.Duration(h) * time.Hour)
+			viewed(t, s, project, hour, paths...)
+			for p, path := range paths {
+				counts = append(counts, store.VisitorCount{
+					ProjectID: project, Path: path, Hour: hour,
+					Human: sketches[h][p][0].AppendBinary(nil), AI: sketches[h][p][1].AppendBinary(nil),
+				})
+			}
+		}
+		addVisitors(t, s, counts...)
+		res := mustQueryVisitors(t, s, all(project))
+		within := func(what string, got int64, want int) {
+			t.Helper()
+			if d := math.Abs(float64(got) - float64(want)); d > max(2, sketchError*float64(want)) {
+				t.Errorf("%d visitors: %s = %d, want %d within %.2f%%", n, what, got, want, 100*sketchError)
+			}
+		}
+		within("total", res.Totals.Total, n)
+		within("human", res.Totals.Human, exact[0][0]+exact[1][0])
+		within("AI", res.Totals.AI, exact[0][1]+exact[1][1])
+		if len(res.Rows) != 2 {
+			t.Fatalf("%d visitors: %d rows, want 2", n, len(res.Rows))
+		}
+		for _, r := range res.Rows {
+			p := slices.Index(paths, r.Path)
+			if p < 0 {
+				t.Fatalf("%d visitors: row of %q", n, r.Path)
+			}
+			within(r.Path+" human", r.Human, exact[p][0])
+			within(r.Path+" AI", r.AI, exact[p][1])
+			within(r.Path+" total", r.Total, exact[p][0]+exact[p][1])
+		}
+	}
+}

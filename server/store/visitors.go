@@ -1,0 +1,117 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/docsapi/docsapi-go/server/internal/hll"
+)
+
+// VisitorStore keeps unique visitors: per project, path, hour and class
+// (human or AI), a HyperLogLog sketch of the visitors' hashes, which merges
+// with the sketches of any other hours without counting a visitor twice.
+// No visitor's hash, address or user agent is ever stored: only the sketches,
+// and the salt of each UTC day for as long as the day's visitors may still
+// be recorded.
+type VisitorStore interface {
+	// AddVisitors merges each count's sketches into the stored sketches of
+	// its (ProjectID, Path, Hour); it never overwrites, and a visitor
+	// added twice counts once. The whole batch is applied or none of it.
+	//
+	// Paths follow the cap of AddViews, which runs first in every flush: a
+	// path that the count's day does not hold (has no views of in any of
+	// its hours) is stored under OtherPagesPath instead, so that a day
+	// holds no more paths of visitors than of views.
+	AddVisitors(ctx context.Context, counts []VisitorCount) error
+	// QueryVisitors returns the unique visitors of a project over an hour
+	// range: the totals (the project's distinct visitors over the range,
+	// not the sum of the rows), and one page of per-path rows with a
+	// visitor, ordered by Total descending, then Path ascending. HasMore
+	// reports whether a row follows the page. Unknown projects give empty
+	// results. Every number is an estimate (see package hll for its error).
+	QueryVisitors(ctx context.Context, q ViewsQuery) (VisitorsResult, error)
+	// VisitorSalt returns the secret salt (VisitorSaltBytes random bytes)
+	// of the UTC day holding day, creating it on the first request: every
+	// process sharing the store gets the same salt for a day. In the same
+	// call, the salts of the days before the day preceding day's are
+	// deleted, so that once a day is over its visitors' hashes can never
+	// be computed again.
+	VisitorSalt(ctx context.Context, day time.Time) ([]byte, error)
+}
+
+// VisitorSaltBytes is the length of a day's salt.
+const VisitorSaltBytes = 32
+
+// VisitorCount is the distinct visitors of one path in one hour, as
+// encoded hll sketches of their hashes (hll.Sketch.AppendBinary). A nil
+// or empty sketch holds no visitor.
+type VisitorCount struct {
+	ProjectID string
+	Path      string
+	Hour      time.Time // whole hour, UTC
+	Human, AI []byte
+}
+
+// Validate returns what makes c unfit for AddVisitors, or nil.
+func (c VisitorCount) Validate() error {
+	switch {
+	case c.ProjectID == "":
+		return Invalid("empty project ID")
+	case c.Path == "":
+		return Invalid("empty path")
+	case !wholeHour(c.Hour):
+		return Invalid("hour %v is not a whole hour", c.Hour)
+	}
+	for _, s := range [...]struct {
+		class  string
+		sketch []byte
+	}{{"human", c.Human}, {"ai", c.AI}} {
+		if len(s.sketch) == 0 {
+			continue
+		}
+		var sk hll.Sketch
+		if err := sk.UnmarshalBinary(s.sketch); err != nil {
+			return Invalid("%s sketch: %v", s.class, err)
+		}
+	}
+	return nil
+}
+
+// ValidateVisitorCounts returns what makes a batch unfit for AddVisitors,
+// naming the first bad count by its index, or nil: one bad count refuses
+// the whole batch.
+func ValidateVisitorCounts(counts []VisitorCount) error {
+	for i, c := range counts {
+		if err := c.Validate(); err != nil {
+			return Invalid("count %d: %s", i, problemOf(err))
+		}
+	}
+	return nil
+}
+
+// ValidateVisitorSalt returns what makes day unfit for VisitorSalt, or nil.
+func ValidateVisitorSalt(day time.Time) error {
+	if day.IsZero() {
+		return Invalid("zero day")
+	}
+	return nil
+}
+
+// VisitorTotals is unique visitors, human and AI. Total is the visitors of
+// either class, each counted once: it may be less than Human+AI.
+type VisitorTotals struct {
+	Human, AI, Total int64
+}
+
+// PathVisitors is the unique visitors of one path.
+type PathVisitors struct {
+	Path             string
+	Human, AI, Total int64
+}
+
+// VisitorsResult is one page of QueryVisitors.
+type VisitorsResult struct {
+	Totals  VisitorTotals
+	Rows    []PathVisitors
+	HasMore bool
+}
