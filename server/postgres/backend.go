@@ -30,6 +30,10 @@ func queryOne[T any](ctx context.Context, q querier, scan pgx.RowToFunc[T], sql 
 // embedded in Store under a name of its own.
 type shared = sqlstore.Store
 
+// viewMethods is AddViews, QueryViews and ViewFolds as every SQL backend
+// runs them (see views.go), embedded in Store under a name of its own.
+type viewMethods = sqlstore.Views
+
 // backend is the Store as the shared methods use it: every write in one
 // READ COMMITTED transaction whose reads lock the rows they depend on (see
 // the package comment); every read as single statements on the pool, each

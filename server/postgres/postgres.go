@@ -123,6 +123,17 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
+// WithDailyPathCap sets the cap on distinct paths per project and UTC day:
+// past it, views of a path new to the day are counted under
+// store.OtherPagesPath for their hour (see store.Store's AddViews). The
+// default is store.DefaultDailyPathCap. It must be at least 1.
+func WithDailyPathCap(n int) Option {
+	return func(c *config) error {
+		c.pathCap = n
+		return sqlstore.CheckDailyPathCap("postgres", n)
+	}
+}
+
 // Open connects to the database at url (a postgres:// URL or a key=value
 // connection string, as pgx accepts), brings its schema up to date, and
 // returns a Store that must be closed with Close.

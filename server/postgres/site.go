@@ -3,12 +3,11 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
+	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -16,19 +15,11 @@ import (
 func (t txn) InsertSiteToken(ctx context.Context, st store.SiteToken) error {
 	_, err := t.q.Exec(ctx,
 		`INSERT INTO site_tokens (token, project_id, name, origins, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-		st.Token, st.ProjectID, st.Name, joinOrigins(st.Origins), ts(st.CreatedAt), ts(st.RevokedAt))
+		st.Token, st.ProjectID, st.Name, sqlstore.JoinOrigins(st.Origins), ts(st.CreatedAt), ts(st.RevokedAt))
 	if uniqueViolation(err, "site_tokens_pkey") {
 		return fmt.Errorf("site token: %w", store.ErrConflict)
 	}
 	return err
-}
-
-// joinOrigins is how a token's origins are stored: the set, sorted, one
-// space between each (an origin holds none).
-func joinOrigins(origins []string) string {
-	o := slices.Clone(origins)
-	slices.Sort(o)
-	return strings.Join(slices.Compact(o), " ")
 }
 
 const siteTokenColumns = `token, project_id, name, origins, created_at, revoked_at`
@@ -42,7 +33,7 @@ func scanSiteToken(row pgx.CollectableRow) (store.SiteToken, error) {
 	if err := row.Scan(&st.Token, &st.ProjectID, &st.Name, &origins, &created, &revoked); err != nil {
 		return store.SiteToken{}, err
 	}
-	st.Origins = strings.Fields(origins)
+	st.Origins = sqlstore.SplitOrigins(origins)
 	st.CreatedAt, st.RevokedAt = fromTS(created), fromTS(revoked)
 	return st, nil
 }

@@ -13,6 +13,10 @@ import (
 // embedded in Store under a name of its own.
 type shared = sqlstore.Store
 
+// viewMethods is AddViews, QueryViews and ViewFolds as every SQL backend
+// runs them (see views.go), embedded in Store under a name of its own.
+type viewMethods = sqlstore.Views
+
 // backend is the Store as the shared methods use it: every write in one
 // BEGIN IMMEDIATE transaction, which holds the database's write lock from
 // its first statement, so the rows a write reads stay as read until it

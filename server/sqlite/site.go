@@ -5,9 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 
+	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -23,16 +22,8 @@ func (t txn) InsertSiteToken(ctx context.Context, st store.SiteToken) error {
 	}
 	_, err = t.tx.ExecContext(ctx,
 		`INSERT INTO site_tokens (token, project_id, name, origins, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		st.Token, st.ProjectID, st.Name, joinOrigins(st.Origins), micros(st.CreatedAt), micros(st.RevokedAt))
+		st.Token, st.ProjectID, st.Name, sqlstore.JoinOrigins(st.Origins), micros(st.CreatedAt), micros(st.RevokedAt))
 	return err
-}
-
-// joinOrigins is how a token's origins are stored: the set, sorted, one
-// space between each (an origin holds none).
-func joinOrigins(origins []string) string {
-	o := slices.Clone(origins)
-	slices.Sort(o)
-	return strings.Join(slices.Compact(o), " ")
 }
 
 const siteTokenColumns = `token, project_id, name, origins, created_at, revoked_at`
@@ -43,7 +34,7 @@ func scanSiteToken(sc scanner) (store.SiteToken, error) {
 		origins string
 	)
 	err := sc.Scan(&st.Token, &st.ProjectID, &st.Name, &origins, timeCol{&st.CreatedAt}, timeCol{&st.RevokedAt})
-	st.Origins = strings.Fields(origins)
+	st.Origins = sqlstore.SplitOrigins(origins)
 	return st, err
 }
 

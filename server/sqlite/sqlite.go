@@ -106,6 +106,17 @@ func WithReaders(n int) Option {
 	}
 }
 
+// WithDailyPathCap sets the cap on distinct paths per project and UTC day:
+// past it, views of a path new to the day are counted under
+// store.OtherPagesPath for their hour (see store.Store's AddViews). The
+// default is store.DefaultDailyPathCap. It must be at least 1.
+func WithDailyPathCap(n int) Option {
+	return func(c *config) error {
+		c.pathCap = n
+		return sqlstore.CheckDailyPathCap("sqlite", n)
+	}
+}
+
 // Open opens the database file at path, creating it if it does not exist,
 // and brings its schema up to date. path is a file path; in-memory databases
 // are refused, because every connection would see a database of its own (use

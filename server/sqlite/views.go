@@ -9,21 +9,6 @@ import (
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// viewMethods is AddViews, QueryViews and ViewFolds as every SQL backend
-// runs them, embedded in Store under a name of its own.
-type viewMethods = sqlstore.Views
-
-// WithDailyPathCap sets the cap on distinct paths per project and UTC day:
-// past it, views of a path new to the day are counted under
-// store.OtherPagesPath for their hour (see store.Store's AddViews). The
-// default is store.DefaultDailyPathCap. It must be at least 1.
-func WithDailyPathCap(n int) Option {
-	return func(c *config) error {
-		c.pathCap = n
-		return sqlstore.CheckDailyPathCap("sqlite", n)
-	}
-}
-
 // StorableViews returns counts: SQLite's TEXT holds any bytes, and the
 // cap leaves out the counts that add nothing.
 func (backend) StorableViews(counts []store.ViewCount) []store.ViewCount { return counts }

@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/store"
@@ -88,3 +90,15 @@ func (s *Store) ServerSecret(ctx context.Context, name string, fresh []byte) ([]
 		return tx.ServerSecret(ctx, name, fresh)
 	})
 }
+
+// JoinOrigins is how a SQL backend stores a site token's origins in one
+// text column: the set, sorted, one space between each (an origin holds
+// none). SplitOrigins reads them back.
+func JoinOrigins(origins []string) string {
+	o := slices.Clone(origins)
+	slices.Sort(o)
+	return strings.Join(slices.Compact(o), " ")
+}
+
+// SplitOrigins returns the origins JoinOrigins stored.
+func SplitOrigins(s string) []string { return strings.Fields(s) }
