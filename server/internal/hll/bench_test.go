@@ -1,6 +1,9 @@
 package hll
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // BenchmarkInsert inserts distinct items into a sparse sketch (emptied
 // every 2,000 items, before it turns dense) and into a dense one.
@@ -122,5 +125,32 @@ func BenchmarkUnmarshalBinary(b *testing.B) {
 		if err := s.UnmarshalBinary(enc); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkMergeBinarySparse merges stored sparse sketches of n items
+// into a sparse accumulator that is estimated and emptied every 10 merges
+// (so that it stays sparse: 10 of the largest are about 15,000 items), as
+// a query merges a path's day and week sketches. ns/entry is per entry
+// merged in.
+func BenchmarkMergeBinarySparse(b *testing.B) {
+	for _, n := range []int{20, 200, 1_500} {
+		b.Run(fmt.Sprintf("sparse%d-into-sparse", n), func(b *testing.B) {
+			encs := make([][]byte, 10)
+			for i := range encs {
+				encs[i] = sketchOf(uint64(200+i), n).AppendBinary(nil)
+			}
+			var acc Sketch
+			for i := 0; b.Loop(); i++ {
+				if err := acc.MergeBinary(encs[i%len(encs)]); err != nil {
+					b.Fatal(err)
+				}
+				if i%len(encs) == len(encs)-1 {
+					acc.Estimate()
+					acc.Reset()
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entry")
+		})
 	}
 }

@@ -331,9 +331,9 @@ func (s *Sketch) mergeSparse(b []byte) error {
 		s.buf = s.buf[:0]
 		return nil
 	}
-	if len(s.buf) >= s.flushAt() {
-		s.flush()
-	}
+	// The entries are a sorted run with one entry an index: the reader
+	// takes only increasing indexes.
+	s.addRun(mark)
 	return nil
 }
 

@@ -135,21 +135,74 @@ func (s *Sketch) flush() {
 	if len(s.buf) == 0 {
 		return
 	}
-	slices.Sort(s.buf)
-	run := s.buf[:0]
-	for i, e := range s.buf {
-		// Of entries with one index the last is the largest.
-		if i+1 < len(s.buf) && s.buf[i+1]>>rankBits == e>>rankBits {
-			continue
-		}
-		run = append(run, e)
-	}
+	run := sortRun(s.buf)
 	if len(s.list) == 0 {
 		s.list, s.buf = run, s.list[:0]
 	} else {
 		s.tmp = mergeRuns(s.tmp[:0], s.list, run)
 		s.list, s.tmp = s.tmp, s.list
 		s.buf = s.buf[:0]
+	}
+	s.denseIfSmaller()
+}
+
+// sortRun sorts entries in place and returns them with the largest of
+// each index only (a prefix of entries): a run that mergeRuns takes.
+func sortRun(entries []uint32) []uint32 {
+	slices.Sort(entries)
+	run := entries[:0]
+	for i, e := range entries {
+		// Of entries with one index the last is the largest.
+		if i+1 < len(entries) && entries[i+1]>>rankBits == e>>rankBits {
+			continue
+		}
+		run = append(run, e)
+	}
+	return run
+}
+
+// shortRun is how many times longer than a run the list must be for
+// addRun to leave the run pending rather than merge it at once. Merging
+// passes over the whole list, about 1 ns an entry, where a pending entry
+// costs about 10 ns to sort at the next flush, which also merges all the
+// pending entries into the list in one pass: so a run much shorter than
+// the list is cheaper sorted later with the others, and a longer one is
+// cheaper merged now, without sorting what is already sorted.
+const shortRun = 8
+
+// addRun merges into the sparse sketch the entries buf[mark:], a run
+// sorted by index with one entry an index (a decoded sparse encoding or
+// another sketch's list), appended after the pending entries buf[:mark].
+// A run of a size near the list's or larger, such as a day's or a week's
+// sketch of a path merged by a query, is merged in one pass over the list
+// and the run, with the result of the same max-per-index rule as a flush;
+// its buffers are the sketch's, so a sketch that has grown merges without
+// allocating. A short run waits with the pending entries (see shortRun).
+// Either way the sketch turns dense when that encodes smaller, as a flush
+// does.
+func (s *Sketch) addRun(mark int) {
+	run := s.buf[mark:]
+	switch {
+	case len(run) == 0:
+		return
+	case len(run)*shortRun < len(s.list):
+		if len(s.buf) >= s.flushAt() {
+			s.flush()
+		}
+		return
+	}
+	if mark > 0 {
+		// Pending entries, unsorted: sorted on their own and merged
+		// with the run first, into tmp, which then holds the run; buf's
+		// memory becomes the scratch space.
+		s.tmp = mergeRuns(s.tmp[:0], sortRun(s.buf[:mark]), run)
+		run, s.tmp = s.tmp, s.buf[:0]
+	}
+	if len(s.list) == 0 {
+		s.list, s.buf = run, s.list[:0]
+	} else {
+		s.tmp = mergeRuns(s.tmp[:0], s.list, run)
+		s.list, s.tmp, s.buf = s.tmp, s.list[:0], run[:0]
 	}
 	s.denseIfSmaller()
 }
@@ -181,6 +234,12 @@ func mergeRuns(dst, a, b []uint32) []uint32 {
 // denseIfSmaller turns a flushed sparse sketch dense when the registers
 // encode to fewer bytes than the list.
 func (s *Sketch) denseIfSmaller() {
+	// An entry takes at most 5 bytes (a gap below 2^26 in 4, a rank in
+	// 1): a list short enough is smaller without measuring it, which
+	// spares a pass over it to addRun's merges of small lists.
+	if 1+uvarintLen(uint32(len(s.list)))+5*len(s.list)+trailerLen <= minDenseLen {
+		return
+	}
 	n := sparseLen(s.list)
 	if n <= minDenseLen {
 		return
@@ -246,7 +305,15 @@ func (s *Sketch) Merge(other *Sketch) {
 		foldList(s.regs, other.list)
 		foldList(s.regs, other.buf)
 	default:
+		// other's list as a run, merged in one pass if it is not short
+		// (see addRun); its pending entries as pending entries.
+		mark := len(s.buf)
 		s.buf = append(s.buf, other.list...)
+		s.addRun(mark)
+		if s.regs != nil {
+			foldList(s.regs, other.buf)
+			return
+		}
 		s.buf = append(s.buf, other.buf...)
 		if len(s.buf) >= s.flushAt() {
 			s.flush()
