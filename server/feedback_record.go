@@ -42,18 +42,8 @@ var feedbackBodyFields = jsonFields(reflect.TypeFor[feedbackBody]())
 // recordFeedback: POST /v1/site/{projectId}/feedback. 202 means stored
 // (or caught by the honeypot, which answers alike); 400 names the field.
 func (s *Server) recordFeedback(w http.ResponseWriter, r *http.Request, tok store.SiteToken) {
-	body, bad := readBody(w, r, s.cfg.Site.MaxBodyBytes)
 	var in feedbackBody
-	if bad == nil {
-		bad = decodeStrict(body, &in, feedbackBodyFields)
-	}
-	if bad != nil {
-		writeError(w, bad.Status, bad.Message)
-		return
-	}
-	if in.Website != nil && strings.TrimSpace(*in.Website) != "" {
-		s.siteCounters.honeypot.Add(1)
-		writeAccepted(w)
+	if !s.readSubmission(w, r, &in, feedbackBodyFields, func() *string { return in.Website }) {
 		return
 	}
 	now := s.cfg.Now().UTC().Truncate(time.Microsecond)

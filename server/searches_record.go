@@ -3,7 +3,6 @@ package server
 import (
 	"net/http"
 	"reflect"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -27,18 +26,8 @@ var searchBodyFields = jsonFields(reflect.TypeFor[searchBody]())
 // recordSearch: POST /v1/site/{projectId}/searches. 202 means counted (or
 // caught by the honeypot, which answers alike); 400 names the field.
 func (s *Server) recordSearch(w http.ResponseWriter, r *http.Request, tok store.SiteToken) {
-	body, bad := readBody(w, r, s.cfg.Site.MaxBodyBytes)
 	var in searchBody
-	if bad == nil {
-		bad = decodeStrict(body, &in, searchBodyFields)
-	}
-	if bad != nil {
-		writeError(w, bad.Status, bad.Message)
-		return
-	}
-	if in.Website != nil && strings.TrimSpace(*in.Website) != "" {
-		s.siteCounters.honeypot.Add(1)
-		writeAccepted(w)
+	if !s.readSubmission(w, r, &in, searchBodyFields, func() *string { return in.Website }) {
 		return
 	}
 	sr, bad := parseSearch(in)

@@ -84,3 +84,26 @@ func sitePath(field, v string) (string, *badRequest) {
 	}
 	return pageviews.NormalizePath(v), nil
 }
+
+// readSubmission reads a public submission's body into in (a pointer to a
+// body type whose fields are fields), answering the request itself when
+// there is nothing to store: a refused body gets its 400 or 413, and a
+// filled honeypot (what honeypot returns: a form field hidden from people)
+// the same 202 as a stored submission, counted. It reports whether in is
+// to be stored.
+func (s *Server) readSubmission(w http.ResponseWriter, r *http.Request, in any, fields []string, honeypot func() *string) bool {
+	body, bad := readBody(w, r, s.cfg.Site.MaxBodyBytes)
+	if bad == nil {
+		bad = decodeStrict(body, in, fields)
+	}
+	if bad != nil {
+		writeError(w, bad.Status, bad.Message)
+		return false
+	}
+	if h := honeypot(); h != nil && strings.TrimSpace(*h) != "" {
+		s.siteCounters.honeypot.Add(1)
+		writeAccepted(w)
+		return false
+	}
+	return true
+}
