@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
+	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
 )
 
 // QueryRollsSQL is the statement that reads rolls, for the test that checks
@@ -30,4 +31,4 @@ func MigrateTo(ctx context.Context, url string, version int) error {
 
 // SetQueryHook makes every QueryViews of s report its work to f, for the
 // test that checks it stays bounded. Set it before s is used.
-func SetQueryHook(s *Store, f func(rollup.Stats)) { s.QueryHook = f }
+func SetQueryHook(s *Store, f func(rollup.Stats)) { sqlstore.SetQueryHook(s.viewMethods, f) }

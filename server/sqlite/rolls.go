@@ -139,53 +139,35 @@ func readSegments(ctx context.Context, get *sql.Stmt, r rollup.Roll, from int64)
 	return segs, rows.Err()
 }
 
-// tallyRolls adds to tally the segments of the rolls of project that span
-// covers.
-func tallyRolls(ctx context.Context, tx *sql.Tx, project string, span rollup.Span, tally *rollup.Tally) error {
-	if span.Weeks[0] < span.Weeks[1] {
-		if err := tallyKind(ctx, tx, rollup.Weekly, project, span.Weeks, tally); err != nil {
+// readRolls calls add with every segment of the rolls of project that span
+// covers, rolls of a kind being selected by query (its table and column:
+// see rollRangeQuery). A segment is only valid during the call: it points
+// into the driver's buffer until the next row, so it is never copied.
+func readRolls(ctx context.Context, tx *sql.Tx, query func(rollup.Kind) string, project string, span rollup.Span, add func(seg []byte) error) error {
+	return span.Ranges(func(kind rollup.Kind, at [2]int64) error {
+		rows, err := tx.QueryContext(ctx, query(kind), project, at[0], at[1])
+		if err != nil {
 			return err
 		}
-	}
-	for _, days := range span.Days {
-		if err := tallyKind(ctx, tx, rollup.Daily, project, days, tally); err != nil {
-			return err
+		defer rows.Close()
+		for rows.Next() {
+			var seg sql.RawBytes
+			if err := rows.Scan(&seg); err != nil {
+				return err
+			}
+			if err := add(seg); err != nil {
+				return err
+			}
 		}
-	}
-	for _, hours := range span.Hours {
-		if err := tallyKind(ctx, tx, rollup.Hourly, project, hours, tally); err != nil {
-			return err
-		}
-	}
-	return nil
+		return rows.Err()
+	})
 }
 
-// rollRangeQuery selects the segments of the rolls of a kind of a project
-// in a time range.
+// rollRangeQuery selects the segments of the view rolls of a kind of a
+// project in a time range.
 func rollRangeQuery(kind rollup.Kind) string {
 	col := kind.Column()
 	return `SELECT counts FROM ` + kind.Table() + ` WHERE project_id = ? AND ` + col + ` >= ? AND ` + col + ` < ?`
-}
-
-// tallyKind adds the segments of a kind of project from at[0] up to at[1].
-func tallyKind(ctx context.Context, tx *sql.Tx, kind rollup.Kind, project string, at [2]int64, tally *rollup.Tally) error {
-	rows, err := tx.QueryContext(ctx, rollRangeQuery(kind), project, at[0], at[1])
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		// RawBytes points into the driver's buffer until the next row:
-		// the segment is decoded before then, so it is never copied.
-		var seg sql.RawBytes
-		if err := rows.Scan(&seg); err != nil {
-			return err
-		}
-		if err := tally.Add(seg); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
 }
 
 // rebuildBatch is how many rows rebuildRolls reads at a time: enough to

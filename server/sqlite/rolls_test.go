@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
+	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/store/storetest"
 )
@@ -241,6 +242,6 @@ func TestFailedFlushLeavesNoPathsBehind(t *testing.T) {
 func TestPageWorkIsBoundedByThePage(t *testing.T) {
 	s := open(t, dbPath(t))
 	var stats []rollup.Stats
-	s.QueryHook = func(st rollup.Stats) { stats = append(stats, st) }
+	sqlstore.SetQueryHook(s.viewMethods, func(st rollup.Stats) { stats = append(stats, st) })
 	storetest.CheckPageWork(t, s, func() rollup.Stats { return stats[len(stats)-1] })
 }

@@ -26,38 +26,56 @@ type rollStatements struct {
 	list, get, del, put *sql.Stmt
 }
 
-// prepareViewStatements prepares the statements on db.
-func prepareViewStatements(ctx context.Context, db *sql.DB) (*viewStatements, error) {
-	var st viewStatements
-	var errs []error
-	prepare := func(query string) *sql.Stmt {
-		s, err := db.PrepareContext(ctx, query)
-		errs = append(errs, err)
-		return s
-	}
-	for kind := range st.rolls {
-		table, col := rollup.Kind(kind).Table(), rollup.Kind(kind).Column()
+// preparer prepares statements on the writer, keeping every error for the
+// end, so a list of statements reads as a list.
+type preparer struct {
+	ctx  context.Context
+	db   *sql.DB
+	errs []error
+}
+
+func (p *preparer) prepare(query string) *sql.Stmt {
+	s, err := p.db.PrepareContext(p.ctx, query)
+	p.errs = append(p.errs, err)
+	return s
+}
+
+func (p *preparer) err() error { return errors.Join(p.errs...) }
+
+// prepareRolls prepares the statements of the segments of one family of
+// roll tables (table names them by kind), whose segments are in column
+// blob and their sizes in column size.
+func (p *preparer) prepareRolls(table func(rollup.Kind) string, size, blob string) (rolls [rollup.Weekly + 1]rollStatements) {
+	for kind := range rolls {
+		table, col := table(rollup.Kind(kind)), rollup.Kind(kind).Column()
 		where := ` WHERE project_id = ? AND ` + col + ` = ?`
-		st.rolls[kind] = rollStatements{
-			list: prepare(`SELECT seq, entries FROM ` + table + where + ` ORDER BY seq`),
-			get:  prepare(`SELECT counts FROM ` + table + where + ` AND seq >= ?`),
-			del:  prepare(`DELETE FROM ` + table + where + ` AND seq >= ?`),
-			put:  prepare(`INSERT INTO ` + table + ` (project_id, ` + col + `, seq, entries, counts) VALUES (?, ?, ?, ?, ?)`),
+		rolls[kind] = rollStatements{
+			list: p.prepare(`SELECT seq, ` + size + ` FROM ` + table + where + ` ORDER BY seq`),
+			get:  p.prepare(`SELECT ` + blob + ` FROM ` + table + where + ` AND seq >= ? ORDER BY seq`),
+			del:  p.prepare(`DELETE FROM ` + table + where + ` AND seq >= ?`),
+			put:  p.prepare(`INSERT INTO ` + table + ` (project_id, ` + col + `, seq, ` + size + `, ` + blob + `) VALUES (?, ?, ?, ?, ?)`),
 		}
 	}
-	st.held = prepare(`SELECT 1 FROM view_day_paths WHERE project_id = ? AND day = ? AND path = ?`)
-	st.addPath = prepare(`INSERT INTO view_day_paths (project_id, day, path) VALUES (?, ?, ?)`)
-	st.paths = prepare(`SELECT paths FROM view_days WHERE project_id = ? AND day = ?`)
+	return rolls
+}
+
+// prepareViewStatements prepares the statements on db.
+func prepareViewStatements(ctx context.Context, db *sql.DB) (*viewStatements, error) {
+	p := &preparer{ctx: ctx, db: db}
+	st := viewStatements{rolls: p.prepareRolls(rollup.Kind.Table, "entries", "counts")}
+	st.held = p.prepare(`SELECT 1 FROM view_day_paths WHERE project_id = ? AND day = ? AND path = ?`)
+	st.addPath = p.prepare(`INSERT INTO view_day_paths (project_id, day, path) VALUES (?, ?, ?)`)
+	st.paths = p.prepare(`SELECT paths FROM view_days WHERE project_id = ? AND day = ?`)
 	// The views folded are a report: their sum stops at the largest
 	// integer rather than fail the flush.
-	st.record = prepare(`INSERT INTO view_days (project_id, day, paths, folded_counts, folded_views)
+	st.record = p.prepare(`INSERT INTO view_days (project_id, day, paths, folded_counts, folded_views)
 		VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (project_id, day) DO UPDATE SET
 		    paths = paths + excluded.paths,
 		    folded_counts = folded_counts + excluded.folded_counts,
 		    folded_views = CASE WHEN folded_views > 9223372036854775807 - excluded.folded_views
 		                        THEN 9223372036854775807 ELSE folded_views + excluded.folded_views END`)
-	if err := errors.Join(errs...); err != nil {
+	if err := p.err(); err != nil {
 		return nil, err
 	}
 	return &st, nil

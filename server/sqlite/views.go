@@ -35,7 +35,7 @@ func (t *viewsTx) AddToRolls(counts []store.ViewCount) error {
 // page describe the same data even while a flush commits.
 func (b backend) TallyRolls(ctx context.Context, op, project string, span rollup.Span, tally *rollup.Tally) error {
 	return b.s.read(ctx, op, func(tx *sql.Tx) error {
-		if err := tallyRolls(ctx, tx, project, span, tally); err != nil {
+		if err := readRolls(ctx, tx, rollRangeQuery, project, span, tally.Add); err != nil {
 			return dbErr(op, err)
 		}
 		return nil

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
@@ -22,24 +21,9 @@ type visitorStatements struct {
 
 // prepareVisitorStatements prepares the statements on db.
 func prepareVisitorStatements(ctx context.Context, db *sql.DB) (*visitorStatements, error) {
-	var st visitorStatements
-	var errs []error
-	prepare := func(query string) *sql.Stmt {
-		s, err := db.PrepareContext(ctx, query)
-		errs = append(errs, err)
-		return s
-	}
-	for kind := range st.rolls {
-		table, col := rollup.Kind(kind).VisitorTable(), rollup.Kind(kind).Column()
-		where := ` WHERE project_id = ? AND ` + col + ` = ?`
-		st.rolls[kind] = rollStatements{
-			list: prepare(`SELECT seq, size FROM ` + table + where + ` ORDER BY seq`),
-			get:  prepare(`SELECT sketches FROM ` + table + where + ` AND seq >= ? ORDER BY seq`),
-			del:  prepare(`DELETE FROM ` + table + where + ` AND seq >= ?`),
-			put:  prepare(`INSERT INTO ` + table + ` (project_id, ` + col + `, seq, size, sketches) VALUES (?, ?, ?, ?, ?)`),
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	p := &preparer{ctx: ctx, db: db}
+	st := visitorStatements{rolls: p.prepareRolls(rollup.Kind.VisitorTable, "size", "sketches")}
+	if err := p.err(); err != nil {
 		return nil, err
 	}
 	return &st, nil
@@ -102,41 +86,18 @@ func (t *visitorsTx) StoreVisitorSegment(kind rollup.Kind, project string, at in
 // and the page describe one snapshot.
 func (b backend) TallyVisitorRolls(ctx context.Context, op, project string, span rollup.Span, tally *rollup.VisitorTally) error {
 	return b.s.read(ctx, op, func(tx *sql.Tx) error {
-		add := func(kind rollup.Kind, at [2]int64) error {
-			col := kind.Column()
-			rows, err := tx.QueryContext(ctx, `SELECT sketches FROM `+kind.VisitorTable()+
-				` WHERE project_id = ? AND `+col+` >= ? AND `+col+` < ?`, project, at[0], at[1])
-			if err != nil {
-				return err
-			}
-			defer rows.Close()
-			for rows.Next() {
-				// Merged before the next row overwrites it: never copied.
-				var seg sql.RawBytes
-				if err := rows.Scan(&seg); err != nil {
-					return err
-				}
-				if err := tally.Add(seg); err != nil {
-					return err
-				}
-			}
-			return rows.Err()
-		}
-		var err error
-		if span.Weeks[0] < span.Weeks[1] {
-			err = add(rollup.Weekly, span.Weeks)
-		}
-		for _, days := range span.Days {
-			err = errors.Join(err, add(rollup.Daily, days))
-		}
-		for _, hours := range span.Hours {
-			err = errors.Join(err, add(rollup.Hourly, hours))
-		}
-		if err != nil {
+		if err := readRolls(ctx, tx, visitorRangeQuery, project, span, tally.Add); err != nil {
 			return dbErr(op, err)
 		}
 		return nil
 	})
+}
+
+// visitorRangeQuery selects the segments of the visitor rolls of a kind of
+// a project in a time range.
+func visitorRangeQuery(kind rollup.Kind) string {
+	col := kind.Column()
+	return `SELECT sketches FROM ` + kind.VisitorTable() + ` WHERE project_id = ? AND ` + col + ` >= ? AND ` + col + ` < ?`
 }
 
 // VisitorSalt deletes the salts before keepFrom, keeps fresh as day's

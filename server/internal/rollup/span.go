@@ -27,6 +27,28 @@ type Span struct {
 	Weeks [2]int64   // week starts; empty when Weeks[0] >= Weeks[1]
 }
 
+// Ranges calls f with each range of the span and the kind of roll it
+// reads (the weeks, if any, then the days, then the hours), and stops at
+// f's first error, which it returns.
+func (s Span) Ranges(f func(kind Kind, at [2]int64) error) error {
+	if s.Weeks[0] < s.Weeks[1] {
+		if err := f(Weekly, s.Weeks); err != nil {
+			return err
+		}
+	}
+	for _, days := range s.Days {
+		if err := f(Daily, days); err != nil {
+			return err
+		}
+	}
+	for _, hours := range s.Hours {
+		if err := f(Hourly, hours); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Split splits the range from, to of whole hours (a zero time leaves that
 // side open) into a Span. A range that holds no whole UTC day is read from
 // hour rolls alone: at most 46 of them (23 on each side of a midnight); a

@@ -1,6 +1,8 @@
 package rollup
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
@@ -122,5 +124,27 @@ func TestRoundingSaturatesAndKeepsWeeksOnMondays(t *testing.T) {
 		if w.Weekday() != time.Monday || w.Hour() != 0 || w.After(d) || d.Sub(w) >= 7*24*time.Hour {
 			t.Errorf("WeekOf(%v) = %v, want the Monday before", d, w)
 		}
+	}
+}
+
+func TestSpanRangesInOrderAndStopsAtAnError(t *testing.T) {
+	s := Span{Hours: [][2]int64{{1, 2}, {9, 10}}, Days: [][2]int64{{3, 4}}, Weeks: [2]int64{5, 8}}
+	var got []string
+	err := s.Ranges(func(k Kind, at [2]int64) error {
+		got = append(got, fmt.Sprint(k.Column(), " ", at))
+		return nil
+	})
+	if want := "[week [5 8] day [3 4] hour [1 2] hour [9 10]]"; err != nil || fmt.Sprint(got) != want {
+		t.Fatalf("Ranges = %v, %v; want %s", got, err, want)
+	}
+	got = nil
+	s.Weeks = [2]int64{8, 8} // empty
+	stop := errors.New("stop")
+	err = s.Ranges(func(k Kind, at [2]int64) error {
+		got = append(got, k.Column())
+		return stop
+	})
+	if err != stop || fmt.Sprint(got) != "[day]" {
+		t.Fatalf("Ranges with empty weeks and an error = %v, %v; want [day], stop", got, err)
 	}
 }

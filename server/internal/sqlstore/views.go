@@ -15,10 +15,9 @@ import (
 // what the cap learned. A query reads the rolls of its range in one
 // snapshot and ranks their sum.
 type Views struct {
-	db     ViewsBackend
-	capper rollup.Capper
-	// QueryHook, if set, is told each query's work: a test's look.
-	QueryHook func(rollup.Stats)
+	db        ViewsBackend
+	capper    rollup.Capper
+	queryHook func(rollup.Stats) // see SetQueryHook
 }
 
 var _ store.ViewFolder = (*Views)(nil)
@@ -32,6 +31,11 @@ func CheckDailyPathCap(backend string, n int) error {
 	}
 	return nil
 }
+
+// SetQueryHook makes every QueryViews of v report its work to f, for the
+// tests that check it stays bounded. Set it before v is used. A function,
+// not a field or method, so that it is not promoted to a backend's Store.
+func SetQueryHook(v *Views, f func(rollup.Stats)) { v.queryHook = f }
 
 // NewViews returns the views methods over db, with the cap on distinct
 // paths per project and UTC day at pathCap.
@@ -117,7 +121,7 @@ func (v *Views) QueryViews(ctx context.Context, q store.ViewsQuery) (store.Views
 	if err := v.db.TallyRolls(ctx, op, q.ProjectID, rollup.Split(q.From, q.To), &tally); err != nil {
 		return store.ViewsResult{}, err
 	}
-	res, err := tally.Result(q, v.QueryHook)
+	res, err := tally.Result(q, v.queryHook)
 	if err != nil {
 		return store.ViewsResult{}, v.db.Fail(op, err)
 	}

@@ -18,8 +18,6 @@ import (
 type Visitors struct {
 	db   VisitorsBackend
 	days rollup.DayCache
-	// VisitorQueryHook, if set, is told each query's work: a test's look.
-	VisitorQueryHook func(rollup.VisitorStats)
 }
 
 // NewVisitors returns the visitors methods over db.
@@ -141,9 +139,6 @@ func (v *Visitors) QueryVisitors(ctx context.Context, q store.ViewsQuery) (store
 	res, err := tally.Result(q)
 	if err != nil {
 		return store.VisitorsResult{}, v.db.Fail(op, err)
-	}
-	if v.VisitorQueryHook != nil {
-		v.VisitorQueryHook(tally.Stats())
 	}
 	return res, nil
 }
