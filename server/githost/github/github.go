@@ -12,13 +12,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
 
 	gh "github.com/google/go-github/v89/github"
 
 	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/githost"
 	"github.com/docsapi/docsapi-go/server/githost/internal/hostkit"
 )
 
@@ -26,65 +26,23 @@ import (
 // empty.
 const DefaultBaseURL = "https://api.github.com/"
 
-// Config configures a Host. A token is required; everything else has a
-// default. The library never reads environment variables: the caller decides
-// where the token comes from.
-type Config struct {
-	// Token is a personal access token, or any token GitHub accepts as a
-	// bearer token, allowed to read the repository and write pull requests.
-	Token string
-	// TokenFunc, instead of Token, is called before every request and
-	// returns the token to send. It suits short-lived tokens, such as a
-	// GitHub App's installation tokens, that must be renewed while the
-	// server runs. Its error is returned by Ensure; mark it with
-	// engine.Permanent when no retry can help.
-	TokenFunc func(ctx context.Context) (string, error)
-	// BaseURL is the REST API's base URL of a GitHub Enterprise Server, for
-	// example "https://ghe.example.com/api/v3/" ("/api/v3/" is added when
-	// missing). Empty means GitHub.com.
-	BaseURL string
-	// RepositoryHosts lists further host names that the repositories'
-	// clone URLs may use, for example an SSH alias. By default a repository
-	// must be on github.com (or ssh.github.com), or, with BaseURL, on the
-	// API's host (without a leading "api.").
-	RepositoryHosts []string
-	// Draft opens new pull requests as drafts. Repositories whose plan does
-	// not offer drafts refuse them, and Ensure then fails permanently.
-	Draft bool
-	// HTTPClient sends the requests. It is copied, never modified. The
-	// default is a pooled client with a 60 s timeout.
-	HTTPClient *http.Client
-	// Logger receives the pull requests found and opened (info), and every
-	// request's method, path, status and duration (debug). Tokens are never
-	// logged. The default discards everything.
-	Logger *slog.Logger
-}
-
-// String describes c without its token, so that printing a configuration
-// cannot leak it.
-func (c Config) String() string {
-	return hostkit.ConfigString("github.Config", c.BaseURL, DefaultBaseURL, c.Token, c.TokenFunc, c.Draft)
-}
-
-// GoString is String, for the %#v verb.
-func (c Config) GoString() string { return c.String() }
-
-// LogValue is the redacted form of c for slog.
-func (c Config) LogValue() slog.Value { return slog.StringValue(c.String()) }
+// Config configures a Host; its fields are documented on githost.Config,
+// which both hosts share. On GitHub the token is sent as a bearer token, and
+// BaseURL names a GitHub Enterprise Server's API, for example
+// "https://ghe.example.com/api/v3/" ("/api/v3/" is added when missing). By
+// default a repository must be on github.com (or ssh.github.com), or, with
+// BaseURL, on the API's host (without a leading "api.").
+type Config = githost.Config
 
 // Host opens pull requests on one GitHub instance. It is safe for concurrent
 // use and holds no state between calls: everything Ensure needs to know is
 // asked of GitHub, so several engines (or processes) may share a repository.
 type Host struct {
-	client *client
 	ensure *hostkit.Ensurer[repoName]
 	api    string
 }
 
 var _ engine.PullRequests = (*Host)(nil)
-
-// names are the words of this host's messages.
-var names = hostkit.Names{Package: "github", Service: "GitHub", Kind: "pull request", Repository: "repository"}
 
 // New checks cfg and returns a Host. It sends no request.
 func New(cfg Config) (*Host, error) {
@@ -126,7 +84,11 @@ func New(cfg Config) (*Host, error) {
 		return nil, fmt.Errorf("github: %w", err)
 	}
 	c := &client{gh: gc, hosts: hosts, draft: cfg.Draft}
-	return &Host{client: c, ensure: &hostkit.Ensurer[repoName]{Names: names, API: c, Log: s.Log}, api: gc.BaseURL()}, nil
+	return &Host{ensure: &hostkit.Ensurer[repoName]{
+		Names: hostkit.Names{Package: "github", Service: "GitHub", Kind: "pull request", Repository: "repository"},
+		API:   c,
+		Log:   s.Log,
+	}, api: gc.BaseURL()}, nil
 }
 
 // String names the host by its API, for logs.

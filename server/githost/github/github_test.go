@@ -96,7 +96,7 @@ func TestEnterpriseBaseURLForms(t *testing.T) {
 
 func TestRepositoryURLs(t *testing.T) {
 	read := func(cfg Config) func(string) (repoName, error) {
-		return hosttest.MustNew(t, New, cfg).client.Repository
+		return hosttest.MustNew(t, New, cfg).ensure.API.Repository
 	}
 	hosttest.CheckURLs(t, sentinelToken, read(Config{Token: sentinelToken}), map[string]repoName{
 		"https://github.com/octo-org/docs":                                          {"octo-org", "docs"},

@@ -12,13 +12,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
 
 	gl "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/githost"
 	"github.com/docsapi/docsapi-go/server/githost/internal/hostkit"
 )
 
@@ -26,65 +26,24 @@ import (
 // empty.
 const DefaultBaseURL = "https://gitlab.com/api/v4/"
 
-// Config configures a Host. A token is required; everything else has a
-// default. The library never reads environment variables: the caller decides
-// where the token comes from.
-type Config struct {
-	// Token is a personal, group or project access token with the "api"
-	// scope, sent as PRIVATE-TOKEN.
-	Token string
-	// TokenFunc, instead of Token, is called before every request and
-	// returns the token to send, for tokens that are rotated while the
-	// server runs. Its error is returned by Ensure; mark it with
-	// engine.Permanent when no retry can help.
-	TokenFunc func(ctx context.Context) (string, error)
-	// BaseURL is a self-managed instance's API, for example
-	// "https://gitlab.example.com/api/v4" ("/api/v4" is added when missing;
-	// an instance under a relative URL root, such as
-	// "https://example.com/gitlab", works too). Empty means GitLab.com.
-	BaseURL string
-	// RepositoryHosts lists further host names that the repositories'
-	// clone URLs may use, for example a separate SSH host. By default a
-	// repository must be on the API's host.
-	RepositoryHosts []string
-	// Draft opens new merge requests as drafts, by GitLab's convention of
-	// a "Draft: " title prefix.
-	Draft bool
-	// HTTPClient sends the requests. It is copied, never modified. The
-	// default is a pooled client with a 60 s timeout.
-	HTTPClient *http.Client
-	// Logger receives the merge requests found and opened (info), and
-	// every request's method, path, status and duration (debug). Tokens are
-	// never logged. The default discards everything.
-	Logger *slog.Logger
-}
-
-// String describes c without its token, so that printing a configuration
-// cannot leak it.
-func (c Config) String() string {
-	return hostkit.ConfigString("gitlab.Config", c.BaseURL, DefaultBaseURL, c.Token, c.TokenFunc, c.Draft)
-}
-
-// GoString is String, for the %#v verb.
-func (c Config) GoString() string { return c.String() }
-
-// LogValue is the redacted form of c for slog.
-func (c Config) LogValue() slog.Value { return slog.StringValue(c.String()) }
+// Config configures a Host; its fields are documented on githost.Config,
+// which both hosts share. On GitLab the token is sent as PRIVATE-TOKEN, and
+// BaseURL names a self-managed instance's API, for example
+// "https://gitlab.example.com/api/v4" ("/api/v4" is added when missing; an
+// instance under a relative URL root, such as "https://example.com/gitlab",
+// works too). By default a repository must be on the API's host.
+type Config = githost.Config
 
 // Host opens merge requests on one GitLab instance. It is safe for
 // concurrent use and holds no state between calls: everything Ensure needs to
 // know is asked of GitLab, so several engines (or processes) may share a
 // project.
 type Host struct {
-	client *client
 	ensure *hostkit.Ensurer[project]
 	api    string
 }
 
 var _ engine.PullRequests = (*Host)(nil)
-
-// names are the words of this host's messages.
-var names = hostkit.Names{Package: "gitlab", Service: "GitLab", Kind: "merge request", Repository: "project"}
 
 // tokenAuth is client-go's extension point for credentials: the library
 // asks it for the header before every request, which lets TokenFunc renew
@@ -129,7 +88,11 @@ func New(cfg Config) (*Host, error) {
 	root = strings.Trim(strings.TrimSuffix(root, "api/v4"), "/")
 	hosts := append([]string{s.API.Hostname()}, cfg.RepositoryHosts...)
 	c := &client{gl: gc, hosts: hosts, root: root, draft: cfg.Draft}
-	return &Host{client: c, ensure: &hostkit.Ensurer[project]{Names: names, API: c, Log: s.Log}, api: gc.BaseURL().String()}, nil
+	return &Host{ensure: &hostkit.Ensurer[project]{
+		Names: hostkit.Names{Package: "gitlab", Service: "GitLab", Kind: "merge request", Repository: "project"},
+		API:   c,
+		Log:   s.Log,
+	}, api: gc.BaseURL().String()}, nil
 }
 
 // String names the host by its API, for logs.

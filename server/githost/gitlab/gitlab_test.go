@@ -141,7 +141,7 @@ func TestEnsureServerErrorIsNotRetriedInside(t *testing.T) {
 func TestRepositoryURLs(t *testing.T) {
 	// The full path is all a clone URL gives; the id comes from Lookup.
 	path := func(cfg Config) func(string) (string, error) {
-		c := hosttest.MustNew(t, New, cfg).client
+		c := hosttest.MustNew(t, New, cfg).ensure.API
 		return func(raw string) (string, error) {
 			p, err := c.Repository(raw)
 			return p.path, err

@@ -42,24 +42,6 @@ func NewSetup(token string, tokenFunc func(context.Context) (string, error), bas
 	return Setup{Token: tok, Base: base, API: api, Log: log}, nil
 }
 
-// ConfigString is the printed form of a host's configuration, typ naming
-// its type. The token shows only as "func", "[REDACTED]" or "none", and the
-// base URL without user information, so that printing or logging a
-// configuration can never leak a credential.
-func ConfigString(typ, base, defaultBase, token string, tokenFunc func(context.Context) (string, error), draft bool) string {
-	if base == "" {
-		base = defaultBase
-	}
-	tok := "none"
-	switch {
-	case tokenFunc != nil:
-		tok = "func"
-	case token != "":
-		tok = "[REDACTED]"
-	}
-	return fmt.Sprintf("%s{BaseURL: %q, Token: %s, Draft: %t}", typ, Redact(base), tok, draft)
-}
-
 // RemoteOn reads a clone URL (see ParseRemote) and checks that it is on one
 // of hosts, so that a project pointed at the wrong host fails clearly
 // instead of opening a pull request somewhere else. service names the host

