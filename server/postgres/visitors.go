@@ -116,7 +116,8 @@ func (b backend) TallyVisitorRolls(ctx context.Context, op, project string, span
 	}
 	defer rows.Close()
 	for rows.Next() {
-		// Merged before the next row: the raw value is never copied.
+		// The tally copies what it keeps before the next row reuses
+		// the raw value.
 		if err := tally.Add(rows.RawValues()[0]); err != nil {
 			return b.s.dbErr(op, err)
 		}

@@ -154,3 +154,27 @@ func BenchmarkMergeBinarySparse(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMergeBinaries merges a path's month of stored sketches as a
+// query does: 13 sparse ones of n items each into an empty sketch, which
+// stays sparse (13 x 1,000) or turns dense (13 x 3,000). ns/entry is per
+// entry merged in.
+func BenchmarkMergeBinaries(b *testing.B) {
+	for _, n := range []int{100, 1_000, 3_000} {
+		b.Run(fmt.Sprintf("13x%d", n), func(b *testing.B) {
+			encs := make([][]byte, 13)
+			for i := range encs {
+				encs[i] = sketchOf(uint64(300+i), n).AppendBinary(nil)
+			}
+			var acc Sketch
+			for b.Loop() {
+				acc.Reset()
+				if err := acc.MergeBinaries(encs); err != nil {
+					b.Fatal(err)
+				}
+				acc.Estimate()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*len(encs)), "ns/entry")
+		})
+	}
+}

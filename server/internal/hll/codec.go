@@ -110,27 +110,48 @@ func (s *Sketch) UnmarshalBinary(b []byte) error {
 // returns an error, and leaves s as it was, if b is not an encoding that
 // AppendBinary could have written.
 func (s *Sketch) MergeBinary(b []byte) error {
+	body, err := checked(b)
+	if err != nil {
+		return err
+	}
+	if body[0] == formatSparse {
+		return s.mergeSparse(body[1:])
+	}
+	return s.mergeDense(body[1:])
+}
+
+// checked returns the encoding b without its checksum, or an error if b
+// is too short, its format unknown or old, or its checksum wrong.
+func checked(b []byte) ([]byte, error) {
 	if len(b) < 1+trailerLen {
-		return errShort
+		return nil, errShort
 	}
 	switch b[0] {
 	case formatSparse, formatDense, oldFormatSparse, oldFormatDense:
 	default:
-		return errFormat
+		return nil, errFormat
 	}
 	body := b[:len(b)-trailerLen]
 	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(b[len(body):]) {
-		return errCRC
+		return nil, errCRC
 	}
 	// Only an intact encoding of the old precision is called one: other
 	// bytes that start like one are damage.
 	if b[0] == oldFormatSparse || b[0] == oldFormatDense {
-		return errOldFormat
+		return nil, errOldFormat
 	}
-	if b[0] == formatSparse {
-		return s.mergeSparse(body[1:])
+	return body, nil
+}
+
+// sparseCount reads the entry count at the start of a sparse encoding's
+// entries b and returns it with the entries' bytes.
+func sparseCount(b []byte) (int, []byte, error) {
+	n, k := binary.Uvarint(b)
+	// Every entry takes at least a byte.
+	if k <= 0 || k > 1 && b[k-1] == 0 || n > uint64(len(b)-k) {
+		return 0, nil, errCorrupt
 	}
-	return s.mergeDense(body[1:])
+	return int(n), b[k:], nil
 }
 
 // appendSparse appends the format byte and the entries of a sorted list.
@@ -302,12 +323,10 @@ func uvarint4(b []byte) (uint32, int) {
 // mergeSparse merges the sparse encoding b, without the format byte and
 // the checksum, into s.
 func (s *Sketch) mergeSparse(b []byte) error {
-	n, k := binary.Uvarint(b)
-	// Every entry takes at least a byte.
-	if k <= 0 || k > 1 && b[k-1] == 0 || n > uint64(len(b)-k) {
-		return errCorrupt
+	n, b, err := sparseCount(b)
+	if err != nil {
+		return err
 	}
-	b = b[k:]
 	// Decode it all before s changes: into the pending entries, which
 	// are dropped again if b turns out damaged, and which a dense sketch
 	// has no other use for.
@@ -340,6 +359,16 @@ func (s *Sketch) mergeSparse(b []byte) error {
 // mergeDense merges the dense encoding b, without the format byte and the
 // checksum, into s.
 func (s *Sketch) mergeDense(b []byte) error {
+	if err := checkDense(b); err != nil {
+		return err
+	}
+	s.foldDense(b)
+	return nil
+}
+
+// checkDense checks the dense encoding b, without the format byte and the
+// checksum.
+func checkDense(b []byte) error {
 	if len(b) < 1+nibblesLen {
 		return errShort
 	}
@@ -370,6 +399,13 @@ func (s *Sketch) mergeDense(b []byte) error {
 			}
 		}
 	}
+	return nil
+}
+
+// foldDense raises the registers of s, which it turns dense, to those of
+// the dense encoding b, which checkDense accepted.
+func (s *Sketch) foldDense(b []byte) {
+	base, nib, over := b[0], b[1:1+nibblesLen], b[1+nibblesLen:]
 	s.toDense()
 	r := s.regs
 	add := lsb * uint64(base)
@@ -396,5 +432,4 @@ func (s *Sketch) mergeDense(b []byte) error {
 		a := binary.LittleEndian.Uint64(r[2*i:])
 		binary.LittleEndian.PutUint64(r[2*i:], max8(a, y+add))
 	}
-	return nil
 }

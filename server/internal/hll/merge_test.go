@@ -1,6 +1,7 @@
 package hll
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"testing"
 )
@@ -89,6 +90,100 @@ func TestMergeRunsMatchUnion(t *testing.T) {
 			}
 			if sparse, dense := sparseLen(want), denseLen(&regs); sparse > dense {
 				t.Fatalf("trial %d, step %d: sparse in %d bytes, dense would take %d", trial, step, sparse, dense)
+			}
+		}
+	}
+}
+
+// TestMergeBinariesMatchesOneByOne checks MergeBinaries against merging
+// the same encodings one at a time, into accumulators empty, sparse with
+// pending entries and dense: the sketches must encode the same bytes. And
+// that a damaged encoding among good ones leaves the accumulator as it was.
+func TestMergeBinariesMatchesOneByOne(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(11, 12))
+	sizes := []int{0, 1, 7, 60, 400, 2_000, 6_000, 12_000, 40_000}
+	trials := 120
+	if testing.Short() {
+		trials = 30
+	}
+	// Unions on both sides of where a list turns dense (about 16,500
+	// items), split into a few sketches or many, from separate sets or
+	// one: where stopping early at the wrong length would show.
+	for _, items := range []int{8_000, 15_000, 16_000, 16_500, 17_000, 20_000} {
+		for _, parts := range []int{2, 3, 8, 13} {
+			for _, shared := range []bool{false, true} {
+				var bs [][]byte
+				for p := range parts {
+					set := uint64(200 + p)
+					if shared {
+						set = 200
+					}
+					// With one set, the parts overlap by half.
+					from := uint64(p * items / parts)
+					if shared {
+						from /= 2
+					}
+					var s Sketch
+					for i := range uint64(items / parts * 3 / 2) {
+						s.Insert(item(set, from+i))
+					}
+					bs = append(bs, s.AppendBinary(nil))
+				}
+				var one, many Sketch
+				for _, b := range bs {
+					if err := one.MergeBinary(b); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := many.MergeBinaries(bs); err != nil {
+					t.Fatal(err)
+				}
+				if a, b := one.AppendBinary(nil), many.AppendBinary(nil); !bytes.Equal(a, b) {
+					t.Errorf("%d items in %d parts (shared %v): merged together (%d bytes) differ from one by one (%d bytes)", items, parts, shared, len(b), len(a))
+				}
+			}
+		}
+	}
+	for trial := range trials {
+		var bs [][]byte
+		for range rng.IntN(14) {
+			set := uint64(rng.IntN(6)) // shared sets: repeated items
+			s := sketchOf(set, sizes[rng.IntN(len(sizes))])
+			bs = append(bs, s.AppendBinary(nil))
+		}
+		var start *Sketch
+		switch rng.IntN(3) {
+		case 0:
+			start = new(Sketch)
+		case 1:
+			start = sketchOf(100, rng.IntN(300))
+			start.Insert(item(101, 1)) // pending
+		default:
+			start = sketchOf(102, 50_000)
+		}
+		one, many := start.Clone(), start.Clone()
+		for _, b := range bs {
+			if err := one.MergeBinary(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := many.MergeBinaries(bs); err != nil {
+			t.Fatal(err)
+		}
+		if a, b := one.AppendBinary(nil), many.AppendBinary(nil); !bytes.Equal(a, b) {
+			t.Fatalf("trial %d: %d sketches merged together differ from one by one (%d and %d bytes)", trial, len(bs), len(b), len(a))
+		}
+		if len(bs) > 0 {
+			bad := badEncodings()
+			i := rng.IntN(len(bs))
+			damaged := append(append(append([][]byte{}, bs[:i]...), bad[rng.IntN(len(bad))].b), bs[i:]...)
+			before := start.Clone()
+			if err := start.MergeBinaries(damaged); err == nil {
+				t.Fatalf("trial %d: a damaged encoding among %d was merged", trial, len(damaged))
+			}
+			if err := sameSketch(start, before); err != nil {
+				t.Fatalf("trial %d: a refused merge changed the sketch: %v", trial, err)
 			}
 		}
 	}

@@ -42,6 +42,17 @@ type visitorMerge struct {
 	totals, vals     []uint64
 	segments         int
 	entries          int
+	mergedPaths      int
+
+	// A query defers the paths' sketches (see VisitorTally): it keeps
+	// copies of the segments, and where each slot's sketches are in them.
+	kept    []byte
+	parts   []visitorPart
+	lazy    []lazySlot // by slot
+	exact   []pathVisitors
+	merged  []bool // by position in order: exact holds the path's estimates
+	todo    []int
+	mergers []*pathMerger
 }
 
 // visitorSlot is one path of a merge: its bytes in the arena and its
@@ -57,10 +68,11 @@ func (m *visitorMerge) reset() {
 	}
 	m.used = 0
 	m.arena, m.slots, m.order = m.arena[:0], m.slots[:0], m.order[:0]
+	m.kept, m.parts, m.lazy = m.kept[:0], m.parts[:0], m.lazy[:0]
 	m.human.Reset()
 	m.ai.Reset()
 	m.union.Reset()
-	m.segments, m.entries = 0, 0
+	m.segments, m.entries, m.mergedPaths = 0, 0, 0
 }
 
 // Spare visitor merges, as for the views' mergers (see spare): a month of
@@ -87,7 +99,7 @@ func getVisitorMerge() *visitorMerge {
 
 func putVisitorMerge(m *visitorMerge) {
 	m.reset()
-	if len(m.pool) > spareVisitorSketches || cap(m.arena) > spareBytes {
+	if len(m.pool) > spareVisitorSketches || cap(m.arena) > spareBytes || cap(m.kept) > spareBytes {
 		return
 	}
 	spareVisitors.mu.Lock()
@@ -210,11 +222,24 @@ func visitorHeader(seg []byte) (entries, names int, human, ai, body []byte, err 
 }
 
 // addSegment merges a stored segment into m: its project sketches into
-// m's, and each entry into the slot of its path, made if new. Both m's
-// paths and the segment's are in byte order, so this is one merge of two
-// sorted lists, with one comparison of paths per step. seg is only read
-// during the call.
+// m's, and each entry's sketches into the slot of its path, made if new.
+// seg is only read during the call.
 func (m *visitorMerge) addSegment(seg []byte) error {
+	return m.readSegment(seg, func(slot int32, h, a []byte) error {
+		s := &m.slots[slot]
+		if err := m.mergeInto(&s.human, h, nil); err != nil {
+			return err
+		}
+		return m.mergeInto(&s.ai, a, nil)
+	})
+}
+
+// readSegment reads a stored segment into m: its project sketches merged
+// into m's, and each entry's sketches handed to take with the slot of its
+// path, made if new. Both m's paths and the segment's are in byte order, so this is
+// one merge of two sorted lists, with one comparison of paths per step.
+// take may keep h and a only as long as seg.
+func (m *visitorMerge) readSegment(seg []byte, take func(slot int32, h, a []byte) error) error {
 	entries, names, human, ai, b, err := visitorHeader(seg)
 	if err != nil {
 		return err
@@ -288,11 +313,7 @@ func (m *visitorMerge) addSegment(seg []byte) error {
 			return err
 		}
 		next = append(next, slot)
-		s := &m.slots[slot]
-		if err := m.mergeInto(&s.human, h, nil); err != nil {
-			return damaged(err.Error(), got)
-		}
-		if err := m.mergeInto(&s.ai, a, nil); err != nil {
+		if err := take(slot, h, a); err != nil {
 			return damaged(err.Error(), got)
 		}
 	}

@@ -5,10 +5,11 @@ import (
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// VisitorTally merges the visitor segments of one project's rolls over a
-// range and ranks the paths by their estimated total visitors. The zero
-// VisitorTally is empty and ready to use; Release gives its buffers back
-// for the next query's.
+// VisitorTally reads the visitor segments of one project's rolls over a
+// range and ranks the paths by their estimated total visitors, merging
+// the sketches of only the paths that can reach the page asked for (see
+// rank). The zero VisitorTally is empty and ready to use; Release gives
+// its buffers back for the next query's.
 type VisitorTally struct {
 	m *visitorMerge
 }
@@ -16,17 +17,19 @@ type VisitorTally struct {
 // VisitorStats is the work a VisitorTally did.
 type VisitorStats struct {
 	Segments int // segments added
-	Entries  int // entries decoded from them
-	Paths    int // distinct paths in the merge
+	Entries  int // entries read from them
+	Paths    int // distinct paths among them
+	Merged   int // paths whose sketches Result merged
 }
 
-// Add merges one segment into the tally. seg is only read during the call,
-// so it may be a driver's buffer that the next row overwrites.
+// Add adds one segment to the tally. seg is only read during the call,
+// so it may be a driver's buffer that the next row overwrites: the tally
+// keeps a copy.
 func (t *VisitorTally) Add(seg []byte) error {
 	if t.m == nil {
 		t.m = getVisitorMerge()
 	}
-	return t.m.addSegment(seg)
+	return t.m.addDeferred(seg)
 }
 
 // Stats returns the work done so far.
@@ -34,7 +37,7 @@ func (t *VisitorTally) Stats() VisitorStats {
 	if t.m == nil {
 		return VisitorStats{}
 	}
-	return VisitorStats{Segments: t.m.segments, Entries: t.m.entries, Paths: len(t.m.order)}
+	return VisitorStats{Segments: t.m.segments, Entries: t.m.entries, Paths: len(t.m.order), Merged: t.m.mergedPaths}
 }
 
 // Release gives the tally's buffers back; the VisitorTally is empty
@@ -47,9 +50,8 @@ func (t *VisitorTally) Release() {
 }
 
 // unionOf returns the estimate of the union of two sketches (nil: none),
-// taken in the merge's spare sketch, which keeps its memory from one
-// union to the next.
-func (m *visitorMerge) unionOf(a, b *hll.Sketch) int64 {
+// taken in u, which keeps its memory from one union to the next.
+func unionOf(u, a, b *hll.Sketch) int64 {
 	switch {
 	case a == nil && b == nil:
 		return 0
@@ -58,11 +60,11 @@ func (m *visitorMerge) unionOf(a, b *hll.Sketch) int64 {
 	case a == nil:
 		return int64(b.Estimate())
 	}
-	m.union.Reset()
-	m.union.Merge(a)
-	m.union.EncodedLen() // one sorted run at a time (see mergeInto)
-	m.union.Merge(b)
-	return int64(m.union.Estimate())
+	u.Reset()
+	u.Merge(a)
+	u.EncodedLen() // one sorted run at a time (see mergeInto)
+	u.Merge(b)
+	return int64(u.Estimate())
 }
 
 // estimate returns the estimate of a pool's sketch, 0 for none.
@@ -73,11 +75,10 @@ func estimate(s *hll.Sketch) int64 {
 	return int64(s.Estimate())
 }
 
-// Result returns the visitors query's answer for q from the merge: the
-// project's totals, and q's page of paths ordered by estimated total
-// descending, then path. The merge is in path order, so ranking is among
-// integers, by position among equal totals (as for views, see pick); only
-// the page's rows are estimated by class and named.
+// Result returns the visitors query's answer for q: the project's totals,
+// and q's page of paths ordered by estimated total descending, then path.
+// The merge is in path order, so ranking is among integers, by position
+// among equal totals (as for views, see pick).
 func (t *VisitorTally) Result(q store.ViewsQuery) (store.VisitorsResult, error) {
 	res := store.VisitorsResult{Rows: []store.PathVisitors{}}
 	if t.m == nil {
@@ -87,31 +88,24 @@ func (t *VisitorTally) Result(q store.ViewsQuery) (store.VisitorsResult, error) 
 	res.Totals = store.VisitorTotals{
 		Human: estimate(&m.human),
 		AI:    estimate(&m.ai),
-		Total: m.unionOf(&m.human, &m.ai),
+		Total: unionOf(&m.union, &m.human, &m.ai),
 	}
-	if cap(m.totals) < len(m.order) {
-		m.totals = make([]uint64, len(m.order))
-	}
-	totals := m.totals[:len(m.order)]
-	n := 0
-	for i, slot := range m.order {
-		s := m.slots[slot]
-		totals[i] = uint64(m.unionOf(m.slotSketch(s.human), m.slotSketch(s.ai)))
-		if totals[i] > 0 {
-			n++
-		}
-	}
+	// Every path read holds a visitor: a segment keeps no other.
+	n := len(m.order)
 	if q.Offset >= n || q.Limit < 1 {
 		return res, nil
 	}
-	end := min(n, q.Offset+q.Limit+1)
-	for _, i := range pick(totals, q.Offset, end, &m.vals) {
-		s := m.slots[m.order[i]]
+	top, err := m.rank(min(n, q.Offset+q.Limit+1))
+	if err != nil {
+		return store.VisitorsResult{}, err
+	}
+	for _, i := range top[q.Offset:] {
+		e := m.exact[i]
 		res.Rows = append(res.Rows, store.PathVisitors{
-			Path:  string(m.path(s)),
-			Human: estimate(m.slotSketch(s.human)),
-			AI:    estimate(m.slotSketch(s.ai)),
-			Total: int64(totals[i]),
+			Path:  string(m.path(m.slots[m.order[i]])),
+			Human: int64(e.human),
+			AI:    int64(e.ai),
+			Total: int64(e.total),
 		})
 	}
 	if len(res.Rows) > q.Limit {

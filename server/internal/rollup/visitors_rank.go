@@ -1,0 +1,206 @@
+package rollup
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/docsapi/docsapi-go/server/internal/hll"
+)
+
+// A query ranks paths by their visitors over its range, and a busy month
+// holds tens of thousands of (path, roll) sketches, most of them a few
+// visitors each: merging them all took most of a query's time. So a
+// query's merge defers them: it keeps the segments, notes where each of a
+// path's sketches lies, and adds up an hll.Bound per path from their
+// headers alone. Result then merges the sketches of only the paths whose
+// bound could reach its page, most often the page's own rows and the
+// large paths whose sketches are dense.
+
+var errTooManyParts = errors.New("rollup: a visitors query of more than 2^31 sketches")
+
+// visitorPart is one stored sketch of a deferred path: its bytes, in a
+// copy of their segment, and the path's next part of the same class (-1:
+// none).
+type visitorPart struct {
+	b    []byte
+	next int32
+}
+
+// lazySlot is what a query knows of a path before merging it: the bound
+// of each class's union.
+type lazySlot struct {
+	human, ai hll.Bound
+}
+
+// pathVisitors is a merged path's estimates.
+type pathVisitors struct {
+	human, ai, total uint64
+}
+
+// addDeferred adds a copy of seg to the query merge m: its project
+// sketches merged, its paths' sketches noted with their bounds. In a
+// deferred merge a slot's human and ai are the heads of its lists of parts.
+func (m *visitorMerge) addDeferred(seg []byte) error {
+	start := len(m.kept)
+	m.kept = append(m.kept, seg...)
+	// Parts keep slices of this copy; a later append that moves kept
+	// leaves them on the old array, which they keep alive.
+	return m.readSegment(m.kept[start:], func(slot int32, h, a []byte) error {
+		for len(m.lazy) <= int(slot) {
+			m.lazy = append(m.lazy, lazySlot{})
+		}
+		s, l := &m.slots[slot], &m.lazy[slot]
+		if err := m.note(&s.human, &l.human, h); err != nil {
+			return err
+		}
+		return m.note(&s.ai, &l.ai, a)
+	})
+}
+
+// note adds the encoded sketch b, if any, to a path's list of parts at
+// head and to its bound u.
+func (m *visitorMerge) note(head *int32, u *hll.Bound, b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	if err := u.AddBinary(b); err != nil {
+		return err
+	}
+	if len(m.parts) >= math.MaxInt32 {
+		return errTooManyParts
+	}
+	m.parts = append(m.parts, visitorPart{b: b, next: *head})
+	*head = int32(len(m.parts) - 1)
+	return nil
+}
+
+// upper is the most visitors the path at position i of the order can have
+// once merged: math.MaxUint64 when only merging tells.
+func (m *visitorMerge) upper(i int) uint64 {
+	l := m.lazy[m.order[i]]
+	u := l.human
+	u.Add(l.ai)
+	if v, ok := u.Max(); ok {
+		return v
+	}
+	return math.MaxUint64
+}
+
+// pathMerger merges one path's deferred sketches at a time, into sketches
+// that keep their memory from one path to the next. Each of a query's
+// workers has its own.
+type pathMerger struct {
+	human, ai, union hll.Sketch
+	parts            [][]byte
+}
+
+// mergeParts merges the list of parts from head into s, which it resets
+// first, and reports whether there was any.
+func (pm *pathMerger) mergeParts(m *visitorMerge, s *hll.Sketch, head int32) (bool, error) {
+	s.Reset()
+	pm.parts = pm.parts[:0]
+	for p := head; p >= 0; p = m.parts[p].next {
+		pm.parts = append(pm.parts, m.parts[p].b)
+	}
+	return head >= 0, s.MergeBinaries(pm.parts)
+}
+
+// estimates merges the parts of the path at position i of m's order and
+// returns its estimates. It only reads m, so workers share it.
+func (pm *pathMerger) estimates(m *visitorMerge, i int) (pathVisitors, error) {
+	s := m.slots[m.order[i]]
+	var h, a *hll.Sketch
+	if ok, err := pm.mergeParts(m, &pm.human, s.human); err != nil {
+		return pathVisitors{}, err
+	} else if ok {
+		h = &pm.human
+	}
+	if ok, err := pm.mergeParts(m, &pm.ai, s.ai); err != nil {
+		return pathVisitors{}, err
+	} else if ok {
+		a = &pm.ai
+	}
+	return pathVisitors{human: uint64(estimate(h)), ai: uint64(estimate(a)), total: uint64(unionOf(&pm.union, h, a))}, nil
+}
+
+// mergePaths merges the paths at the positions todo, on as many workers
+// as the machine has cores (a few dozen large paths are most of a
+// query's work), and stores their estimates in m.exact.
+func (m *visitorMerge) mergePaths(todo []int) error {
+	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	for len(m.mergers) < workers {
+		m.mergers = append(m.mergers, new(pathMerger))
+	}
+	errs := make([]error, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			pm := m.mergers[w]
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(todo) || errs[w] != nil {
+					return
+				}
+				i := todo[k]
+				e, err := pm.estimates(m, i)
+				if err != nil {
+					errs[w] = fmt.Errorf("rollup: damaged visitors segment: the sketches of %q: %w", m.path(m.slots[m.order[i]]), err)
+					return
+				}
+				m.exact[i] = e
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// rank returns the positions in the order of the paths ranked 0 to want-1
+// by total visitors descending, then position, with their estimates in
+// m.exact. It ranks by every path's bound, merges the paths ranked within
+// want that are not merged yet, which can only lower their totals, and
+// ranks again, until the first want are all merged: a path still ranked
+// below them by its bound is below them by its estimate too.
+func (m *visitorMerge) rank(want int) ([]int, error) {
+	n := len(m.order)
+	m.totals = grow(m.totals, n)
+	m.exact = grow(m.exact, n)
+	m.merged = grow(m.merged, n)
+	clear(m.merged)
+	for i := range n {
+		m.totals[i] = m.upper(i)
+	}
+	for {
+		top := pick(m.totals, 0, want, &m.vals)
+		todo := m.todo[:0]
+		for _, i := range top {
+			if !m.merged[i] {
+				todo = append(todo, i)
+			}
+		}
+		m.todo = todo
+		if len(todo) == 0 {
+			return top, nil
+		}
+		if err := m.mergePaths(todo); err != nil {
+			return nil, err
+		}
+		for _, i := range todo {
+			m.merged[i], m.totals[i] = true, m.exact[i].total
+		}
+		m.mergedPaths += len(todo)
+	}
+}
+
+// grow returns s with length n, reusing its memory when it can.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
