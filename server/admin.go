@@ -96,9 +96,10 @@ func (s *Server) CreateKey(ctx context.Context, p KeyParams) (NewKey, error) {
 		}
 	}
 	secret := s.cfg.KeyPrefix + randomBase62(keySecretLength)
+	hash := hashKey(secret)
 	key := store.APIKey{
 		ID:        "key_" + randomBase62(16),
-		Hash:      hashKey(secret),
+		Hash:      hash[:],
 		Hint:      secret[:len(s.cfg.KeyPrefix)+4] + "…",
 		Name:      strings.TrimSpace(p.Name),
 		Projects:  sortedUnique(p.Projects),
@@ -117,9 +118,14 @@ func (s *Server) Keys(ctx context.Context) ([]store.APIKey, error) {
 	return s.cfg.Store.Keys(ctx)
 }
 
-// RevokeKey stops a key from working at once.
+// RevokeKey stops a key from working: at once on this Server, and within
+// their Config.KeyCacheTTL on other Servers sharing the Store.
 func (s *Server) RevokeKey(ctx context.Context, id string) error {
 	err := s.cfg.Store.RevokeKey(ctx, id, s.cfg.Now().UTC().Truncate(time.Microsecond))
+	// After the store, so that no request can cache the key again (see
+	// authCache.gen); other replicas see the revocation within their
+	// KeyCacheTTL.
+	s.auth.forget()
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("server: no key %q", id)
 	}

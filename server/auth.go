@@ -57,7 +57,7 @@ func (s *Server) api(kind apiKind, scope store.Scope, h func(http.ResponseWriter
 			writeError(w, http.StatusForbidden, "this API key lacks the "+string(scope)+" scope")
 			return
 		}
-		project, err := s.cfg.Store.Project(r.Context(), projectID)
+		project, err := s.project(r, projectID)
 		if err != nil {
 			s.storeError(w, r, err, "project "+quote(projectID), "loading project")
 			return
@@ -99,21 +99,29 @@ func (s *Server) authenticate(r *http.Request) (store.APIKey, int, string) {
 		return store.APIKey{}, http.StatusUnauthorized, "invalid API key"
 	}
 	hash := hashKey(secret)
-	key, err := s.cfg.Store.KeyByHash(r.Context(), hash)
-	if errors.Is(err, store.ErrNotFound) {
-		return store.APIKey{}, http.StatusUnauthorized, "invalid API key"
-	}
-	if err != nil {
-		s.cfg.Logger.ErrorContext(r.Context(), "server: loading API key", slog.Any("error", err))
-		return store.APIKey{}, http.StatusInternalServerError, "internal error (request id " + requestIDFrom(r.Context()) + ")"
-	}
-	// The lookup is by hash, so its timing reveals nothing about the key;
-	// the constant-time comparison guards against a store that matches
-	// loosely (say, by prefix).
-	if subtle.ConstantTimeCompare(key.Hash, hash) != 1 {
-		return store.APIKey{}, http.StatusUnauthorized, "invalid API key"
-	}
 	now := s.cfg.Now()
+	key, cached := s.auth.key(hash, now)
+	if !cached {
+		gen := s.auth.generation()
+		var err error
+		key, err = s.cfg.Store.KeyByHash(r.Context(), hash[:])
+		if errors.Is(err, store.ErrNotFound) {
+			return store.APIKey{}, http.StatusUnauthorized, "invalid API key"
+		}
+		if err != nil {
+			s.cfg.Logger.ErrorContext(r.Context(), "server: loading API key", slog.Any("error", err))
+			return store.APIKey{}, http.StatusInternalServerError, "internal error (request id " + requestIDFrom(r.Context()) + ")"
+		}
+		// The lookup is by hash, so its timing reveals nothing about the
+		// key; the constant-time comparison guards against a store that
+		// matches loosely (say, by prefix).
+		if subtle.ConstantTimeCompare(key.Hash, hash[:]) != 1 {
+			return store.APIKey{}, http.StatusUnauthorized, "invalid API key"
+		}
+		if key.RevokedAt.IsZero() {
+			s.auth.putKey(gen, hash, key, now)
+		}
+	}
 	switch {
 	case !key.RevokedAt.IsZero():
 		return store.APIKey{}, http.StatusUnauthorized, "this API key was revoked"
@@ -121,6 +129,21 @@ func (s *Server) authenticate(r *http.Request) (store.APIKey, int, string) {
 		return store.APIKey{}, http.StatusUnauthorized, "this API key has expired"
 	}
 	return key, 0, ""
+}
+
+// project returns the project id, from the cache while fresh.
+func (s *Server) project(r *http.Request, id string) (store.Project, error) {
+	now := s.cfg.Now()
+	if p, ok := s.auth.project(id, now); ok {
+		return p, nil
+	}
+	gen := s.auth.generation()
+	p, err := s.cfg.Store.Project(r.Context(), id)
+	if err != nil {
+		return store.Project{}, err
+	}
+	s.auth.putProject(gen, p, now)
+	return p, nil
 }
 
 // hasScope applies the hosted service's rule: write implies read.
@@ -131,9 +154,8 @@ func hasScope(scopes []store.Scope, need store.Scope) bool {
 // hashKey is what the store keeps of a key. Keys carry over 200 bits of
 // entropy, so a fast hash is enough: no dictionary can reach them, and a slow
 // password hash would only tax every request.
-func hashKey(secret string) []byte {
-	sum := sha256.Sum256([]byte(secret))
-	return sum[:]
+func hashKey(secret string) [32]byte {
+	return sha256.Sum256([]byte(secret))
 }
 
 func validKeyPrefix(p string) bool {

@@ -54,6 +54,14 @@ type Config struct {
 	RateLimits RateLimits
 	// Now tells the time; tests inject a clock. Default time.Now.
 	Now func() time.Time
+	// KeyCacheTTL is how long a verified API key, and a project it
+	// addresses, are trusted without reading the Store again, so that a
+	// request costs no store read for them. A key revoked through another
+	// Server sharing the Store, or by the command line, keeps working here
+	// for at most this long (through this Server: not at all); its expiry
+	// time is checked on every request. Default DefaultKeyCacheTTL;
+	// negative turns the cache off.
+	KeyCacheTTL time.Duration
 	// PageViews, if set, lends its Classifier to the ingestion endpoint, so
 	// that ingested views are classified as its middleware classifies
 	// requests. Ingested views never go through it: the endpoint answers
@@ -109,6 +117,7 @@ type Server struct {
 	cfg     Config
 	mux     *http.ServeMux
 	limiter *keyLimiter
+	auth    *authCache      // verified keys and their projects (authcache.go)
 	ingest  *groupCommitter // ingested views on their way to the Store
 	proxies clientip.Proxies
 
@@ -165,7 +174,14 @@ func New(cfg Config) (*Server, error) {
 	if n := len(cfg.CursorSecret); n > 0 && n < MinCursorSecretBytes {
 		return nil, fmt.Errorf("server: Config.CursorSecret has %d bytes; it needs at least %d", n, MinCursorSecretBytes)
 	}
+	switch {
+	case cfg.KeyCacheTTL == 0:
+		cfg.KeyCacheTTL = DefaultKeyCacheTTL
+	case cfg.KeyCacheTTL < 0:
+		cfg.KeyCacheTTL = 0
+	}
 	s := &Server{cfg: cfg, limiter: newKeyLimiter(cfg.RateLimits), ingest: ingest, proxies: clientip.NewProxies(cfg.TrustedProxies)}
+	s.auth = newAuthCache(cfg.KeyCacheTTL)
 	s.siteLimiter = newAddrLimiter(cfg.Site.PerAddress, cfg.Site.MaxAddresses)
 	s.cursorKeys.key = bytes.Clone(cfg.CursorSecret)
 	s.mux = s.routes()

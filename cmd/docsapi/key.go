@@ -171,8 +171,8 @@ func keyRevokeCommand() *command {
 	return &command{
 		name:     "key revoke",
 		args:     "ID",
-		summary:  "revoke an API key at once",
-		help:     `Revokes the key with this ID (as 'key list' shows it); requests with it are refused from now on. Revoking a revoked key changes nothing.` + storageHelp,
+		summary:  "revoke an API key",
+		help:     `Revokes the key with this ID (as 'key list' shows it); requests with it are refused within a second, the time a running server trusts a key it has verified. Revoking a revoked key changes nothing.` + storageHelp,
 		examples: `docsapi key revoke key_3kTz0aQ9bW1xYc2V`,
 		setup: func(fs *flag.FlagSet) runFunc {
 			var sf storageFlags
