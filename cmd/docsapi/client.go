@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -115,6 +116,17 @@ func (c *clientFlags) client(s *stdio) (*apiClient, error) {
 	return &apiClient{Client: client, project: project, baseURL: base, keySource: keySource}, nil
 }
 
+// scopeFor names the scope the failed request needed, by the server's
+// rule: reading (GET) needs read, which write implies; everything else
+// needs write.
+func scopeFor(err error) string {
+	var ae *docsapi.APIError
+	if errors.As(err, &ae) && ae.Method != http.MethodGet {
+		return "write"
+	}
+	return "read (or write)"
+}
+
 // explain turns an SDK error into one that says what to do about it.
 func (c *apiClient) explain(err error) error {
 	var ve *docsapi.ValidationError
@@ -133,7 +145,7 @@ func (c *apiClient) explain(err error) error {
 	case errors.Is(err, docsapi.ErrUnauthorized):
 		hint = "the server refused the key from " + c.keySource + " (unknown, expired or revoked): set DOCSAPI_KEY to a valid admin API key"
 	case errors.Is(err, docsapi.ErrForbidden):
-		hint = "the key is not allowed to do this: it must be bound to project " + c.project + " and have the write scope (jobs) or the read scope (views)"
+		hint = "the key is not allowed to do this: it must be bound to project " + c.project + " and have the " + scopeFor(err) + " scope"
 	case errors.Is(err, docsapi.ErrNotFound):
 		hint = "no such project or job: check --project (or DOCSAPI_PROJECT), the job ID and --base-url"
 	case errors.Is(err, docsapi.ErrRateLimited):

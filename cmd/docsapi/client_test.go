@@ -224,7 +224,9 @@ func TestAPIErrorsSayWhatToDo(t *testing.T) {
 		args   []string
 		want   string
 	}{
-		{http.StatusForbidden, []string{"jobs", "create", "--prompt", "x"}, "must be bound to project handbook"},
+		{http.StatusForbidden, []string{"jobs", "create", "--prompt", "x"}, "must be bound to project handbook and have the write scope"},
+		{http.StatusForbidden, []string{"jobs", "get", "job_1"}, "must be bound to project handbook and have the read (or write) scope"},
+		{http.StatusForbidden, []string{"views", "export"}, "and have the read (or write) scope"},
 		{http.StatusNotFound, []string{"jobs", "get", "job_1"}, "no such project or job"},
 		{http.StatusConflict, []string{"jobs", "create", "--prompt", "x", "--idempotency-key", "k"}, "use a new key"},
 		{http.StatusBadRequest, []string{"views", "export"}, "scripted failure"},
