@@ -77,6 +77,8 @@ type groupCommitter struct {
 	window    time.Duration // ≤ 0: commit without waiting for arrivals
 	maxCommit int           // counts per commit; a larger request goes alone
 	maxQueued int           // counts waiting; a lone request always fits
+	now       func() time.Time
+	onCommit  func(IngestCommitInfo) // nil: none
 
 	mu       sync.Mutex
 	queue    []*viewsBatch
@@ -119,6 +121,10 @@ func newGroupCommitter(cfg *Config) (*groupCommitter, error) {
 		cfg.IngestMaxQueued = DefaultIngestMaxQueued
 	}
 	visitors, _ := cfg.Store.(visitorsSink)
+	now := cfg.Now
+	if now == nil { // New sets it; a committer made alone may have none
+		now = time.Now
+	}
 	return &groupCommitter{
 		sink:      cfg.Store,
 		visitors:  visitors,
@@ -126,6 +132,8 @@ func newGroupCommitter(cfg *Config) (*groupCommitter, error) {
 		window:    cfg.IngestWindow,
 		maxCommit: cfg.IngestMaxCommit,
 		maxQueued: cfg.IngestMaxQueued,
+		now:       now,
+		onCommit:  cfg.OnIngestCommit,
 		wake:      make(chan struct{}, 1),
 	}, nil
 }
@@ -290,9 +298,17 @@ func (c *groupCommitter) commit(group []*viewsBatch) {
 	if len(group) > 1 {
 		counts = mergeCounts(group)
 	}
+	start := c.now()
 	err := c.addViews(counts)
 	for _, b := range group {
 		b.done <- err
+	}
+	if c.onCommit != nil {
+		var views int64
+		for _, vc := range counts {
+			views += vc.Human + vc.AI + vc.Bot
+		}
+		c.onCommit(IngestCommitInfo{Requests: len(group), Views: views, Duration: c.now().Sub(start), Err: err})
 	}
 	if err == nil {
 		c.addVisitors(group)

@@ -102,6 +102,15 @@ type Config struct {
 	// engine in this process starts them at once and stops archived runs
 	// (an *engine.Engine does). Without it, engines find jobs by polling.
 	Jobs JobEvents
+
+	// OnRequest, if set, is told of every request once it is answered
+	// (server/metrics counts them with it). It runs on the request's
+	// goroutine, after the response, so it must return quickly.
+	OnRequest func(RequestInfo)
+	// OnIngestCommit, if set, is told of every commit of the views sent
+	// to the ingestion endpoint. It runs on the committing goroutine,
+	// which the next commit waits for, so it must return quickly.
+	OnIngestCommit func(IngestCommitInfo)
 }
 
 // JobEvents is told about job changes made through the API.
@@ -115,7 +124,7 @@ type JobEvents interface {
 // Server serves the API. Create it with New; it is safe for concurrent use.
 type Server struct {
 	cfg     Config
-	mux     *http.ServeMux
+	mux     *routeMux
 	limiter *keyLimiter
 	auth    *authCache      // verified keys and their projects (authcache.go)
 	ingest  *groupCommitter // ingested views on their way to the Store
@@ -188,8 +197,8 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-func (s *Server) routes() *http.ServeMux {
-	mux := http.NewServeMux()
+func (s *Server) routes() *routeMux {
+	mux := newRouteMux()
 	mux.Handle("POST /v2/agent/{projectId}/job", s.api(agentAPI, store.ScopeWrite, s.createJob))
 	mux.Handle("GET /v2/agent/{projectId}/job/{id}", s.api(agentAPI, store.ScopeRead, s.getJob))
 	mux.Handle("POST /v2/agent/{projectId}/job/{id}/message", s.api(agentAPI, store.ScopeWrite, s.sendMessage))
@@ -213,6 +222,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Request-Id", id)
 	rec := &statusRecorder{ResponseWriter: w}
 	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+	_, pattern := s.mux.Handler(r)
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler {
@@ -224,13 +234,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				writeError(rec, http.StatusInternalServerError, "internal error (request id "+id+")")
 			}
 		}
+		took := s.cfg.Now().Sub(start)
 		s.cfg.Logger.LogAttrs(r.Context(), slog.LevelInfo, "server: request",
 			slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.Int("status", rec.status()), slog.Duration("duration", s.cfg.Now().Sub(start)),
+			slog.Int("status", rec.status()), slog.Duration("duration", took),
 			slog.String("request_id", id))
+		if s.cfg.OnRequest != nil {
+			s.cfg.OnRequest(RequestInfo{Route: s.mux.registered(pattern), Status: rec.status(), Duration: took})
+		}
 	}()
 
-	if _, pattern := s.mux.Handler(r); pattern == "" {
+	if pattern == "" {
 		s.notRouted(rec, r)
 		return
 	}

@@ -1,15 +1,13 @@
 package server
 
 import (
-	"net/http"
-
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
 // siteRoutes adds the routes of readers' feedback and searches: the public
 // site endpoints and their script, the exports (with the assistant's, which
 // this server does not have), and the operators' status change.
-func (s *Server) siteRoutes(mux *http.ServeMux) {
+func (s *Server) siteRoutes(mux *routeMux) {
 	mux.Handle("POST /v1/site/{projectId}/feedback", s.site(s.recordFeedback))
 	mux.Handle("POST /v1/site/{projectId}/searches", s.site(s.recordSearch))
 	mux.HandleFunc("OPTIONS /v1/site/{projectId}/feedback", s.sitePreflight)

@@ -24,6 +24,7 @@ import (
 // unknown ones, naming them with their path.
 type fileConfig struct {
 	Listen        string           `json:"listen,omitempty"`
+	MetricsListen string           `json:"metricsListen,omitempty"`  // "": no metrics listener
 	MaxConns      int              `json:"maxConnections,omitempty"` // 0: defaultMaxConnections
 	Data          string           `json:"data,omitempty"`
 	Database      string           `json:"database,omitempty"`

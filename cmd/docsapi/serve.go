@@ -16,6 +16,7 @@ import (
 
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/metrics"
 	"github.com/docsapi/docsapi-go/server/pageviews"
 )
 
@@ -42,9 +43,9 @@ PostgreSQL database (--database). The configuration file (--config, JSON)
 says how each project's jobs run; its projects are created in the storage if
 missing, and their repository, ref and model updated when they changed.
 
-Settings come from flags, then the environment (DOCSAPI_LISTEN, DOCSAPI_DATA,
-DOCSAPI_DATABASE_URL, DOCSAPI_CONFIG), then the configuration file, then the
-defaults. Secrets never go in the file: it names the environment variable
+Settings come from flags, then the environment (DOCSAPI_LISTEN,
+DOCSAPI_METRICS_LISTEN, DOCSAPI_DATA, DOCSAPI_DATABASE_URL, DOCSAPI_CONFIG),
+then the configuration file, then the defaults. Secrets never go in the file: it names the environment variable
 (tokenEnv, apiKeyEnv) or the file (tokenFile, apiKeyFile) that holds each.
 Relative paths in the file are relative to the file's folder.
 
@@ -61,6 +62,7 @@ and agent.kind is optional):
 
 {
   "listen": "127.0.0.1:8080",
+  "metricsListen": "127.0.0.1:9464",
   "maxConnections": 1024,
   "data": "/var/lib/docsapi",
   "tls": {"cert": "cert.pem", "key": "key.pem"},
@@ -131,6 +133,13 @@ headers (and to finish a TLS handshake), a minute to send the whole request,
 and 2m idle between requests; a request refused before its body is read
 (401, 403, 404, 413, 429) closes its connection rather than wait for the
 body.
+
+metricsListen (--metrics-listen; off by default) serves GET /metrics in the
+Prometheus text format on a listener of its own: requests by route and
+status with their latencies, jobs by status and the depth of the queue (read
+from the storage at each scrape, for at most 5s), job runs by outcome with
+their durations, and page views ingested with the commits that store them.
+It asks for no key: give it an address that only the monitoring can reach.
 
 A command agent runs in a bubblewrap sandbox (Linux; Debian package
 bubblewrap): it writes only to its workspace and home, sees a read-only
@@ -223,18 +232,27 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 
 	engCfg := set.file.Engine.config()
 	engCfg.Store, engCfg.Owner, engCfg.Parts, engCfg.Logger = st, engineOwner(), parts, log
+	recCfg := set.recorderConfig(st, log)
+	srvCfg := server.Config{
+		Store: st, Logger: log,
+		RateLimits: set.rateLimits, TrustedProxies: set.trustedProxies,
+	}
+	var met *metrics.Metrics
+	if set.metricsListen != "" {
+		if met, err = newServeMetrics(st, log, &engCfg, &recCfg, &srvCfg); err != nil {
+			return err
+		}
+	}
 	eng, err := engine.New(engCfg)
 	if err != nil {
 		return set.inConfig(err)
 	}
-	rec, err := pageviews.New(set.recorderConfig(st, log))
+	rec, err := pageviews.New(recCfg)
 	if err != nil {
 		return set.inConfig(err)
 	}
-	srv, err := server.New(server.Config{
-		Store: st, Logger: log, PageViews: rec, Jobs: eng,
-		RateLimits: set.rateLimits, TrustedProxies: set.trustedProxies,
-	})
+	srvCfg.PageViews, srvCfg.Jobs = rec, eng
+	srv, err := server.New(srvCfg)
 	if err != nil {
 		return set.inConfig(err)
 	}
@@ -242,6 +260,14 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 		return set.inFile(err)
 	}
 
+	var metricsSrv *http.Server
+	if met != nil {
+		met.WatchPageViews(rec)
+		if metricsSrv, err = serveMetrics(set, met, log); err != nil {
+			return err
+		}
+		defer metricsSrv.Close() // at once if serve ends early; after shutdown, nothing left
+	}
 	ln, err := net.Listen("tcp", set.listen)
 	if err != nil {
 		return fmt.Errorf("listening on %s (from %s): %w", set.listen, set.sources["listen"], err)
@@ -249,16 +275,8 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	// The cap wraps the TCP listener, so with TLS it counts connections
 	// still in their handshake too (which the header timeout bounds).
 	ln = newLimitListener(ln, set.maxConns, log)
-	httpSrv := &http.Server{
-		Handler:           srv,
-		TLSConfig:         tlsConfig,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	httpSrv := newHTTPServer(srv, log)
+	httpSrv.TLSConfig = tlsConfig
 	eng.Start()
 	rec.Start()
 	served := make(chan error, 1)
@@ -284,12 +302,22 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	case serveErr = <-served:
 		log.Error("docsapi: the HTTP server stopped", slog.Any("error", serveErr))
 	}
-	return shutdown(log, set.grace, httpSrv, eng, rec, closeStore, serveErr)
+	return shutdown(log, set.grace, []*http.Server{httpSrv, metricsSrv}, eng, rec, closeStore, serveErr)
 }
 
-// shutdown stops everything in the order that loses nothing: no new
-// requests, requests and jobs in flight finish (within grace), the page
-// views counted so far are written, then the storage closes.
+// newHTTPServer is an http.Server for h with serve's timeouts and limits.
+func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
 // recorderConfig is the page-view recorder's configuration: the same
 // trusted proxies as the API's, so that a visitor behind them is known by
 // its own address, and a client elsewhere cannot choose one.
@@ -300,20 +328,30 @@ func (set *serveSettings) recorderConfig(sink pageviews.Sink, log *slog.Logger) 
 	}
 }
 
-func shutdown(log *slog.Logger, grace time.Duration, httpSrv *http.Server, eng *engine.Engine, rec *pageviews.Recorder, closeStore func() error, serveErr error) error {
+// shutdown stops everything in the order that loses nothing: no new
+// requests (on the API's listener and the metrics'), requests and jobs in
+// flight finish (within grace), the page views counted so far are written,
+// then the storage closes.
+func shutdown(log *slog.Logger, grace time.Duration, httpSrvs []*http.Server, eng *engine.Engine, rec *pageviews.Recorder, closeStore func() error, serveErr error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	var wg sync.WaitGroup
-	var httpErr, engErr error
-	wg.Go(func() {
-		if httpErr = httpSrv.Shutdown(ctx); httpErr != nil {
-			httpSrv.Close() // the grace is over: cut the remaining connections
+	httpErrs := make([]error, len(httpSrvs))
+	for i, srv := range httpSrvs {
+		if srv == nil {
+			continue // no metrics listener
 		}
-	})
-	// The engine stops at the same time: both get the whole grace period.
+		wg.Go(func() {
+			if httpErrs[i] = srv.Shutdown(ctx); httpErrs[i] != nil {
+				srv.Close() // the grace is over: cut the remaining connections
+			}
+		})
+	}
+	// The engine stops at the same time: all get the whole grace period.
+	var engErr error
 	wg.Go(func() { engErr = eng.Shutdown(ctx) })
 	wg.Wait()
-	if httpErr != nil {
+	if httpErr := errors.Join(httpErrs...); httpErr != nil {
 		log.Warn("docsapi: requests still running at the end of the grace period were cut", slog.Any("error", httpErr))
 	}
 	if engErr != nil {

@@ -42,6 +42,7 @@ const defaultMaxConnections = 1024
 type serveFlags struct {
 	storage                 storageFlags
 	listen, tlsCert, tlsKey string
+	metricsListen           string
 	logFormat, logLevel     string
 	grace, flush            time.Duration
 	maxConns                int
@@ -51,6 +52,7 @@ type serveFlags struct {
 func (f *serveFlags) register(fs *flag.FlagSet) {
 	f.storage.register(fs)
 	fs.StringVar(&f.listen, "listen", defaultListen, "`ADDR` to listen on, host:port; port 0 picks a free one (env DOCSAPI_LISTEN)")
+	fs.StringVar(&f.metricsListen, "metrics-listen", "", "`ADDR` to serve /metrics on, host:port, apart from the API; off when empty (env DOCSAPI_METRICS_LISTEN)")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate chain `FILE`; with --tls-key, serve HTTPS")
 	fs.StringVar(&f.tlsKey, "tls-key", "", "PEM private key `FILE`")
 	fs.StringVar(&f.logFormat, "log-format", defaultLogFormat, "log `FORMAT` on stderr: text or json")
@@ -64,6 +66,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 // serveSettings is serve's effective configuration.
 type serveSettings struct {
 	listen, tlsCert, tlsKey string
+	metricsListen           string // "": no metrics
 	logFormat, logLevel     string
 	grace, flush            time.Duration
 	maxConns                int
@@ -109,6 +112,7 @@ func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error)
 		return d
 	}
 	set.listen = pick("listen", "listen", f.listen, "DOCSAPI_LISTEN", file.Listen, defaultListen)
+	set.metricsListen = pick("metricsListen", "metrics-listen", f.metricsListen, "DOCSAPI_METRICS_LISTEN", file.MetricsListen, "")
 	set.tlsCert = pick("tls.cert", "tls-cert", f.tlsCert, "", file.TLS.Cert, "")
 	set.tlsKey = pick("tls.key", "tls-key", f.tlsKey, "", file.TLS.Key, "")
 	set.logFormat = pick("log.format", "log-format", f.logFormat, "", file.Log.Format, defaultLogFormat)
@@ -149,10 +153,24 @@ func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error)
 	if _, err := parseLevel(set.logLevel); err != nil {
 		return nil, err
 	}
-	if _, _, err := net.SplitHostPort(set.listen); err != nil {
-		return nil, usagef("listen address %q (from %s) must be host:port, such as 127.0.0.1:8080 or :8080", set.listen, set.sources["listen"])
+	if err := checkAddress("listen", set.listen, set.sources["listen"], "127.0.0.1:8080 or :8080"); err != nil {
+		return nil, err
+	}
+	if set.metricsListen != "" {
+		if err := checkAddress("metricsListen", set.metricsListen, set.sources["metricsListen"], "127.0.0.1:9464"); err != nil {
+			return nil, err
+		}
 	}
 	return set, nil
+}
+
+// checkAddress refuses the address of the setting name, given by from,
+// unless it is host:port.
+func checkAddress(name, addr, from, example string) error {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return usagef("%s address %q (from %s) must be host:port, such as %s", name, addr, from, example)
+	}
+	return nil
 }
 
 // defaultRatePer is the period of a rate limit whose "per" is not given.
@@ -240,7 +258,7 @@ func (set *serveSettings) inFile(err error) error {
 // secrets redacted; where each setting came from goes to stderr.
 func printConfig(s *stdio, set *serveSettings) error {
 	eff := *set.file
-	eff.Listen = set.listen
+	eff.Listen, eff.MetricsListen = set.listen, set.metricsListen
 	eff.Data, eff.Database = set.storage.dataDir, ""
 	if set.storage.database != "" {
 		eff.Database = redactURL(set.storage.database)

@@ -65,6 +65,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Now tells the time; tests inject a clock. Default time.Now.
 	Now func() time.Time
+	// OnRunEnd, if set, is told how each run ended (server/metrics counts
+	// runs with it). It runs on the worker, which claims no job until it
+	// returns, so it must return quickly.
+	OnRunEnd func(RunInfo)
 }
 
 func (c *Config) setDefaults() error {

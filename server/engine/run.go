@@ -19,7 +19,10 @@ import (
 func (e *Engine) run(job store.Job, until time.Time) {
 	log := e.cfg.Logger.With(slog.String("job_id", job.ID), slog.String("project_id", job.ProjectID), slog.String("owner", e.cfg.Owner))
 	log.Info("engine: job claimed", slog.Int("attempt", job.Attempts), slog.Int("prompts", len(job.Prompts)))
-	if timeLeft(until, e.cfg.Now(), e.cfg.LeaseFor) <= 0 {
+	start := e.cfg.Now()
+	outcome := RunAbandoned // until the run says otherwise
+	defer func() { e.ended(job, outcome, start) }()
+	if timeLeft(until, start, e.cfg.LeaseFor) <= 0 {
 		// The claim took so long to come back that the lease is all but
 		// over: leave the job to whoever claims it after the lease ends.
 		log.Warn("engine: run abandoned: the claim came back too late to use its lease", slog.Time("lease_until", until))
@@ -56,12 +59,14 @@ func (e *Engine) run(job store.Job, until time.Time) {
 		log.Warn("engine: run abandoned: the lease is gone")
 		return
 	case errors.Is(cause, errShutdown):
+		outcome = RunReleased
 		e.release(job, l, log)
 		return
 	case errors.Is(cause, errTimeout):
 		err = Permanent(fmt.Errorf("the run took longer than %s", e.cfg.JobTimeout))
 	}
 	if err == nil {
+		outcome = RunCompleted
 		e.finish(job, l, store.Finish{Outcome: store.Completed, PRLink: prLink, Handled: len(job.Prompts)}, log)
 		return
 	}
@@ -70,9 +75,11 @@ func (e *Engine) run(job store.Job, until time.Time) {
 		if !IsPermanent(err) {
 			reason = store.GaveUpReason(job.Attempts, reason)
 		}
+		outcome = RunFailed
 		e.finish(job, l, store.Finish{Outcome: store.Failed, FailureReason: reason}, log)
 		return
 	}
+	outcome = RunRetried
 	e.retryLater(job, l, err, log)
 }
 

@@ -138,6 +138,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Now tells the time; tests inject a clock. Default time.Now.
 	Now func() time.Time
+	// OnFlush, if set, is told of every flush that had views to write
+	// (server/metrics times flushes with it). It runs on the flushing
+	// goroutine, which holds the flush lock, so it must return quickly.
+	OnFlush func(FlushInfo)
 
 	// MaxVisitorBytes bounds the memory of the visitor sketches, live and
 	// pending, when the Sink counts visitors (see VisitorSink and the
@@ -214,6 +218,14 @@ type key struct {
 
 type counts struct {
 	human, ai, bot int64
+}
+
+// FlushInfo is what Config.OnFlush is told of a flush.
+type FlushInfo struct {
+	// Duration is how long the flush took, by Config.Now.
+	Duration time.Duration
+	// Err is the error Flush returned: nil if every view was written.
+	Err error
 }
 
 // Stats reports what a Recorder has done since it was created.
@@ -437,9 +449,10 @@ func shardOf(project, path string) int {
 // batch that fails stay held and are written by the next flush, added to
 // whatever was counted meanwhile, within MaxPendingKeys: past it, they are
 // folded into overflow counters. It returns the first error.
-func (r *Recorder) Flush(ctx context.Context) error {
+func (r *Recorder) Flush(ctx context.Context) (err error) {
 	r.flushMu.Lock()
 	defer r.flushMu.Unlock()
+	start := r.cfg.Now()
 	// Take every shard's counters, leaving empty maps: recording goes on
 	// while the batch is written. Counts of a key already pending are
 	// added to it; the others stay in taken, which is written as it is:
@@ -473,6 +486,9 @@ func (r *Recorder) Flush(ctx context.Context) error {
 			}
 		}
 		held += len(taken[i])
+	}
+	if held > 0 && r.cfg.OnFlush != nil {
+		defer func() { r.cfg.OnFlush(FlushInfo{Duration: r.cfg.Now().Sub(start), Err: err}) }()
 	}
 	if over, moved := r.stats.overflowed.Load(), r.stats.rehoured.Load(); over > r.reportedOverflow {
 		r.cfg.Logger.WarnContext(ctx, "pageviews: more distinct pages than MaxKeys; views of the rest were counted under the overflow path",

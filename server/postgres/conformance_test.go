@@ -33,3 +33,11 @@ func TestVisitorAccuracy(t *testing.T) {
 		return open(t, newDatabase(t))
 	})
 }
+
+// TestConformanceJobCounts runs the suite's tests of store.JobCounter.
+func TestConformanceJobCounts(t *testing.T) {
+	adminURL(t)
+	storetest.RunJobCounts(t, func(t *testing.T) store.Store {
+		return open(t, newDatabase(t))
+	})
+}

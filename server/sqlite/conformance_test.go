@@ -34,3 +34,11 @@ func TestVisitorAccuracy(t *testing.T) {
 		return storetest.Opened(t, s, err)
 	})
 }
+
+// TestConformanceJobCounts runs the suite's tests of store.JobCounter.
+func TestConformanceJobCounts(t *testing.T) {
+	storetest.RunJobCounts(t, func(t *testing.T) store.Store {
+		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "docsapi.db"))
+		return storetest.Opened(t, s, err)
+	})
+}
