@@ -177,7 +177,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Site, err = cfg.Site.withDefaults(); err != nil {
+	if cfg.Site, err = cfg.Site.WithDefaults(); err != nil {
 		return nil, err
 	}
 	if n := len(cfg.CursorSecret); n > 0 && n < MinCursorSecretBytes {

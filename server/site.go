@@ -37,10 +37,10 @@ const (
 	DefaultSiteMaxBodyBytes = 64 << 10
 )
 
-// DefaultSitePerAddress is the budget of one client address on the site
-// endpoints: far above what a reader sends (a vote, a few searches a
+// DefaultSitePerAddress returns the budget of one client address on the
+// site endpoints: far above what a reader sends (a vote, a few searches a
 // minute), with room for an office or a school behind one address.
-var DefaultSitePerAddress = Limit{Requests: 60, Per: time.Minute}
+func DefaultSitePerAddress() Limit { return Limit{Requests: 60, Per: time.Minute} }
 
 // SiteConfig bounds the public site endpoints. Unlike RateLimits, its zero
 // value is not "no limit" but the defaults: these endpoints are open to
@@ -48,7 +48,7 @@ var DefaultSitePerAddress = Limit{Requests: 60, Per: time.Minute}
 type SiteConfig struct {
 	// PerAddress is the budget of one client address (an IPv6 client's
 	// /64), preflights included; past it, 429 with Retry-After.
-	// DefaultSitePerAddress by default. The address is the connection's
+	// DefaultSitePerAddress() by default. The address is the connection's
 	// peer, or what Config.TrustedProxies vouch for.
 	PerAddress Limit
 	// MaxAddresses bounds the addresses whose budgets are remembered at
@@ -69,10 +69,12 @@ type SiteConfig struct {
 	MaxQueriesPerDay int
 }
 
-// withDefaults checks c and fills in its zero fields.
-func (c SiteConfig) withDefaults() (SiteConfig, error) {
+// WithDefaults checks c and returns it with its zero fields set to their
+// defaults, as New uses it: so that a program can show the values in
+// effect.
+func (c SiteConfig) WithDefaults() (SiteConfig, error) {
 	if c.PerAddress == (Limit{}) {
-		c.PerAddress = DefaultSitePerAddress
+		c.PerAddress = DefaultSitePerAddress()
 	}
 	if c.PerAddress.Requests <= 0 || c.PerAddress.Per <= 0 {
 		return c, fmt.Errorf("server: Config.Site.PerAddress needs positive Requests and Per, got %d per %s", c.PerAddress.Requests, c.PerAddress.Per)

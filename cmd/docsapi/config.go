@@ -36,6 +36,7 @@ type fileConfig struct {
 	// TrustedProxies are the addresses or networks (CIDR) of the reverse
 	// proxies in front of serve, whose forwarding headers name the client.
 	TrustedProxies []string        `json:"trustedProxies,omitempty"`
+	Site           siteConfig      `json:"site,omitzero"`
 	Engine         engineConfig    `json:"engine,omitzero"`
 	Git            gitConfig       `json:"git,omitzero"`
 	Projects       []projectConfig `json:"projects"`
@@ -57,6 +58,17 @@ type pageViewsConfig struct {
 	// MaxPathsPerDay caps the distinct paths a project's UTC day keeps;
 	// views of further new paths are counted under "/(other pages)".
 	MaxPathsPerDay int `json:"maxPathsPerDay,omitempty"`
+}
+
+// siteConfig is "site": the bounds of the public endpoints a docs site's
+// pages send feedback and searches to (server.SiteConfig); every field
+// absent or 0 takes its default.
+type siteConfig struct {
+	PerAddress        rateLimit `json:"perAddress,omitzero"`
+	MaxAddresses      int       `json:"maxAddresses,omitempty"`
+	MaxBodyBytes      int64     `json:"maxBodyBytes,omitempty"`
+	MaxFeedbackPerDay int       `json:"maxFeedbackPerDay,omitempty"`
+	MaxQueriesPerDay  int       `json:"maxQueriesPerDay,omitempty"`
 }
 
 // rateLimitsConfig is "rateLimits": per API key, agent requests, analytics

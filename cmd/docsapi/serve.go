@@ -18,6 +18,7 @@ import (
 	"github.com/docsapi/docsapi-go/server/engine"
 	"github.com/docsapi/docsapi-go/server/metrics"
 	"github.com/docsapi/docsapi-go/server/pageviews"
+	"github.com/docsapi/docsapi-go/server/store"
 )
 
 // minFlushTime is what the final page-view flush gets even when the grace
@@ -73,6 +74,8 @@ and agent.kind is optional):
                  "analytics": {"requests": 600, "per": "1m"},
                  "ingest": {"requests": 6000, "per": "1m"}},
   "trustedProxies": ["10.0.0.0/8", "2001:db8::1"],
+  "site": {"perAddress": {"requests": 60, "per": "1m"}, "maxAddresses": 100000,
+           "maxBodyBytes": 65536, "maxFeedbackPerDay": 10000, "maxQueriesPerDay": 10000},
   "engine": {"concurrency": 2, "jobTimeout": "30m", "maxAttempts": 3,
              "leaseFor": "2m", "pollInterval": "5s", "retryDelay": "30s"},
   "git": {"authorName": "Docs Agent", "authorEmail": "docs-agent@example.com",
@@ -125,6 +128,14 @@ up to 1,000 a request (default 6000 requests per minute). A category allows
 "requests" per "per", in bursts of up to "requests"; an absent requests
 takes the default, an absent per is 1m, and "requests": 0 turns the
 category off. Each server process keeps its own budgets.
+
+site: the public endpoints a docs site's pages send feedback and searches
+to (POST /v1/site/{project}/feedback and /searches, with a site token).
+perAddress is the budget of one client address (an IPv6 client's /64; 60
+a minute by default), kept for up to maxAddresses addresses at once;
+maxBodyBytes bounds a request's body; maxFeedbackPerDay and
+maxQueriesPerDay bound a project's feedback entries and distinct search
+queries a UTC day. Absent or 0 takes the default; none can be turned off.
 
 maxConnections (--max-connections, default 1024) caps the connections open
 at once: past it, new connections wait unanswered until others close (a
@@ -233,10 +244,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	engCfg := set.file.Engine.config()
 	engCfg.Store, engCfg.Owner, engCfg.Parts, engCfg.Logger = st, engineOwner(), parts, log
 	recCfg := set.recorderConfig(st, log)
-	srvCfg := server.Config{
-		Store: st, Logger: log,
-		RateLimits: set.rateLimits, TrustedProxies: set.trustedProxies,
-	}
+	srvCfg := set.serverConfig(st, log)
 	var met *metrics.Metrics
 	if set.metricsListen != "" {
 		if met, err = newServeMetrics(st, log, &engCfg, &recCfg, &srvCfg); err != nil {
@@ -315,6 +323,14 @@ func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
+// serverConfig is the API's configuration: the settings that bound it.
+func (set *serveSettings) serverConfig(st store.Store, log *slog.Logger) server.Config {
+	return server.Config{
+		Store: st, Logger: log,
+		RateLimits: set.rateLimits, TrustedProxies: set.trustedProxies, Site: set.site,
 	}
 }
 

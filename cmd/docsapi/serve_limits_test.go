@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -351,5 +352,64 @@ func TestServeRateLimitsFromTheFile(t *testing.T) {
 	}
 	if _, err := decodeConfig([]byte(`{"rateLimits": {"ingest": {"requests": "many"}}}`)); err == nil || !strings.Contains(err.Error(), "rateLimits.ingest.requests: want a whole number") {
 		t.Errorf("a string for requests: %v", err)
+	}
+}
+
+// "site" bounds the public feedback and search endpoints: every field
+// defaults on its own, the values reach the server, and a budget cannot be
+// turned off or made negative.
+func TestServeSiteSetting(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"HOME": dir, "DOCSAPI_DATA": filepath.Join(dir, "data")}
+	def := `{"perAddress":{"requests":60,"per":"1m"},"maxAddresses":100000,"maxBodyBytes":65536,"maxFeedbackPerDay":10000,"maxQueriesPerDay":10000}`
+	for _, tt := range []struct {
+		name, config, want string
+	}{
+		{"defaults", `{}`, def},
+		{"each field on its own", `{"site": {"perAddress": {"per": "1h"}, "maxQueriesPerDay": 500}}`,
+			`{"perAddress":{"requests":60,"per":"1h"},"maxAddresses":100000,"maxBodyBytes":65536,"maxFeedbackPerDay":10000,"maxQueriesPerDay":500}`},
+		{"all", `{"site": {"perAddress": {"requests": 5, "per": "10s"}, "maxAddresses": 10, "maxBodyBytes": 4096, "maxFeedbackPerDay": 3, "maxQueriesPerDay": 4}}`,
+			`{"perAddress":{"requests":5,"per":"10s"},"maxAddresses":10,"maxBodyBytes":4096,"maxFeedbackPerDay":3,"maxQueriesPerDay":4}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			config := configFile(t, tt.config)
+			var want any
+			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
+				t.Fatal(err)
+			}
+			if got := jsonText(printedConfig(t, env, "--config", config)["site"]); got != jsonText(want) {
+				t.Errorf("site printed %s, want %s", got, jsonText(want))
+			}
+			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+			f := &serveFlags{}
+			f.register(fs)
+			if err := fs.Parse([]string{"--config", config}); err != nil {
+				t.Fatal(err)
+			}
+			set, err := f.resolve(func(k string) string { return env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			site := set.serverConfig(nil, nil).Site
+			var given any
+			if err := json.Unmarshal([]byte(jsonText(siteConfig{
+				PerAddress:   printedLimit(site.PerAddress),
+				MaxAddresses: site.MaxAddresses, MaxBodyBytes: site.MaxBodyBytes,
+				MaxFeedbackPerDay: site.MaxFeedbackPerDay, MaxQueriesPerDay: site.MaxQueriesPerDay,
+			})), &given); err != nil {
+				t.Fatal(err)
+			}
+			if jsonText(given) != jsonText(want) {
+				t.Errorf("the server is given %s, want %s", jsonText(given), jsonText(want))
+			}
+		})
+	}
+	for config, msg := range map[string]string{
+		`{"site": {"perAddress": {"requests": 0}}}`: "site.perAddress needs requests of 1 or more",
+		`{"site": {"perAddress": {"per": "-1s"}}}`:  `site.perAddress.per: "-1s" is negative`,
+		`{"site": {"maxBodyBytes": -1}}`:            "site.maxBodyBytes must be 0 (the default) or more, got -1",
+		`{"site": {"maxFeedbackPerDay": -5}}`:       "site.maxFeedbackPerDay must be 0 (the default) or more, got -5",
+	} {
+		runCLI(t, env, "", "serve", "--print-config", "--config", configFile(t, config)).expect(t, exitUsage, msg)
 	}
 }

@@ -72,6 +72,7 @@ type serveSettings struct {
 	maxConns                int
 	rateLimits              server.RateLimits
 	trustedProxies          []netip.Prefix
+	site                    server.SiteConfig // with its defaults
 	storage                 storage
 	configPath              string
 	file                    *fileConfig // never nil: empty without a file
@@ -131,6 +132,9 @@ func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error)
 		return nil, err
 	}
 	if set.trustedProxies, err = parseTrustedProxies(file.TrustedProxies); err != nil {
+		return nil, err
+	}
+	if set.site, err = serveSite(file.Site); err != nil {
 		return nil, err
 	}
 	if set.storage, err = f.storage.resolve(getenv, fileOrNil(file, path)); err != nil {
@@ -210,6 +214,42 @@ func serveRateLimits(c rateLimitsConfig) (server.RateLimits, error) {
 	return out, err
 }
 
+// serveSite reads the configuration's "site" into the server's, with the
+// defaults filled in. Unlike a rate limit, a site budget cannot be turned
+// off: those endpoints take requests from anyone.
+func serveSite(c siteConfig) (server.SiteConfig, error) {
+	var out server.SiteConfig
+	if c.PerAddress.Requests != nil || c.PerAddress.Per != 0 {
+		def := server.DefaultSitePerAddress()
+		out.PerAddress = def
+		if c.PerAddress.Requests != nil {
+			out.PerAddress.Requests = *c.PerAddress.Requests
+		}
+		if c.PerAddress.Per != 0 {
+			out.PerAddress.Per = time.Duration(c.PerAddress.Per)
+		}
+		if out.PerAddress.Requests < 1 || out.PerAddress.Per <= 0 {
+			return out, usagef("site.perAddress needs requests of 1 or more and a positive per, got %d per %s", out.PerAddress.Requests, out.PerAddress.Per)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"maxAddresses", int64(c.MaxAddresses)},
+		{"maxBodyBytes", c.MaxBodyBytes},
+		{"maxFeedbackPerDay", int64(c.MaxFeedbackPerDay)},
+		{"maxQueriesPerDay", int64(c.MaxQueriesPerDay)},
+	} {
+		if f.v < 0 {
+			return out, usagef("site.%s must be 0 (the default) or more, got %d", f.name, f.v)
+		}
+	}
+	out.MaxAddresses, out.MaxBodyBytes = c.MaxAddresses, c.MaxBodyBytes
+	out.MaxFeedbackPerDay, out.MaxQueriesPerDay = c.MaxFeedbackPerDay, c.MaxQueriesPerDay
+	return out.WithDefaults()
+}
+
 // printedLimit writes an effective limit as the file would: "requests": 0
 // for none.
 func printedLimit(l server.Limit) rateLimit {
@@ -273,6 +313,11 @@ func printConfig(s *stdio, set *serveSettings) error {
 		Ingest:    printedLimit(set.rateLimits.Ingest),
 	}
 	eff.PageViews.FlushInterval = duration(set.flush)
+	eff.Site = siteConfig{
+		PerAddress:   printedLimit(set.site.PerAddress),
+		MaxAddresses: set.site.MaxAddresses, MaxBodyBytes: set.site.MaxBodyBytes,
+		MaxFeedbackPerDay: set.site.MaxFeedbackPerDay, MaxQueriesPerDay: set.site.MaxQueriesPerDay,
+	}
 	if eff.PageViews.MaxKeys == 0 {
 		eff.PageViews.MaxKeys = pageviews.DefaultMaxKeys
 	}
