@@ -56,8 +56,8 @@ func (r *Recorder) Middleware(cfg MiddlewareConfig) (func(http.Handler) http.Han
 			if status < 200 || status > 299 || status == http.StatusNoContent || status == http.StatusPartialContent {
 				return
 			}
-			ua := req.Header.Get("User-Agent")
-			class := r.cfg.Classifier.Classify(ua, path, req.Header.Get("Accept"))
+			ua := headerOf(req, "User-Agent")
+			class := r.classes.Classify(ua, path, headerOf(req, "Accept"))
 			now := r.cfg.Now()
 			var visitor uint64
 			hasVisitor := false
@@ -109,11 +109,22 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // which are not views (a prefetched page may never be shown).
 func isPrefetch(r *http.Request) bool {
 	for _, name := range [...]string{"Sec-Purpose", "Purpose", "X-Purpose", "X-Moz"} {
-		if v := r.Header.Get(name); v != "" && (strings.Contains(v, "prefetch") || strings.Contains(v, "preview")) {
+		if v := headerOf(r, name); v != "" && (strings.Contains(v, "prefetch") || strings.Contains(v, "preview")) {
 			return true
 		}
 	}
 	return false
+}
+
+// headerOf is r.Header.Get of a name already in canonical form, as every
+// name here is: net/http stores received headers under their canonical
+// names, and Get would spend more time canonicalising the name again than
+// on the lookup, six times a page request.
+func headerOf(r *http.Request, canonical string) string {
+	if v := r.Header[canonical]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // NormalizePath maps the forms of a page's path to one: the index file of a

@@ -166,6 +166,8 @@ func TestMiddlewareCountsOnlySuccessfulPageViews(t *testing.T) {
 	send("GET", "/style.css", chromeUA)
 	send("GET", "/guide", chromeUA, "Sec-Purpose", "prefetch;prerender")
 	send("GET", "/guide", chromeUA, "Purpose", "prefetch")
+	send("GET", "/guide", chromeUA, "x-purpose", "preview")
+	send("GET", "/guide", chromeUA, "X-MOZ", "prefetch")
 
 	if err := r.Flush(context.Background()); err != nil {
 		t.Fatal(err)

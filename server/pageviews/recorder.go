@@ -159,9 +159,10 @@ type Config struct {
 
 // Recorder counts views and flushes them. It is safe for concurrent use.
 type Recorder struct {
-	cfg    Config
-	shards [shardCount]shard
-	keys   atomic.Int64 // counters held across shards, for MaxKeys
+	cfg     Config
+	classes *traffic.Memo // cfg.Classifier, remembering user agents' scans
+	shards  [shardCount]shard
+	keys    atomic.Int64 // counters held across shards, for MaxKeys
 	// maxLive bounds keys but for the overflow counters of the hours
 	// recorded in: 2×MaxKeys.
 	maxLive int64
@@ -318,6 +319,7 @@ func New(cfg Config) (*Recorder, error) {
 		cfg.Now = time.Now
 	}
 	r := &Recorder{cfg: cfg, pending: newPendingCounts(cfg.MaxPendingKeys, cfg.OverflowPath), stop: make(chan struct{}), done: make(chan struct{})}
+	r.classes = traffic.NewMemo(cfg.Classifier)
 	r.maxLive = math.MaxInt64
 	if int64(cfg.MaxKeys) <= math.MaxInt64/2 {
 		r.maxLive = 2 * int64(cfg.MaxKeys)

@@ -195,11 +195,20 @@ func (c *Classifier) ClassifyRequest(r *http.Request) Class {
 
 // classify is Classify with the Accept header in either shape.
 func (c *Classifier) classify(ua, path string, accept acceptHeader) Class {
+	return c.classifyScanned(ua, path, accept, c.scanAll)
+}
+
+// scanAll is scan of ua from no match.
+func (c *Classifier) scanAll(ua string) int32 { return c.scan(ua, c.none) }
+
+// classifyScanned is classify with the scan of the user agent from no
+// match done by scan, which a Memo remembers.
+func (c *Classifier) classifyScanned(ua, path string, accept acceptHeader, scan func(string) int32) Class {
 	best := c.none
 	if isBlank(ua) {
 		best = c.features[EmptyUserAgent]
 	} else if c.firstToken < best {
-		best = c.scan(ua, best)
+		best = scan(ua)
 	}
 	// Each feature is only evaluated when its rule would beat the best
 	// match so far, so a known crawler costs nothing more than its scan.
