@@ -3,6 +3,8 @@ package docsapi
 import (
 	"fmt"
 	"time"
+
+	"github.com/docsapi/docsapi-go/internal/isodate"
 )
 
 // DateBound is one end of a date range: either a calendar date, sent as
@@ -27,19 +29,24 @@ func Instant(t time.Time) DateBound {
 	return DateBound{t: t.UTC()}
 }
 
-// ParseDateBound reads a date as the API accepts it: YYYY-MM-DD or an RFC
-// 3339 timestamp. The empty string gives the zero bound.
+// ParseDateBound reads a date as the API's date parameters accept it: a
+// date (YYYY-MM-DD), or an ISO 8601 date-time with or without seconds and
+// their fraction, with Z, an offset or no zone (which means UTC), such as
+// 2026-10-24T09:30:00Z, 2026-10-24T11:30+02:00 or 2026-10-24T09:30. It
+// reads exactly what the self-hosted server accepts. The empty string gives
+// the zero bound.
 func ParseDateBound(s string) (DateBound, error) {
 	if s == "" {
 		return DateBound{}, nil
 	}
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
+	t, date, err := isodate.Parse(s)
+	switch {
+	case err != nil:
+		return DateBound{}, fmt.Errorf("docsapi: %w", err)
+	case date:
 		return Day(t.Date()), nil
 	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return Instant(t), nil
-	}
-	return DateBound{}, fmt.Errorf("docsapi: %q is neither a date (YYYY-MM-DD) nor an RFC 3339 timestamp", s)
+	return Instant(t), nil
 }
 
 // IsZero reports whether the bound is unset. (A date is never zero, not even

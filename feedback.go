@@ -103,7 +103,7 @@ func (p FeedbackParams) query() string {
 
 // checkStatuses refuses a status that the comma-separated list cannot
 // carry. Unknown statuses pass: the service may know them.
-func checkStatuses(statuses []FeedbackStatus) error {
+func checkStatuses[S ~string](statuses []S) error {
 	for i, s := range statuses {
 		switch {
 		case s == "":
@@ -117,6 +117,11 @@ func checkStatuses(statuses []FeedbackStatus) error {
 
 func setFeedbackFilters(q url.Values, source FeedbackSource, statuses []FeedbackStatus) {
 	setNonEmpty(q, "source", string(source))
+	setStatuses(q, statuses)
+}
+
+// setStatuses sets status to the comma-separated list of statuses, if any.
+func setStatuses[S ~string](q url.Values, statuses []S) {
 	if len(statuses) > 0 {
 		names := make([]string, len(statuses))
 		for i, s := range statuses {

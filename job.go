@@ -38,7 +38,8 @@ type Job struct {
 	Status JobStatus
 	// Source is the repository and ref the agent works on.
 	Source JobSource
-	// Model is the AI model the agent uses, as the service names it.
+	// Model names the AI model (or, on a self-hosted server whose project
+	// names none, the agent) that runs the job, as the service names it.
 	Model string
 	// PRLink is the URL of the pull request the job opened. It is empty while
 	// the job is active, and may stay empty after completion when no file
@@ -54,7 +55,8 @@ type Job struct {
 type JobSource struct {
 	// Repository names the source repository.
 	Repository string
-	// Ref is the branch or other ref; empty when the service sent null.
+	// Ref is the git branch the agent works on, to which its changes are
+	// pushed (the pull request's head); empty when the service sent null.
 	Ref string
 }
 
@@ -78,8 +80,10 @@ type sourceWire struct {
 
 // MarshalJSON encodes the job in the API's shape, with null for an empty
 // PRLink, Source.Ref and ArchivedAt.
-func (j Job) MarshalJSON() ([]byte, error) {
-	w := jobWire{
+func (j Job) MarshalJSON() ([]byte, error) { return json.Marshal(j.wire()) }
+
+func (j Job) wire() jobWire {
+	return jobWire{
 		ID:         j.ID,
 		Status:     j.Status,
 		Source:     &sourceWire{Repository: j.Source.Repository, Ref: nullString(j.Source.Ref)},
@@ -88,7 +92,6 @@ func (j Job) MarshalJSON() ([]byte, error) {
 		CreatedAt:  nullTime(j.CreatedAt),
 		ArchivedAt: nullTime(j.ArchivedAt),
 	}
-	return json.Marshal(w)
 }
 
 // UnmarshalJSON decodes the API's shape. Unknown fields are ignored and
@@ -102,15 +105,26 @@ func (j *Job) decodeBody(data []byte) error {
 	if err := decodeWire("job", data, &w); err != nil {
 		return err
 	}
-	created, err := parseTimestamp("job", "createdAt", w.CreatedAt)
+	job, err := w.job("job", "")
 	if err != nil {
 		return err
 	}
-	archived, err := parseTimestamp("job", "archivedAt", w.ArchivedAt)
+	*j = job
+	return nil
+}
+
+// job returns the job w holds. what names the response and prefix the
+// path of w's fields in it ("jobs." in a page), for errors.
+func (w *jobWire) job(what, prefix string) (Job, error) {
+	created, err := parseTimestamp(what, prefix+"createdAt", w.CreatedAt)
 	if err != nil {
-		return err
+		return Job{}, err
 	}
-	*j = Job{
+	archived, err := parseTimestamp(what, prefix+"archivedAt", w.ArchivedAt)
+	if err != nil {
+		return Job{}, err
+	}
+	j := Job{
 		ID:         w.ID,
 		Status:     w.Status,
 		Model:      w.Model,
@@ -121,7 +135,7 @@ func (j *Job) decodeBody(data []byte) error {
 	if w.Source != nil {
 		j.Source = JobSource{Repository: w.Source.Repository, Ref: deref(w.Source.Ref)}
 	}
-	return nil
+	return j, nil
 }
 
 // timestampLayouts are the ISO 8601 forms accepted in job timestamps, most

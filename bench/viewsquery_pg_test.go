@@ -25,6 +25,15 @@ const benchPostgresURL = "DOCSAPI_BENCH_POSTGRES_URL"
 // BenchmarkViewsQueryPostgres is BenchmarkViewsQuery on the PostgreSQL
 // backend, over the same dataset.
 func BenchmarkViewsQueryPostgres(b *testing.B) {
+	s := viewsPostgres(b)
+	benchViewsQuery(b, s, *viewsPaths)
+}
+
+// viewsPostgres opens the database benchPostgresURL names, filled with the
+// views dataset (filling it the first time), or skips the benchmark without
+// the variable. The store is closed when the benchmark ends.
+func viewsPostgres(b *testing.B) store.Store {
+	b.Helper()
 	url := os.Getenv(benchPostgresURL)
 	if url == "" || testing.Short() {
 		b.Skip(benchPostgresURL + " is not set (or -short): no PostgreSQL database to fill")
@@ -35,7 +44,7 @@ func BenchmarkViewsQueryPostgres(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Close()
+	b.Cleanup(func() { s.Close() })
 
 	marker := fmt.Sprintf("bench-views-%dpaths-%ddays", paths, viewsDays)
 	built, err := s.Project(ctx, marker)
@@ -58,5 +67,5 @@ func BenchmarkViewsQueryPostgres(b *testing.B) {
 	default:
 		b.Logf("dataset %s, %s", marker, built.Name)
 	}
-	benchViewsQuery(b, s, paths)
+	return s
 }

@@ -26,18 +26,16 @@ func invalidInput(format string, args ...any) *badRequest {
 	return &badRequest{Status: http.StatusBadRequest, Message: fmt.Sprintf(format, args...)}
 }
 
-// promptBody is the body of create and message: {"prompt": "..."} and
-// nothing else.
+// promptBody is the body of create and message: {"prompt": "..."}. Other
+// fields are ignored, not refused: a client written for the hosted service
+// may send some (a "model", say), as the SDK ignores fields of responses it
+// does not know.
 type promptBody struct {
 	Prompt *string `json:"prompt"`
 }
 
-// promptFields names the fields of a prompt body, for the message about an
-// unknown one.
-var promptFields = jsonFields(reflect.TypeFor[promptBody]())
-
-// readPrompt reads and checks a {"prompt"} body: the body bound, JSON with
-// no unknown fields, wrong types or trailing data, a prompt that is present,
+// readPrompt reads and checks a {"prompt"} body: the body bound, a JSON
+// object without wrong types or trailing data, a prompt that is present,
 // not blank, valid UTF-8 and within maxLength characters. Errors name the
 // field and say what is wrong.
 func readPrompt(w http.ResponseWriter, r *http.Request, maxBytes int64, maxLength int) (string, *badRequest) {
@@ -60,10 +58,9 @@ func parsePrompt(body []byte, maxLength int) (string, *badRequest) {
 		return "", invalidInput("request body is not valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
 	var b promptBody
 	if err := dec.Decode(&b); err != nil {
-		return "", describeJSONError(err, promptFields)
+		return "", describeJSONError(err, nil)
 	}
 	if dec.More() {
 		return "", invalidInput("request body has data after the JSON object")

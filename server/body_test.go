@@ -7,6 +7,21 @@ import (
 	"unicode/utf8"
 )
 
+// Fields other than prompt are ignored, whatever their value, as a client
+// written for the hosted service may send some; the prompt is still checked.
+func TestParsePromptIgnoresOtherFields(t *testing.T) {
+	for _, body := range []string{
+		`{"prompt":"Document it","model":"claude-sonnet-4-5"}`,
+		`{"model":{"name":"x","temperature":0.2},"prompt":"Document it","tags":["a",1,null],"draft":true}`,
+		`{"source":{"ref":"main"},"prompt":"Document it","prompt_version":2}`,
+	} {
+		got, bad := parsePrompt([]byte(body), 100)
+		if bad != nil || got != "Document it" {
+			t.Errorf("parsePrompt(%s) = %q, %+v; want the prompt, other fields ignored", body, got, bad)
+		}
+	}
+}
+
 func TestParsePromptAcceptsAPrompt(t *testing.T) {
 	if got, bad := parsePrompt([]byte(`{"prompt":"line one\n\tline two\r\n"}`), 100); bad != nil || got != "line one\n\tline two\r\n" {
 		t.Errorf("tabs and line breaks: %q, %v", got, bad)
@@ -36,7 +51,10 @@ func TestParsePromptRefusesBadBodiesNamingTheProblem(t *testing.T) {
 		{`{"prompt":["a"]}`, `field "prompt" must be a string, not a JSON array`},
 		{`["prompt"]`, "request body must be a JSON object, not a JSON array"},
 		{`"prompt"`, "request body must be a JSON object, not a JSON string"},
-		{`{"prompt":"a","model":"x"}`, `unknown field "model"; the only field is "prompt"`},
+		{`{"model":"x"}`, `field "prompt" is required`},
+		{`{"model":"x","prompt":7}`, `field "prompt" must be a string, not a JSON number`},
+		{`null`, `field "prompt" is required`},
+		{`42`, "request body must be a JSON object, not a JSON number"},
 		{`{"prompt":"a"}{"prompt":"b"}`, "request body has data after the JSON object"},
 		{`{"prompt":"a"`, "it ends too early"},
 		{`{prompt:"a"}`, "request body is not valid JSON"},
@@ -72,6 +90,7 @@ func FuzzPromptBody(f *testing.F) {
 		`{"prompt":"x"}`, `{}`, `{"prompt":""}`, `{"prompt":1}`, `[]`, `null`, ``,
 		`{"prompt":"a","x":1}`, `{"prompt":"a"} trailing`, "{\"prompt\":\"\\u0000\"}",
 		`{"prompt":"\ud800"}`, `{"Prompt":"case"}`, `{"prompt":"a","prompt":"b"}`,
+		`{"prompt":"a","model":"claude-sonnet-4-5"}`, `{"model":{"x":[1,null]},"prompt":7}`, `{"model":"m"}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Cursors of the cursor-paginated exports (feedback, searches) are
@@ -162,4 +163,25 @@ func (r *positionReader) done() error {
 		return errBadCursor
 	}
 	return r.err
+}
+
+// sealTimeID returns the cursor of the place (t, id) in scope: the
+// position of a row in the exports and lists ordered newest first.
+func sealTimeID(key, scope []byte, t time.Time, id string) string {
+	return sealCursor(key, scope, new(position).int(t.UnixMicro()).str(id).b)
+}
+
+// openTimeID returns the place a cursor of sealTimeID holds, if it was
+// sealed with key for scope; errBadCursor otherwise.
+func openTimeID(key, scope []byte, cursor string) (time.Time, string, error) {
+	pos, err := openCursor(key, scope, cursor)
+	if err != nil {
+		return time.Time{}, "", err
+	}
+	r := &positionReader{b: pos}
+	t, id := time.UnixMicro(r.int()).UTC(), r.str()
+	if err := r.done(); err != nil || id == "" {
+		return time.Time{}, "", errBadCursor
+	}
+	return t, id, nil
 }

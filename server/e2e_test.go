@@ -2,15 +2,19 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/internal/isodate/isodatetest"
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -50,8 +54,10 @@ func TestSDKAgainstServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}
+	// source.ref is the branch the agent works on, as the hosted service's
+	// reference says; not the ref it starts from.
 	if job.Status != docsapi.JobStatusActive || job.Source.Repository != "https://git.example.com/alpha/docs.git" ||
-		job.Source.Ref != "main" || job.Model != "claude-sonnet-4" || job.PRLink != "" || !job.ArchivedAt.IsZero() {
+		job.Source.Ref != "docs-agent/"+job.ID || job.Model != "claude-sonnet-4" || job.PRLink != "" || !job.ArchivedAt.IsZero() {
 		t.Fatalf("created job = %+v", job)
 	}
 	got, err := c.AgentJobs.Get(ctx, "", job.ID)
@@ -88,6 +94,59 @@ func TestSDKAgainstServer(t *testing.T) {
 	waited, err := c.AgentJobs.Wait(ctx, "", job.ID, docsapi.WaitParams{})
 	if err != nil || waited.Status != docsapi.JobStatusArchived || waited.ArchivedAt.IsZero() {
 		t.Errorf("Wait on archived job = %+v, %v", waited, err)
+	}
+
+	checkHostedClientFidelity(t, e)
+}
+
+// checkHostedClientFidelity sends what a client written for the hosted
+// service sends, past the OpenAPI validator: fields the server does not
+// know, dates in every ISO 8601 form the reference allows, and a project
+// that names no model, whose jobs still name one.
+func checkHostedClientFidelity(t *testing.T, e *env) {
+	t.Helper()
+	ctx := context.Background()
+	resp, body := e.do("rw", "POST", "/v2/agent/alpha/job", `{"prompt":"Document the flag","model":"claude-opus-4","source":{"ref":"dev"}}`)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create with unknown fields: %d %s", resp.StatusCode, body)
+	}
+	created := jobOf(t, body)
+	id, _ := created["id"].(string)
+	if created["model"] != "claude-sonnet-4" || created["source"].(map[string]any)["ref"] != "docs-agent/"+id {
+		t.Errorf("create with unknown fields answered %s: they must change nothing", body)
+	}
+	resp, body = e.do("rw", "POST", "/v2/agent/alpha/job/"+id+"/message", `{"prompt":"And an example","model":"x","attachments":[]}`)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("message with unknown fields: %d %s", resp.StatusCode, body)
+	}
+	for _, bad := range []string{`{"prompt":5,"model":"x"}`, `{"model":"x"}`, `{"prompt":"","model":"x"}`, `[{"prompt":"x"}]`} {
+		if resp, body := e.do("rw", "POST", "/v2/agent/alpha/job", bad); resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("create %s: %d %s, want 400", bad, resp.StatusCode, body)
+		}
+	}
+
+	for _, tt := range isodatetest.Accepted {
+		for _, export := range []string{"views", "visitors"} {
+			target := "/v1/analytics/alpha/" + export + "?" + url.Values{"dateFrom": {tt.In}, "dateTo": {tt.In}}.Encode()
+			if resp, body := e.do("ro", "GET", target, ""); resp.StatusCode != http.StatusOK {
+				t.Errorf("%s (%s): %d %s, want 200", target, tt.Name, resp.StatusCode, body)
+			}
+		}
+	}
+	for _, tt := range isodatetest.Refused {
+		target := "/v1/analytics/alpha/views?" + url.Values{"dateFrom": {tt.In}}.Encode()
+		resp, body := e.do("ro", "GET", target, "")
+		var got struct{ Details []docsapi.ErrorDetail }
+		if err := json.Unmarshal(body, &got); err != nil || resp.StatusCode != http.StatusBadRequest ||
+			len(got.Details) != 1 || !strings.HasPrefix(got.Details[0].Message, "dateFrom "+isodatetest.Refusal(tt.In)) {
+			t.Errorf("%s (%s): %d %s, want 400 naming dateFrom and the accepted forms", target, tt.Name, resp.StatusCode, body)
+		}
+	}
+
+	// beta names no model.
+	job, err := e.client("beta").AgentJobs.Create(ctx, "beta", docsapi.CreateJobParams{Prompt: "x"})
+	if err != nil || job.Model != server.UnnamedModel {
+		t.Errorf("job of a project without a model = %+v, %v; want the model %q", job, err, server.UnnamedModel)
 	}
 }
 

@@ -72,7 +72,9 @@ func newEnv(t testing.TB, mutate ...func(*server.Config)) *env {
 	e.handler = openapitest.New(t).Handler(t, srv)
 	for _, p := range []store.Project{
 		{ID: "alpha", Name: "Alpha docs", Repository: "https://git.example.com/alpha/docs.git", Ref: "main", Model: "claude-sonnet-4"},
-		{ID: "beta", Name: "Beta docs", Repository: "https://git.example.com/beta/docs.git", Model: "gpt-5"},
+		// beta names no ref and no model: its jobs start from the default
+		// branch and report server.UnnamedModel.
+		{ID: "beta", Name: "Beta docs", Repository: "https://git.example.com/beta/docs.git"},
 	} {
 		if _, err := srv.CreateProject(ctx, p); err != nil {
 			t.Fatalf("CreateProject: %v", err)

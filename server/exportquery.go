@@ -83,17 +83,23 @@ func (q *exportQuery) limit(def, max int) int {
 // counted when any part of it lies in the range. An empty range stays
 // empty.
 func dayRange(from, to time.Time) (time.Time, time.Time) {
-	const day = 24 * time.Hour
+	return wholeRange(from, to, 24*time.Hour)
+}
+
+// wholeRange widens [from, to) to the whole steps (hours or UTC days) it
+// touches: a step is in the range when any part of it is. An empty range
+// (to not after from) stays empty; a zero bound stays open.
+func wholeRange(from, to time.Time, step time.Duration) (time.Time, time.Time) {
 	if !from.IsZero() && !to.IsZero() && !to.After(from) {
-		d := from.Truncate(day)
+		d := from.Truncate(step)
 		return d, d
 	}
 	if !from.IsZero() {
-		from = from.Truncate(day)
+		from = from.Truncate(step)
 	}
 	if !to.IsZero() {
-		if d := to.Truncate(day); !d.Equal(to) {
-			to = d.Add(day)
+		if d := to.Truncate(step); !d.Equal(to) {
+			to = d.Add(step)
 		}
 	}
 	return from, to

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
@@ -43,12 +42,12 @@ func (s *Server) feedbackExport(w http.ResponseWriter, r *http.Request, c caller
 			s.internalError(w, r, "exporting feedback", err)
 			return
 		}
-		after, err := openFeedbackCursor(key, scope, cursor)
+		at, id, err := openTimeID(key, scope, cursor)
 		if err != nil {
 			writeBadCursor(w, err)
 			return
 		}
-		q.After = &after
+		q.After = &store.FeedbackKey{CreatedAt: at, ID: id}
 	}
 	page, err := s.cfg.Store.QueryFeedback(r.Context(), q)
 	if err != nil {
@@ -67,7 +66,7 @@ func (s *Server) feedbackExport(w http.ResponseWriter, r *http.Request, c caller
 			}
 		}
 		last := page.Entries[len(page.Entries)-1]
-		out.NextCursor = sealCursor(key, scope, new(position).int(last.CreatedAt.UnixMicro()).str(last.ID).b)
+		out.NextCursor = sealTimeID(key, scope, last.CreatedAt, last.ID)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -106,19 +105,41 @@ func parseFeedbackFilter(qs *exportQuery) store.FeedbackFilter {
 			qs.fail("source must be one of %s, got %q", joinValues(feedbackSources), v)
 		}
 	}
-	if v, ok := qs.one("status"); ok {
-		for _, part := range strings.Split(v, ",") {
-			st := docsapi.FeedbackStatus(strings.TrimSpace(part))
-			if !slices.Contains(feedbackStatuses, st) {
-				qs.fail("status must be a comma-separated list of %s, got %q", joinValues(feedbackStatuses), part)
-				continue
-			}
-			if !slices.Contains(f.Statuses, st) {
-				f.Statuses = append(f.Statuses, st)
-			}
+	f.Statuses = parseStatuses(qs, feedbackStatuses)
+	return f
+}
+
+// parseStatuses reads status, a comma-separated list of the values known,
+// each kept once, in the order given; nil when omitted.
+func parseStatuses[S ~string](qs *exportQuery, known []S) []S {
+	v, ok := qs.one("status")
+	if !ok {
+		return nil
+	}
+	var statuses []S
+	for _, part := range strings.Split(v, ",") {
+		st := S(strings.TrimSpace(part))
+		if !slices.Contains(known, st) {
+			qs.fail("status must be a comma-separated list of %s, got %q", joinValues(known), part)
+			continue
+		}
+		if !slices.Contains(statuses, st) {
+			statuses = append(statuses, st)
 		}
 	}
-	return f
+	return statuses
+}
+
+// statusesParam writes a list of statuses for a cursor's scope, in a
+// canonical order, so that the same filter in another order is the same
+// scope.
+func statusesParam[S ~string](statuses []S) string {
+	names := make([]string, len(statuses))
+	for i, st := range statuses {
+		names[i] = string(st)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ",")
 }
 
 func joinValues[T ~string](vs []T) string {
@@ -132,26 +153,7 @@ func joinValues[T ~string](vs []T) string {
 // feedbackScope is the scope of a feedback cursor: the project and every
 // filter, statuses in a canonical order.
 func feedbackScope(f store.FeedbackFilter) []byte {
-	statuses := make([]string, len(f.Statuses))
-	for i, st := range f.Statuses {
-		statuses[i] = string(st)
-	}
-	slices.Sort(statuses)
-	return scope("feedback", f.ProjectID, timeParam(f.From), timeParam(f.To), string(f.Source), strings.Join(statuses, ","))
-}
-
-// openFeedbackCursor returns the place a feedback cursor holds.
-func openFeedbackCursor(key, scope []byte, cursor string) (store.FeedbackKey, error) {
-	pos, err := openCursor(key, scope, cursor)
-	if err != nil {
-		return store.FeedbackKey{}, err
-	}
-	r := &positionReader{b: pos}
-	k := store.FeedbackKey{CreatedAt: time.UnixMicro(r.int()).UTC(), ID: r.str()}
-	if err := r.done(); err != nil || k.ID == "" {
-		return store.FeedbackKey{}, errBadCursor
-	}
-	return k, nil
+	return scope("feedback", f.ProjectID, timeParam(f.From), timeParam(f.To), string(f.Source), statusesParam(f.Statuses))
 }
 
 // writeBadCursor answers a refused cursor.

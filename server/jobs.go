@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"net/http"
@@ -161,18 +162,27 @@ func idempotency(r *http.Request, op, projectID, jobID, prompt string) *store.Id
 }
 
 // publicJob is the job as the API shows it. The failure reason, attempts and
-// lease stay with the operator.
+// lease stay with the operator, and so does the ref the job's branch starts
+// from (j.Ref): source.ref is, as the hosted service documents it, the
+// branch the agent works on, where its changes go.
 func publicJob(j store.Job) docsapi.Job {
 	return docsapi.Job{
 		ID:         j.ID,
 		Status:     j.Status,
-		Source:     docsapi.JobSource{Repository: publicRepository(j.Repository), Ref: j.Ref},
-		Model:      j.Model,
+		Source:     docsapi.JobSource{Repository: publicRepository(j.Repository), Ref: j.Branch},
+		Model:      cmp.Or(j.Model, UnnamedModel),
 		PRLink:     j.PRLink,
 		CreatedAt:  j.CreatedAt,
 		ArchivedAt: j.ArchivedAt,
 	}
 }
+
+// UnnamedModel is the model a job reports when its project names none:
+// the hosted service always names one, and this server cannot name the
+// agent an engine will run. docsapi serve names one for every project it
+// runs (its model, else its agent's; see runner.Agent.Model). The job keeps
+// no model (store.Job.Model stays ""), so the agent still picks its own.
+const UnnamedModel = "docsapi-agent"
 
 // publicRepository drops credentials from a repository URL. Projects are
 // checked for them on creation; this guards the stores written before.

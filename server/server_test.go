@@ -28,7 +28,7 @@ func TestCreateGetAndMessageAJob(t *testing.T) {
 	want := map[string]any{
 		"id":         id,
 		"status":     "active",
-		"source":     map[string]any{"repository": "https://git.example.com/alpha/docs.git", "ref": "main"},
+		"source":     map[string]any{"repository": "https://git.example.com/alpha/docs.git", "ref": "docs-agent/" + id},
 		"model":      "claude-sonnet-4",
 		"prLink":     nil,
 		"createdAt":  "2026-08-14T09:00:00Z",
@@ -60,13 +60,47 @@ func TestCreateGetAndMessageAJob(t *testing.T) {
 	}
 }
 
-// A project without a ref sends "ref": null, as the hosted service does.
-func TestJobOfProjectWithoutRefSendsNullRef(t *testing.T) {
+// source.ref is the branch the agent works on, as the hosted service's
+// reference describes it, whether or not the project names the ref its
+// branch starts from; that one stays with the operator.
+func TestJobSourceRefIsTheWorkingBranch(t *testing.T) {
+	e := newEnv(t)
+	// alpha starts from main, beta from the repository's default branch.
+	for project, key := range map[string]string{"alpha": "rw", "beta": "beta"} {
+		_, body := e.do(key, "POST", "/v2/agent/"+project+"/job", `{"prompt":"x"}`)
+		job := jobOf(t, body)
+		id, _ := job["id"].(string)
+		src, _ := job["source"].(map[string]any)
+		if id == "" || src["ref"] != "docs-agent/"+id {
+			t.Fatalf("%s: source = %v, want ref docs-agent/%s", project, src, id)
+		}
+		stored, err := e.srv.Job(context.Background(), project, id)
+		if err != nil || stored.Branch != "docs-agent/"+id {
+			t.Fatalf("%s: stored job %+v, %v", project, stored, err)
+		}
+		if want := map[string]string{"alpha": "main", "beta": ""}[project]; stored.Ref != want {
+			t.Errorf("%s: the operator sees the base ref %q, want %q", project, stored.Ref, want)
+		}
+	}
+}
+
+// Every job names its model: the project's, or, for a project that names
+// none (beta), server.UnnamedModel, which the job does not keep (the agent
+// still picks its own model).
+func TestJobModelIsNeverEmpty(t *testing.T) {
 	e := newEnv(t)
 	_, body := e.do("beta", "POST", "/v2/agent/beta/job", `{"prompt":"x"}`)
-	src, _ := jobOf(t, body)["source"].(map[string]any)
-	if v, ok := src["ref"]; !ok || v != nil {
-		t.Fatalf("source = %v, want ref present and null", src)
+	job := jobOf(t, body)
+	if job["model"] != server.UnnamedModel || server.UnnamedModel != "docsapi-agent" {
+		t.Fatalf("model = %v, want %q", job["model"], "docsapi-agent")
+	}
+	id, _ := job["id"].(string)
+	_, body = e.do("beta", "GET", "/v2/agent/beta/job/"+id, "")
+	if got := jobOf(t, body)["model"]; got != server.UnnamedModel {
+		t.Errorf("get: model = %v, want %q", got, server.UnnamedModel)
+	}
+	if stored, err := e.srv.Job(context.Background(), "beta", id); err != nil || stored.Model != "" {
+		t.Errorf("stored job model = %q, %v; want none kept, so the agent picks its own", stored.Model, err)
 	}
 }
 
@@ -246,7 +280,8 @@ func TestBadBodiesAreRefusedWithoutStoringAnything(t *testing.T) {
 		{`{"prompt":"` + strings.Repeat("a", 100) + `"}`, http.StatusRequestEntityTooLarge, "larger than 64 bytes"},
 		{`{"prompt":"` + strings.Repeat("a", 11) + `"}`, http.StatusBadRequest, "the limit is 10"},
 		{`{"prompt":""}`, http.StatusBadRequest, "must not be empty"},
-		{`{"prompt":"a","ref":"dev"}`, http.StatusBadRequest, `unknown field "ref"`},
+		{`{"ref":"dev"}`, http.StatusBadRequest, `field "prompt" is required`},
+		{`["prompt"]`, http.StatusBadRequest, "request body must be a JSON object, not a JSON array"},
 		{`{"prompt":1}`, http.StatusBadRequest, `field "prompt" must be a string`},
 		{`not json`, http.StatusBadRequest, "not valid JSON"},
 	}
@@ -283,7 +318,7 @@ func TestUnknownRoutesAndMethodsAnswerJSON(t *testing.T) {
 	// These requests are outside the document by definition, so they skip
 	// the validator.
 	e.handler = e.srv
-	resp, body := e.do("rw", "GET", "/v2/agent/alpha/jobs", "")
+	resp, body := e.do("rw", "GET", "/v2/agent/alpha/runs", "")
 	if resp.StatusCode != http.StatusNotFound || !strings.Contains(errorOf(t, body), "no such endpoint") {
 		t.Fatalf("unknown path: %d %s", resp.StatusCode, body)
 	}

@@ -109,30 +109,5 @@ func parseViewsQuery(raw string) (store.ViewsQuery, []docsapi.ErrorDetail) {
 // hourRange widens [from, to) to the whole hours it touches. An empty range
 // (to not after from) stays empty.
 func hourRange(from, to time.Time) (time.Time, time.Time) {
-	if !from.IsZero() && !to.IsZero() && !to.After(from) {
-		h := from.Truncate(time.Hour)
-		return h, h
-	}
-	if !from.IsZero() {
-		from = from.Truncate(time.Hour)
-	}
-	if !to.IsZero() {
-		if t := to.Truncate(time.Hour); !t.Equal(to) {
-			to = t.Add(time.Hour)
-		}
-	}
-	return from, to
-}
-
-// parseDate reads YYYY-MM-DD (midnight UTC) or an RFC 3339 timestamp, and
-// returns UTC.
-func parseDate(v string) (time.Time, error) {
-	if t, err := time.Parse(time.DateOnly, v); err == nil {
-		return t, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("must be a date (YYYY-MM-DD) or an RFC 3339 timestamp, got %s", strconv.Quote(v))
-	}
-	return t.UTC(), nil
+	return wholeRange(from, to, time.Hour)
 }

@@ -66,11 +66,11 @@ func TestParseViewsQueryListsEveryProblem(t *testing.T) {
 		{"limit=ten", []string{`got "ten"`}},
 		{"limit=99999999999999999999", []string{`got "99999999999999999999"`}},
 		{"offset=-1", []string{`offset must be an integer of 0 or more, got "-1"`}},
-		{"dateFrom=yesterday", []string{`dateFrom must be a date (YYYY-MM-DD) or an RFC 3339 timestamp, got "yesterday"`}},
-		{"dateTo=2026-13-01", []string{`dateTo must be a date`}},
+		{"dateFrom=yesterday", []string{`dateFrom "yesterday" is neither a date nor an ISO 8601 date-time: send, for example, 2026-10-24,`}},
+		{"dateTo=2026-13-01", []string{`dateTo "2026-13-01" is neither a date`}},
 		{"dateFrom=2026-02-01&dateTo=2026-01-01", []string{"dateFrom (2026-02-01T00:00:00Z) is after dateTo (2026-01-01T00:00:00Z)"}},
 		{"limit=1&limit=2", []string{"limit is given 2 times"}},
-		{"limit=0&offset=x&dateFrom=bad", []string{"dateFrom must be", "limit must be", "offset must be"}},
+		{"limit=0&offset=x&dateFrom=bad", []string{`dateFrom "bad" is neither`, "limit must be", "offset must be"}},
 		{"%zz", []string{"the query string is malformed"}},
 	}
 	for _, tt := range tests {

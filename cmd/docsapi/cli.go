@@ -86,7 +86,9 @@ func commands() []*command {
 		jobsGetCommand(),
 		jobsWaitCommand(),
 		jobsMessageCommand(),
+		jobsListCommand(),
 		viewsExportCommand(),
+		viewsSeriesCommand(),
 		versionCommand(),
 	}
 }

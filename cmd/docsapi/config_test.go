@@ -74,6 +74,8 @@ func TestConfigErrors(t *testing.T) {
 			[]string{"provider is a field of kind llm, not command"}},
 		{"llm without model", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "llm", "provider": "openai"}}]}`,
 			[]string{"a model is required"}},
+		{"{model} without a model", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "claude", "args": ["-p", "--model={model}"]}}]}`,
+			[]string{`projects[0] ("p").agent: args[1] uses {model}, but the project names no model: set the project's model`}},
 		{"two models", `{"projects": [{"id": "p", "repository": "r", "model": "a", "host": {"kind": "push-only"}, "agent": {"kind": "llm", "provider": "openai", "model": "b"}}]}`,
 			[]string{`model "b" differs from the project's model "a"`}},
 		{"sandbox neither off nor an object", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": "no"}}]}`,
@@ -177,8 +179,9 @@ func TestSecretsResolved(t *testing.T) {
 	case plain.Host.GitUsername != "git" || plain.Host.GitPassword != "pw-FROMENV":
 		t.Errorf("push-only credentials: %q / %q", plain.Host.GitUsername, plain.Host.GitPassword)
 	}
-	// The project takes the agent's model, which is the one jobs report.
-	if len(got.store) != 3 || got.store[0].Model != "m" || got.store[1].ID != "gl" {
+	// The project takes the agent's model, which is the one jobs report; a
+	// command agent's project with no model takes the program's name.
+	if len(got.store) != 3 || got.store[0].Model != "m" || got.store[1].ID != "gl" || got.store[1].Model != "sh" || got.store[2].Model != "sh" {
 		t.Errorf("projects for the store: %+v", got.store)
 	}
 	// The token file is 0600: no warning.

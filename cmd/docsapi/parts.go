@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -154,10 +155,20 @@ func resolveAgent(where string, a agentConfig, model *string, getenv func(string
 		if err != nil {
 			return runner.Agent{}, "", err
 		}
-		return runner.Agent{Kind: runner.Command, Command: commandagent.Config{
+		agent := runner.Agent{Kind: runner.Command, Command: commandagent.Config{
 			Command: a.Command, Args: a.Args, PromptVia: commandagent.PromptVia(a.PromptVia), Timeout: time.Duration(a.Timeout),
 			MaxOutputBytes: a.MaxOutputBytes, PassEnv: a.PassEnv, Env: a.Env, Sandbox: sb,
-		}}, warn, nil
+		}}
+		if *model == "" {
+			// Jobs name what runs them, as the hosted service's do: with no
+			// model, the program. The project's model also fills {model},
+			// where a program's name would be no model at all.
+			if i := slices.IndexFunc(a.Args, func(arg string) bool { return strings.Contains(arg, "{model}") }); i >= 0 {
+				return runner.Agent{}, "", fmt.Errorf("%s: args[%d] uses {model}, but the project names no model: set the project's model", where, i)
+			}
+			*model = agent.Model()
+		}
+		return agent, warn, nil
 	case runner.LLM:
 		if err := misplaced(commandFields, "command"); err != nil {
 			return runner.Agent{}, "", err

@@ -30,7 +30,8 @@ page of results, ordered by total then path: JSON lines (one
 {"path","human","ai","total"} a line) or CSV with the header
 path,human,ai,total.
 
---from and --to take a date (midnight UTC) or an RFC 3339 time; --to is
+--from and --to take a date (midnight UTC) or an ISO 8601 time such as
+2026-10-01T12:00Z or 2026-10-01T14:00:00+02:00 (no zone means UTC); --to is
 exclusive. Without them the range is open on that side.
 
 With --output, the rows go to a temporary file that replaces FILE only once
@@ -52,11 +53,8 @@ docsapi views export --project handbook | jq -s 'map(.ai) | add'`,
 				}
 				var params docsapi.ViewsParams
 				var err error
-				if params.DateFrom, err = docsapi.ParseDateBound(*from); err != nil {
-					return usagef("--from %q: use a date such as 2026-10-01 or a time such as 2026-10-01T12:00:00Z", *from)
-				}
-				if params.DateTo, err = docsapi.ParseDateBound(*to); err != nil {
-					return usagef("--to %q: use a date such as 2026-11-01 or a time such as 2026-11-01T00:00:00Z", *to)
+				if params.DateFrom, params.DateTo, err = dateFlags(*from, *to); err != nil {
+					return err
 				}
 				if *format != "jsonl" && *format != "csv" {
 					return usagef("unknown format %q: use jsonl or csv", *format)

@@ -35,7 +35,8 @@ func TestQuickstart(t *testing.T) {
 	}
 	text := out.String()
 	for _, want := range []string{
-		"final state: status completed, model quickstart-local-agent, source acme-docs.git@main",
+		// source.ref is the branch the agent worked on.
+		"final state: status completed, model quickstart-local-agent, source acme-docs.git@docs-agent/job_",
 		"prLink: null (push-only",
 		"quickstart.md | 6 ++++++",
 		"+## Troubleshooting",

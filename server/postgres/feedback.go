@@ -74,27 +74,37 @@ func (p *params) add(v any) string {
 }
 
 // feedbackWhere is the WHERE clause of what f selects, its arguments in
-// args. The clause names only the bounds given, rather than "$n IS NULL
-// OR ...", so that the planner sees a plain range on the index.
+// args.
 func feedbackWhere(f store.FeedbackFilter, args *params) string {
-	where := []string{`project_id = ` + args.add(f.ProjectID)}
-	if !f.From.IsZero() {
-		where = append(where, `created_at >= `+args.add(ts(f.From)))
-	}
-	if !f.To.IsZero() {
-		where = append(where, `created_at < `+args.add(ts(f.To)))
-	}
+	where := createdWhere(f.ProjectID, f.From, f.To, f.Statuses, args)
 	if f.Source != "" {
 		where = append(where, `source = `+args.add(string(f.Source)))
 	}
-	if len(f.Statuses) > 0 {
-		statuses := make([]string, len(f.Statuses))
-		for i, st := range f.Statuses {
-			statuses[i] = string(st)
-		}
-		where = append(where, `status = ANY(`+args.add(statuses)+`::text[])`)
-	}
 	return strings.Join(where, ` AND `)
+}
+
+// createdWhere is the conditions on the rows of a project created in
+// [from, to) (a zero bound leaves that side open) whose status is one of
+// statuses (none: any), their arguments in args: the filters that
+// feedback and jobs share. The conditions name only the bounds given,
+// rather than "$n IS NULL OR ...", so that the planner sees a plain range
+// on the index.
+func createdWhere[S ~string](projectID string, from, to time.Time, statuses []S, args *params) []string {
+	where := []string{`project_id = ` + args.add(projectID)}
+	if !from.IsZero() {
+		where = append(where, `created_at >= `+args.add(ts(from)))
+	}
+	if !to.IsZero() {
+		where = append(where, `created_at < `+args.add(ts(to)))
+	}
+	if len(statuses) > 0 {
+		names := make([]string, len(statuses))
+		for i, st := range statuses {
+			names[i] = string(st)
+		}
+		where = append(where, `status = ANY(`+args.add(names)+`::text[])`)
+	}
+	return where
 }
 
 // QueryFeedback reads a page newest first: a backward scan of the index on

@@ -21,12 +21,16 @@ const notifyChannel = "docsapi_jobs"
 // then fails (a taken job ID) sends nothing.
 const notifyJobs = `SELECT pg_notify('` + notifyChannel + `', '')`
 
+// jobColumns are the columns of a job, of the table named j, in the order
+// scanJob reads them before the prompts.
+const jobColumns = `j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.branch, j.handled,
+	j.pr_link, j.failure_reason, j.attempts, j.lease_owner, j.lease_expires_at, j.created_at,
+	j.updated_at, j.archived_at`
+
 // jobQuery selects jobs with their prompt histories. The prompts are
 // aggregated in a lateral subquery of the same statement, so a job and its
 // prompts come from one snapshot, in one round trip, without a transaction.
-const jobQuery = `SELECT j.id, j.project_id, j.status, j.repository, j.ref, j.model, j.branch, j.handled,
-	j.pr_link, j.failure_reason, j.attempts, j.lease_owner, j.lease_expires_at, j.created_at,
-	j.updated_at, j.archived_at, p.texts, p.ats
+const jobQuery = `SELECT ` + jobColumns + `, p.texts, p.ats
 	FROM jobs j CROSS JOIN LATERAL (
 		SELECT coalesce(array_agg(jp.text ORDER BY jp.position), '{}') AS texts,
 		       coalesce(array_agg(jp.at ORDER BY jp.position), '{}') AS ats

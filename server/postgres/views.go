@@ -61,3 +61,39 @@ func (b backend) TallyRolls(ctx context.Context, op, project string, span rollup
 	}
 	return nil
 }
+
+// ReadRolls reads the segments of a kind of roll in one statement, with
+// their rolls' starts.
+func (b backend) ReadRolls(ctx context.Context, op, project string, kind rollup.Kind, at [2]int64, add func(at int64, seg []byte) error) error {
+	db, err := b.s.db()
+	if err != nil {
+		return err
+	}
+	if err := readSeries(ctx, db, project, kind, at, add); err != nil {
+		return b.s.dbErr(op, err)
+	}
+	return nil
+}
+
+// readSeries calls add with each segment of the rolls of kind of project
+// that start in at, and its roll's start. The raw value is valid until the
+// next row: the segment is summed before then, so it is never copied.
+func readSeries(ctx context.Context, db querier, project string, kind rollup.Kind, at [2]int64, add func(at int64, seg []byte) error) error {
+	col := kind.Column()
+	rows, err := db.Query(ctx, `SELECT `+col+`, counts FROM `+kind.Table()+
+		` WHERE project_id = $1 AND `+col+` >= $2 AND `+col+` < $3`, project, at[0], at[1])
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var start int64
+		if err := rows.Scan(&start, nil); err != nil {
+			return err
+		}
+		if err := add(start, rows.RawValues()[1]); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sort"
 
 	"github.com/docsapi/docsapi-go/server/agent/command"
@@ -78,6 +79,31 @@ type Agent struct {
 	Kind    AgentKind
 	Command command.Config // for Kind Command
 	LLM     llm.Config     // for Kind LLM
+}
+
+// Model names what runs the agent's jobs, for a project that names no model
+// of its own (its store.Project.Model, which jobs report): the llm agent's
+// model, or the command agent's Config.Model, else its program's base name
+// ("claude" for /usr/local/bin/claude). It is "" for an llm agent without
+// a model, whose model must then come from the project.
+//
+// A project's model is also handed to the agent (engine.Task.Model, which
+// fills a command's {model}): a command's base name must not take the place
+// of a real model there, so set the project's model when the arguments use
+// {model}.
+func (a Agent) Model() string {
+	switch a.Kind {
+	case LLM:
+		return a.LLM.Model
+	case Command:
+		if a.Command.Model != "" {
+			return a.Command.Model
+		}
+		if a.Command.Command != "" {
+			return filepath.Base(a.Command.Command)
+		}
+	}
+	return ""
 }
 
 // Runner hands the engine each project's parts.

@@ -72,24 +72,33 @@ func scanFeedback(sc scanner) (store.Feedback, error) {
 
 // feedbackWhere is the WHERE clause of what f selects, and its arguments.
 func feedbackWhere(f store.FeedbackFilter) (string, []any) {
-	where := []string{`project_id = ?`}
-	args := []any{f.ProjectID}
-	if !f.From.IsZero() {
-		where, args = append(where, `created_at >= ?`), append(args, f.From.UnixMicro())
-	}
-	if !f.To.IsZero() {
-		where, args = append(where, `created_at < ?`), append(args, f.To.UnixMicro())
-	}
+	where, args := createdWhere(f.ProjectID, f.From, f.To, f.Statuses)
 	if f.Source != "" {
 		where, args = append(where, `source = ?`), append(args, string(f.Source))
 	}
-	if len(f.Statuses) > 0 {
-		where = append(where, `status IN (?`+strings.Repeat(`, ?`, len(f.Statuses)-1)+`)`)
-		for _, st := range f.Statuses {
+	return strings.Join(where, ` AND `), args
+}
+
+// createdWhere is the conditions on the rows of a project created in
+// [from, to) (a zero bound leaves that side open) whose status is one of
+// statuses (none: any), and their arguments: the filters that feedback
+// and jobs share.
+func createdWhere[S ~string](projectID string, from, to time.Time, statuses []S) ([]string, []any) {
+	where := []string{`project_id = ?`}
+	args := []any{projectID}
+	if !from.IsZero() {
+		where, args = append(where, `created_at >= ?`), append(args, from.UnixMicro())
+	}
+	if !to.IsZero() {
+		where, args = append(where, `created_at < ?`), append(args, to.UnixMicro())
+	}
+	if len(statuses) > 0 {
+		where = append(where, `status IN (?`+strings.Repeat(`, ?`, len(statuses)-1)+`)`)
+		for _, st := range statuses {
 			args = append(args, string(st))
 		}
 	}
-	return strings.Join(where, ` AND `), args
+	return where, args
 }
 
 // QueryFeedback reads a page newest first: the index on (project_id,

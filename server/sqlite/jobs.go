@@ -17,21 +17,13 @@ const jobColumns = `id, project_id, status, repository, ref, model, branch, hand
 // prompts. found is false if there is no such job. Called inside a
 // transaction, so the job row and its prompts come from one snapshot.
 func loadJob(ctx context.Context, q querier, where string, args ...any) (job store.Job, found bool, err error) {
-	var (
-		j     store.Job
-		owner sql.NullString
-	)
-	err = q.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+where, args...).Scan(
-		&j.ID, &j.ProjectID, (*string)(&j.Status), &j.Repository, &j.Ref, &j.Model, &j.Branch, &j.Handled, &j.PRLink,
-		&j.FailureReason, &j.Attempts, &owner, timeCol{&j.LeaseExpiresAt}, timeCol{&j.CreatedAt},
-		timeCol{&j.UpdatedAt}, timeCol{&j.ArchivedAt})
+	j, err := scanJob(q.QueryRowContext(ctx, `SELECT `+jobColumns+` FROM jobs WHERE `+where, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Job{}, false, nil
 	}
 	if err != nil {
 		return store.Job{}, false, err
 	}
-	j.LeaseOwner = owner.String
 
 	rows, err := q.QueryContext(ctx, `SELECT text, at FROM job_prompts WHERE job_id = ? ORDER BY position`, j.ID)
 	j.Prompts, err = collect(rows, err, func(sc scanner) (store.Prompt, error) {
@@ -43,6 +35,20 @@ func loadJob(ctx context.Context, q querier, where string, args ...any) (job sto
 		return store.Job{}, false, err
 	}
 	return j, true, nil
+}
+
+// scanJob reads a row of jobColumns: a job without its prompts.
+func scanJob(sc scanner) (store.Job, error) {
+	var (
+		j     store.Job
+		owner sql.NullString
+	)
+	err := sc.Scan(
+		&j.ID, &j.ProjectID, (*string)(&j.Status), &j.Repository, &j.Ref, &j.Model, &j.Branch, &j.Handled, &j.PRLink,
+		&j.FailureReason, &j.Attempts, &owner, timeCol{&j.LeaseExpiresAt}, timeCol{&j.CreatedAt},
+		timeCol{&j.UpdatedAt}, timeCol{&j.ArchivedAt})
+	j.LeaseOwner = owner.String
+	return j, err
 }
 
 // Job reads the job jobID of the project.

@@ -15,6 +15,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/store/migration"
@@ -547,9 +548,21 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		{"week rolls", rollRangeQuery(rollup.Weekly), []any{"p", 0, 1}, "sqlite_autoindex_view_week_rolls_1"},
 		{"key by hash", `SELECT ` + keyColumns + ` FROM api_keys WHERE hash = ?`, []any{[]byte{1}}, "sqlite_autoindex_api_keys_2"},
 		{"keys in order", `SELECT ` + keyColumns + ` FROM api_keys ORDER BY created_at, id`, nil, "api_keys_by_created"},
+		{"day series", rollSeriesQuery(rollup.Daily), []any{"p", 0, 1}, "sqlite_autoindex_view_day_rolls_1"},
+		{"hour series", rollSeriesQuery(rollup.Hourly), []any{"p", 0, 1}, "sqlite_autoindex_view_hour_rolls_1"},
 	} {
 		if p := plan(tc.query, tc.args...); !strings.Contains(p, tc.index) || strings.Contains(p, "TEMP B-TREE FOR ORDER BY") {
 			t.Errorf("%s: plan %q does not use %s without sorting", tc.name, p, tc.index)
+		}
+	}
+	// The job list, with every filter and a cursor, and with none.
+	for name, q := range map[string]store.JobsQuery{
+		"jobs list":          {JobFilter: store.JobFilter{ProjectID: "p"}, Limit: 10},
+		"jobs list filtered": {JobFilter: store.JobFilter{ProjectID: "p", From: time.Unix(1, 0), To: time.Unix(2, 0), Statuses: []docsapi.JobStatus{docsapi.JobStatusActive, docsapi.JobStatusFailed}}, Limit: 10, After: &store.JobKey{CreatedAt: time.Unix(2, 0), ID: "j"}},
+	} {
+		query, args := listJobsQuery(q)
+		if p := plan(query, args...); !strings.Contains(p, "jobs_by_time") || strings.Contains(p, "TEMP B-TREE FOR ORDER BY") {
+			t.Errorf("%s: plan %q does not use jobs_by_time without sorting", name, p)
 		}
 	}
 }

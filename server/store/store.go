@@ -75,6 +75,14 @@ type Store interface {
 	CreateJob(ctx context.Context, j NewJob) (job Job, replayed bool, err error)
 	// Job returns a job of the project, or ErrNotFound.
 	Job(ctx context.Context, projectID, jobID string) (Job, error)
+	// ListJobs returns one page of the jobs q selects, newest first:
+	// CreatedAt descending, then ID descending (bytes), without their
+	// prompts (see JobsPage). With q.After the page starts after that
+	// place in the order, whether or not a job still holds it, so jobs
+	// created while a client pages never shift the pages still to come.
+	// HasMore reports whether a selected job follows the page. Unknown
+	// projects give an empty page.
+	ListJobs(ctx context.Context, q JobsQuery) (JobsPage, error)
 	// AddPrompt appends a follow-up prompt to the job's history and makes
 	// the job active again, as the function AddPrompt says (which also
 	// says what becomes of Attempts and the lease). Idempotency works as
@@ -134,6 +142,11 @@ type Store interface {
 	// Human+AI descending, then Path ascending. HasMore reports whether a
 	// row follows the page. Unknown projects give empty results.
 	QueryViews(ctx context.Context, q ViewsQuery) (ViewsResult, error)
+	// ViewSeries returns the views of a project (of q.Path alone, if set)
+	// per interval of q's range: q.Points() points in time order, one
+	// for every interval, those without views included (all zero).
+	// Unknown projects and paths give zero points.
+	ViewSeries(ctx context.Context, q SeriesQuery) ([]SeriesPoint, error)
 
 	// Ping checks that the storage answers.
 	Ping(ctx context.Context) error

@@ -54,12 +54,7 @@ func (f FeedbackFilter) Validate() error {
 	if f.Source != "" && !f.Source.Known() {
 		return Invalid("unknown source %q", f.Source)
 	}
-	for _, st := range f.Statuses {
-		if !st.Known() {
-			return Invalid("unknown status %q", st)
-		}
-	}
-	return nil
+	return validateStatuses(f.Statuses)
 }
 
 // Validate returns what makes q unfit for QueryFeedback, or nil.
@@ -67,10 +62,33 @@ func (q FeedbackQuery) Validate() error {
 	if err := q.FeedbackFilter.Validate(); err != nil {
 		return err
 	}
+	if q.After == nil {
+		return validatePage(q.Limit, nil, "")
+	}
+	return validatePage(q.Limit, &q.After.CreatedAt, q.After.ID)
+}
+
+// validateStatuses refuses a status the contract does not know.
+func validateStatuses[S interface {
+	~string
+	Known() bool
+}](statuses []S) error {
+	for _, st := range statuses {
+		if !st.Known() {
+			return Invalid("unknown status %q", st)
+		}
+	}
+	return nil
+}
+
+// validatePage returns what makes a page of a list newest first unfit: a
+// limit below 1, or a place to start after (at, when not nil, and id)
+// without a creation time or an ID.
+func validatePage(limit int, at *time.Time, id string) error {
 	switch {
-	case q.Limit < 1:
-		return Invalid("limit %d: must be at least 1", q.Limit)
-	case q.After != nil && (q.After.ID == "" || q.After.CreatedAt.IsZero()):
+	case limit < 1:
+		return Invalid("limit %d: must be at least 1", limit)
+	case at != nil && (id == "" || at.IsZero()):
 		return Invalid("after: a place needs a creation time and an ID")
 	}
 	return nil

@@ -164,6 +164,7 @@ func TestRejectsUndocumentedResponses(t *testing.T) {
 		{exchange{"job with an unknown status", "GET", jobPath, answer{status: 200, body: strings.Replace(jobActive, `"active"`, `"queued"`, 1)}}, "allowed values"},
 		{exchange{"job with a timestamp that is not RFC 3339", "GET", jobPath, answer{status: 200, body: strings.Replace(jobActive, "2026-08-14T09:21:07.482Z", "2026-08-14 09:21:07", 1)}}, `"date-time"`},
 		{exchange{"job with a prLink that is not a URL", "GET", jobPath, answer{status: 200, body: strings.Replace(jobActive, `"prLink":null`, `"prLink":"pull 118"`, 1)}}, `"uri"`},
+		{exchange{"job with an empty model", "GET", jobPath, answer{status: 200, body: strings.Replace(jobActive, `"claude-sonnet-4-5"`, `""`, 1)}}, "/model"},
 		{exchange{"job with a numeric id", "GET", jobPath, answer{status: 200, body: strings.Replace(jobActive, `"aj_1"`, `1`, 1)}}, "/id"},
 		{exchange{"create answering 200", "POST", createPath, answer{status: 200, body: jobActive}}, "status is not supported"},
 		{exchange{"get answering 201", "GET", jobPath, answer{status: 201, body: jobActive}}, "status is not supported"},

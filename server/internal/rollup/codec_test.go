@@ -99,12 +99,17 @@ func TestFrontCodingKeepsSegmentsSmall(t *testing.T) {
 	}
 }
 
-func TestDecodeRefusesDamagedSegments(t *testing.T) {
+// segmentBody is a segment of the given header and entries' bytes.
+func segmentBody(entries, names int, b ...byte) []byte {
+	return append(appendHeader(nil, entries, names), b...)
+}
+
+// damagedSegments are segments that every reader must refuse, by what is
+// wrong with each.
+func damagedSegments() map[string][]byte {
 	good := Encode(nil, []Count{{Path: "/ab", Human: 300, AI: 2}, {Path: "/ac", AI: 1}})
-	body := func(entries, names int, b ...byte) []byte {
-		return append(appendHeader(nil, entries, names), b...)
-	}
-	for name, seg := range map[string][]byte{
+	body := segmentBody
+	return map[string][]byte{
 		"empty":            {},
 		"older format":     append([]byte{format - 1}, good[1:]...),
 		"newer format":     append([]byte{format + 1}, good[1:]...),
@@ -125,14 +130,18 @@ func TestDecodeRefusesDamagedSegments(t *testing.T) {
 		"bots past int64":  appendUvarints(body(1, 2, 0, 2, '/', 'a'), 0, 0, math.MaxInt64+1),
 		"huge header":      body(1<<40, 1<<50, 0, 2, '/', 'a', 1, 0, 0),
 		"varint too long":  append(body(1, 2, 0, 2, '/', 'a'), bytes.Repeat([]byte{0xff}, 10)...),
-	} {
+	}
+}
+
+func TestDecodeRefusesDamagedSegments(t *testing.T) {
+	for name, seg := range damagedSegments() {
 		if _, err := Decode(seg); err == nil {
 			t.Errorf("Decode of a segment with %s: no error", name)
 		}
 	}
 	// The table's entries are spelled right: the same bytes, undamaged,
 	// decode.
-	if got, err := Decode(body(2, 6, 0, 3, '/', 'a', 'b', 1, 0, 0, 2, 1, 'c', 0, 1, 7)); err != nil ||
+	if got, err := Decode(segmentBody(2, 6, 0, 3, '/', 'a', 'b', 1, 0, 0, 2, 1, 'c', 0, 1, 7)); err != nil ||
 		!slices.Equal(got, []Count{{Path: "/ab", Human: 1}, {Path: "/ac", AI: 1, Bot: 7}}) {
 		t.Errorf("Decode of a sound segment = %v, %v", got, err)
 	}

@@ -66,42 +66,25 @@ func (s *Store) AddFeedback(ctx context.Context, n store.NewFeedback) (store.Fee
 }
 
 // QueryFeedback returns one page of entries, as store.FeedbackStore
-// documents: one more entry than the page is read, to know whether
-// another follows.
+// documents (see readPage).
 func (s *Store) QueryFeedback(ctx context.Context, q store.FeedbackQuery) (store.FeedbackPage, error) {
-	if err := q.Validate(); err != nil {
-		return store.FeedbackPage{}, s.db.Fail("query feedback", err)
-	}
 	q.FeedbackFilter = wholeMicros(q.FeedbackFilter)
-	return read(ctx, s, "query feedback", func(tx Tx) (store.FeedbackPage, error) {
-		more := q
-		more.Limit++
-		entries, err := tx.QueryFeedback(ctx, more)
-		page := store.FeedbackPage{Entries: append([]store.Feedback{}, entries...)}
-		if len(page.Entries) > q.Limit {
-			page.Entries, page.HasMore = page.Entries[:q.Limit], true
-		}
-		return page, err
+	entries, more, err := readPage(ctx, s, "query feedback", q.Validate(), q.Limit, func(tx Tx, limit int) ([]store.Feedback, error) {
+		q.Limit = limit
+		return tx.QueryFeedback(ctx, q)
 	})
+	return store.FeedbackPage{Entries: entries, HasMore: more}, err
 }
 
 // FeedbackByPage counts entries per path, as store.FeedbackStore
-// documents.
+// documents (see readPage).
 func (s *Store) FeedbackByPage(ctx context.Context, q store.FeedbackByPageQuery) (store.FeedbackByPage, error) {
-	if err := q.Validate(); err != nil {
-		return store.FeedbackByPage{}, s.db.Fail("feedback by page", err)
-	}
 	q.FeedbackFilter = wholeMicros(q.FeedbackFilter)
-	return read(ctx, s, "feedback by page", func(tx Tx) (store.FeedbackByPage, error) {
-		more := q
-		more.Limit++
-		rows, err := tx.FeedbackByPage(ctx, more)
-		res := store.FeedbackByPage{Rows: append([]store.PageFeedback{}, rows...)}
-		if len(res.Rows) > q.Limit {
-			res.Rows, res.HasMore = res.Rows[:q.Limit], true
-		}
-		return res, err
+	rows, more, err := readPage(ctx, s, "feedback by page", q.Validate(), q.Limit, func(tx Tx, limit int) ([]store.PageFeedback, error) {
+		q.Limit = limit
+		return tx.FeedbackByPage(ctx, q)
 	})
+	return store.FeedbackByPage{Rows: rows, HasMore: more}, err
 }
 
 // SetFeedbackStatus moves an entry to another status, as the function
@@ -136,17 +119,20 @@ func storedFeedback(ctx context.Context, tx Tx, f store.Feedback) (store.Feedbac
 	return got, err
 }
 
-// wholeMicros returns f with its bounds rounded up to the microsecond.
-// Times are stored to the microsecond, so an entry stored at instant m lies
-// in [From, To) exactly when it lies in the rounded range, which the
-// backends can compare with stored times as they are.
+// wholeMicros returns f with its bounds rounded up to the microsecond (see
+// ceilMicro).
 func wholeMicros(f store.FeedbackFilter) store.FeedbackFilter {
-	up := func(t time.Time) time.Time {
-		if r := t.Truncate(time.Microsecond); !r.Equal(t) {
-			return r.Add(time.Microsecond)
-		}
-		return t
-	}
-	f.From, f.To = up(f.From), up(f.To)
+	f.From, f.To = ceilMicro(f.From), ceilMicro(f.To)
 	return f
+}
+
+// ceilMicro rounds a range's bound up to the microsecond. Times are stored
+// to the microsecond, so a record stored at instant m lies in [From, To)
+// exactly when it lies in the rounded range, which the backends can
+// compare with stored times as they are.
+func ceilMicro(t time.Time) time.Time {
+	if r := t.Truncate(time.Microsecond); !r.Equal(t) {
+		return r.Add(time.Microsecond)
+	}
+	return t
 }

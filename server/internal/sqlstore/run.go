@@ -53,3 +53,31 @@ func (s *Store) failIf(op string, err error) error {
 	}
 	return s.db.Fail(op, err)
 }
+
+// pageOf returns rows, never nil, cut to limit, and whether a row was cut:
+// the methods that page read one row more than the page, to know whether
+// another follows.
+func pageOf[T any](rows []T, limit int) ([]T, bool) {
+	if len(rows) > limit {
+		return rows[:limit], true
+	}
+	return append([]T{}, rows...), false
+}
+
+// readPage reads one page of a list in Backend.Read, unless refused, the
+// refusal of the method's arguments, is not nil. fn reads at most limit
+// rows, and is asked for one more than the page, to know whether another
+// follows.
+func readPage[T any](ctx context.Context, s *Store, op string, refused error, limit int, fn func(tx Tx, limit int) ([]T, error)) ([]T, bool, error) {
+	if refused != nil {
+		return nil, false, s.db.Fail(op, refused)
+	}
+	var more bool
+	rows, err := read(ctx, s, op, func(tx Tx) ([]T, error) {
+		rows, err := fn(tx, limit+1)
+		var page []T
+		page, more = pageOf(rows, limit)
+		return page, err
+	})
+	return rows, more && err == nil, err
+}

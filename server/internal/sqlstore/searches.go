@@ -83,10 +83,7 @@ func (s *Store) QuerySearches(ctx context.Context, q store.SearchesQuery) (store
 		more := q
 		more.Limit++
 		res, err := tx.QuerySearches(ctx, more)
-		res.Rows = append([]store.SearchRow{}, res.Rows...)
-		if len(res.Rows) > q.Limit {
-			res.Rows, res.HasMore = res.Rows[:q.Limit], true
-		}
+		res.Rows, res.HasMore = pageOf(res.Rows, q.Limit)
 		return res, err
 	})
 }

@@ -82,6 +82,10 @@ type Tx interface {
 
 	// Job reads the job jobID of the project, with its prompts.
 	Job(ctx context.Context, projectID, jobID string) (j store.Job, found bool, err error)
+	// ListJobs reads at most q.Limit jobs that q selects, without their
+	// prompts, in ListJobs' order, from after q.After; the index on
+	// (project, created_at, id) serves it.
+	ListJobs(ctx context.Context, q store.JobsQuery) ([]store.Job, error)
 	// LockJob reads the job jobID of the project, with its prompts, and
 	// locks it.
 	LockJob(ctx context.Context, projectID, jobID string) (j store.Job, found bool, err error)

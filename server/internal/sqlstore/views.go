@@ -56,6 +56,10 @@ type ViewsBackend interface {
 	// TallyRolls adds to tally, from one snapshot, the segments of the
 	// rolls of project that span covers.
 	TallyRolls(ctx context.Context, op, project string, span rollup.Span, tally *rollup.Tally) error
+	// ReadRolls calls add, from one snapshot, with every segment of the
+	// rolls of kind of project that start in [at[0], at[1]), and the
+	// start of its roll. A segment is valid only during the call.
+	ReadRolls(ctx context.Context, op, project string, kind rollup.Kind, at [2]int64, add func(at int64, seg []byte) error) error
 	// Fail wraps an error of op (see Backend.Fail).
 	Fail(op string, err error) error
 }

@@ -1,0 +1,110 @@
+package server
+
+import (
+	"net/http"
+	"time"
+
+	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/pageviews"
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// The points of a series when its range is left open: the last 30 days,
+// or the last 24 hours.
+const (
+	defaultSeriesDays  = 30
+	defaultSeriesHours = 24
+)
+
+// seriesIntervals maps the interval parameter to the points' length.
+var seriesIntervals = map[docsapi.SeriesInterval]time.Duration{
+	docsapi.SeriesHour: time.Hour,
+	docsapi.SeriesDay:  24 * time.Hour,
+}
+
+// viewsSeries: GET /v1/analytics/{projectId}/views/series, a self-hosted
+// addition: the views per hour or day, for an operator's chart, bots
+// included (which no export shows).
+func (s *Server) viewsSeries(w http.ResponseWriter, r *http.Request, c caller) {
+	q, details := parseSeriesQuery(r.URL.RawQuery, s.now())
+	if len(details) > 0 {
+		writeJSON(w, http.StatusBadRequest, analyticsErrorBody{Error: "invalid query parameters", Details: details})
+		return
+	}
+	q.ProjectID = c.project.ID
+	points, err := s.cfg.Store.ViewSeries(r.Context(), q)
+	if err != nil {
+		s.storeError(w, r, err, "project "+quote(c.project.ID), "querying the views series")
+		return
+	}
+	out := docsapi.ViewsSeries{Interval: intervalName(q.Interval), DateFrom: q.From, DateTo: q.To, Path: q.Path, Points: make([]docsapi.ViewsPoint, len(points))}
+	for i, p := range points {
+		out.Points[i] = docsapi.ViewsPoint{At: p.At, Human: p.Human, AI: p.AI, Total: p.Human + p.AI, Bots: p.Bot}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// parseSeriesQuery reads interval (hour or day, day when omitted),
+// dateFrom and dateTo, and path, and lists every problem it finds.
+//
+// The dates follow the views export's rules (a date or a date-time, dateTo
+// exclusive), widened to whole points: a point is in the range when any
+// part of it is. An omitted dateTo is the end of the hour or day in
+// progress, so that it is the last point; an omitted dateFrom is
+// defaultSeriesDays (or Hours) before dateTo. A path is normalised as the recorder normalises the paths
+// it counts, so /guide/ asks for the views of /guide.
+func parseSeriesQuery(raw string, now time.Time) (store.SeriesQuery, []docsapi.ErrorDetail) {
+	qs := newExportQuery(raw)
+	q := store.SeriesQuery{Interval: 24 * time.Hour}
+	if v, ok := qs.one("interval"); ok {
+		if d, known := seriesIntervals[docsapi.SeriesInterval(v)]; known {
+			q.Interval = d
+		} else {
+			qs.fail("interval must be hour or day, got %q", v)
+		}
+	}
+	from, to := qs.dates()
+	if v, ok := qs.one("path"); ok {
+		if p := pathProblem(v); p != "" {
+			qs.fail("path %s", p)
+		} else {
+			q.Path = pageviews.NormalizePath(v)
+		}
+	}
+	if len(qs.details) > 0 {
+		return q, qs.details
+	}
+	if to.IsZero() {
+		to = now.Truncate(q.Interval).Add(q.Interval)
+		if !from.IsZero() && from.After(to) {
+			qs.fail("dateFrom (%s) is after the current %s, where the range ends when dateTo is omitted", from.Format(time.RFC3339), intervalName(q.Interval))
+			return q, qs.details
+		}
+	}
+	if from.IsZero() {
+		points := defaultSeriesDays
+		if q.Interval == time.Hour {
+			points = defaultSeriesHours
+		}
+		_, end := wholeRange(time.Time{}, to, q.Interval)
+		from = end.Add(-time.Duration(points) * q.Interval)
+	}
+	q.From, q.To = wholeRange(from, to, q.Interval)
+	if n := q.Points(); n > store.MaxSeriesPoints {
+		hint := "narrow the range"
+		if q.Interval == time.Hour {
+			hint += ", or ask for interval=day"
+		}
+		qs.fail("dateFrom (%s) to dateTo (%s) holds %d %ss; a series has at most %d points: %s",
+			q.From.Format(time.RFC3339), q.To.Format(time.RFC3339), n, intervalName(q.Interval), store.MaxSeriesPoints, hint)
+	}
+	return q, qs.details
+}
+
+// intervalName is the interval parameter's value for d.
+func intervalName(d time.Duration) docsapi.SeriesInterval {
+	if d == time.Hour {
+		return docsapi.SeriesHour
+	}
+	return docsapi.SeriesDay
+}
