@@ -300,15 +300,17 @@ func (c *groupCommitter) commit(group []*viewsBatch) {
 	}
 	start := c.now()
 	err := c.addViews(counts)
-	for _, b := range group {
-		b.done <- err
-	}
+	// The hook hears of the commit before the requests are answered, so
+	// that whoever sees a 202 can count on the commit being counted.
 	if c.onCommit != nil {
 		var views int64
 		for _, vc := range counts {
 			views += vc.Human + vc.AI + vc.Bot
 		}
 		c.onCommit(IngestCommitInfo{Requests: len(group), Views: views, Duration: c.now().Sub(start), Err: err})
+	}
+	for _, b := range group {
+		b.done <- err
 	}
 	if err == nil {
 		c.addVisitors(group)

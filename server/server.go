@@ -108,8 +108,9 @@ type Config struct {
 	// goroutine, after the response, so it must return quickly.
 	OnRequest func(RequestInfo)
 	// OnIngestCommit, if set, is told of every commit of the views sent
-	// to the ingestion endpoint. It runs on the committing goroutine,
-	// which the next commit waits for, so it must return quickly.
+	// to the ingestion endpoint, before the commit's requests are
+	// answered. It runs on the committing goroutine, which the requests
+	// and the next commit wait for, so it must return quickly.
 	OnIngestCommit func(IngestCommitInfo)
 }
 
