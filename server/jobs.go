@@ -15,7 +15,7 @@ import (
 // createJob: POST /v2/agent/{projectId}/job.
 func (s *Server) createJob(w http.ResponseWriter, r *http.Request, c caller) {
 	prompt, ok := s.readWrite(w, r)
-	if !ok {
+	if !ok || !s.canRun(w, r, c.project) {
 		return
 	}
 	id := "job_" + randomBase62(20)
@@ -53,7 +53,7 @@ func (s *Server) getJob(w http.ResponseWriter, r *http.Request, c caller) {
 // sendMessage: POST /v2/agent/{projectId}/job/{id}/message.
 func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, c caller) {
 	prompt, ok := s.readWrite(w, r)
-	if !ok {
+	if !ok || !s.canRun(w, r, c.project) {
 		return
 	}
 	jobID := r.PathValue("id")
@@ -196,3 +196,16 @@ func publicRepository(repo string) string {
 }
 
 func (s *Server) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Microsecond) }
+
+// canRun answers 503 and reports false when Config.Runs says this server
+// cannot run the project's jobs.
+func (s *Server) canRun(w http.ResponseWriter, r *http.Request, p store.Project) bool {
+	if s.cfg.Runs == nil {
+		return true
+	}
+	if err := s.cfg.Runs(r.Context(), p); err != nil {
+		writeError(w, http.StatusServiceUnavailable, "this server cannot run jobs of project "+quote(p.ID)+": "+err.Error())
+		return false
+	}
+	return true
+}

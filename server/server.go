@@ -98,6 +98,13 @@ type Config struct {
 	// once and kept in the Store, which every replica reads.
 	CursorSecret []byte
 
+	// Runs, if set, says whether this server can run a project's jobs
+	// (docsapi serve: whether its configuration has a runner for the
+	// project). A job created, or followed up, for a project it refuses is
+	// answered 503 with its error and not stored, rather than accepted
+	// only to fail when an engine claims it.
+	Runs func(ctx context.Context, project store.Project) error
+
 	// Jobs, if set, hears of queued and archived jobs, so that a job
 	// engine in this process starts them at once and stops archived runs
 	// (an *engine.Engine does). Without it, engines find jobs by polling.

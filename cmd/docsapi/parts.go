@@ -347,3 +347,15 @@ func buildParts(g gitConfig, projects resolvedProjects, log *slog.Logger) (func(
 	}
 	return r.Parts, nil
 }
+
+// projectRuns is serve's server.Config.Runs: a project's jobs run here
+// when the configuration gives it a runner, so that a job for any other is
+// refused when it is created, not failed when an engine claims it.
+func projectRuns(parts func(context.Context, store.Project) (engine.Parts, error)) func(context.Context, store.Project) error {
+	return func(ctx context.Context, p store.Project) error {
+		if _, err := parts(ctx, p); err != nil {
+			return errors.New("the server's configuration has no runner for it (add the project, with its host and agent, to the configuration file)")
+		}
+		return nil
+	}
+}

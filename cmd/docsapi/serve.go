@@ -259,7 +259,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	if err != nil {
 		return set.inConfig(err)
 	}
-	srvCfg.PageViews, srvCfg.Jobs = rec, eng
+	srvCfg.PageViews, srvCfg.Jobs, srvCfg.Runs = rec, eng, projectRuns(parts)
 	srv, err := server.New(srvCfg)
 	if err != nil {
 		return set.inConfig(err)

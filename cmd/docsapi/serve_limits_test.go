@@ -413,3 +413,36 @@ func TestServeSiteSetting(t *testing.T) {
 		runCLI(t, env, "", "serve", "--print-config", "--config", configFile(t, config)).expect(t, exitUsage, msg)
 	}
 }
+
+// serve refuses a job for a project its configuration gives no runner
+// (here: a project made with 'project create' and a configuration without
+// projects) when the job is created, with a 503 that says what to do,
+// instead of accepting it to fail later.
+func TestServeRefusesJobsOfProjectsWithoutARunner(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"HOME": dir, "DOCSAPI_DATA": filepath.Join(dir, "data")}
+	runCLI(t, env, "", "project", "create", "--id", "orphan", "--repository", "https://git.example.com/orphan.git").expect(t, exitOK)
+	r := runCLI(t, env, "", "key", "create", "--project", "orphan", "--scope", "write")
+	r.expect(t, exitOK)
+	key := strings.TrimSpace(r.stdout)
+	addr, logs, stop := serveInProcess(t, env, "--config", configFile(t, `{}`))
+	defer func() {
+		if code := stop(); code != exitOK {
+			t.Errorf("exit %d:\n%s", code, logs)
+		}
+	}()
+	req, err := http.NewRequest("POST", "http://"+addr+"/v2/agent/orphan/job", strings.NewReader(`{"prompt": "fix the typo"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(b), `this server cannot run jobs of project \"orphan\": the server's configuration has no runner for it`) {
+		t.Errorf("create: %d %s, want 503 saying the project has no runner", resp.StatusCode, b)
+	}
+}

@@ -20,9 +20,9 @@ func TestDocumentOperationsAndStatuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string][]string{
-		"POST /v2/agent/{projectId}/job":              {"201", "400", "401", "403", "404", "409", "413", "429", "500"},
+		"POST /v2/agent/{projectId}/job":              {"201", "400", "401", "403", "404", "409", "413", "429", "500", "503"},
 		"GET /v2/agent/{projectId}/job/{id}":          {"200", "401", "403", "404", "429", "500"},
-		"POST /v2/agent/{projectId}/job/{id}/message": {"200", "400", "401", "403", "404", "409", "413", "429", "500"},
+		"POST /v2/agent/{projectId}/job/{id}/message": {"200", "400", "401", "403", "404", "409", "413", "429", "500", "503"},
 		"POST /v2/agent/{projectId}/job/{id}/archive": {"200", "401", "403", "404", "429", "500"},
 		"GET /v1/analytics/{projectId}/views":         {"200", "400", "401", "403", "404", "429", "500"},
 		"POST /v1/analytics/{projectId}/views":        {"202", "400", "401", "403", "404", "413", "429", "500", "503"},
