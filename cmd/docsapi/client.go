@@ -116,6 +116,10 @@ func (c *clientFlags) client(s *stdio) (*apiClient, error) {
 	return &apiClient{Client: client, project: project, baseURL: base, keySource: keySource}, nil
 }
 
+// flagNames turns the API's parameter names in the SDK's messages into the
+// flags a user of the command gave.
+var flagNames = strings.NewReplacer("dateFrom", "--from", "dateTo", "--to")
+
 // scopeFor names the scope the failed request needed, by the server's
 // rule: reading (GET) needs read, which write implies; everything else
 // needs write.
@@ -131,7 +135,7 @@ func scopeFor(err error) string {
 func (c *apiClient) explain(err error) error {
 	var ve *docsapi.ValidationError
 	if errors.As(err, &ve) {
-		return usagef("invalid %s: %s", ve.Param, ve.Reason)
+		return usagef("invalid %s: %s", flagNames.Replace(ve.Param), flagNames.Replace(ve.Reason))
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err // report says "interrupted"; no advice helps

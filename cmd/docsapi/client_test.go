@@ -278,3 +278,20 @@ func TestPlainHTTPWarning(t *testing.T) {
 		}
 	}
 }
+
+// An argument the SDK refuses is reported by the flag the user gave, not
+// by the API's parameter name.
+func TestRefusedArgumentsNameTheFlags(t *testing.T) {
+	env := map[string]string{"DOCSAPI_KEY": "mint_unused", "DOCSAPI_PROJECT": "handbook", "DOCSAPI_BASE_URL": "http://127.0.0.1:9"}
+	for _, args := range [][]string{
+		{"views", "export", "--from", "2026-11-05", "--to", "2026-11-01"},
+		{"views", "series", "--from", "2026-11-05", "--to", "2026-11-01"},
+		{"jobs", "list", "--from", "2026-11-05", "--to", "2026-11-01"},
+	} {
+		r := runCLI(t, env, "", args...)
+		r.expect(t, exitUsage, "invalid --from: 2026-11-05 is after --to 2026-11-01")
+		if strings.Contains(r.stderr, "dateFrom") || strings.Contains(r.stderr, "dateTo") {
+			t.Errorf("%v: the message names the API's parameters:\n%s", args, r.stderr)
+		}
+	}
+}

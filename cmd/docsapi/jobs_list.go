@@ -17,7 +17,7 @@ func jobsListCommand() *command {
 		help: `Lists the project's agent jobs, newest first: a table, or JSON lines with
 --format json (each job as 'jobs get' prints it, on one line). --status keeps
 the jobs in the statuses given; --from and --to keep those created in a range
-(a date, midnight UTC, or an RFC 3339 time; --to is exclusive), which finds a
+(a date, midnight UTC, or an ISO 8601 time; --to is exclusive), which finds a
 job whose create answer was lost.
 
 Only self-hosted servers list jobs: the hosted service has no job list.` + clientHelp,
@@ -96,7 +96,7 @@ docsapi jobs list --status failed --limit 0 --format json | jq -r .id`,
 	}
 }
 
-// dateFlags reads --from and --to, each a date or an RFC 3339 time, or
+// dateFlags reads --from and --to, each a date or an ISO 8601 time, or
 // empty for an open side.
 func dateFlags(from, to string) (docsapi.DateBound, docsapi.DateBound, error) {
 	f, err := docsapi.ParseDateBound(from)

@@ -22,7 +22,7 @@ per interval, those without views included: human, AI, their total, and the
 bots, which the exports leave out. A table, JSON lines with --format json, or
 CSV with the header at,human,ai,total,bots.
 
---from and --to take a date (midnight UTC) or an RFC 3339 time; --to is
+--from and --to take a date (midnight UTC) or an ISO 8601 time; --to is
 exclusive; both widen to whole hours or days. Without --to the range ends with
 the current hour or day; without --from it starts 30 days (24 hours) before.
 A server answers at most 1,000 points at a time. --path counts one page.
