@@ -90,7 +90,10 @@ func newDatabase(t testing.TB) string {
 // open opens a Store on the database at dbURL, closed when the test ends.
 func open(t testing.TB, dbURL string, opts ...postgres.Option) *postgres.Store {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// A bound against a hang, not a speed check: Open runs the
+	// migrations, and an upgrade test's rebuild of months of views takes
+	// tens of seconds on a busy machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	s, err := postgres.Open(ctx, dbURL, opts...)
 	return storetest.Opened(t, s, err)
