@@ -45,10 +45,7 @@ func (p ViewsParams) validate() error {
 }
 
 func (p ViewsParams) query() string {
-	q := dateQuery(p.DateFrom, p.DateTo)
-	setPositive(q, "limit", p.Limit)
-	setPositive(q, "offset", p.Offset)
-	return q.Encode()
+	return newOffsetQuery(p.DateFrom, p.DateTo, p.Limit).encode(p.Offset)
 }
 
 // ViewsPage is one page of the views export.
@@ -121,17 +118,19 @@ func (s *AnalyticsService) AllViews(ctx context.Context, projectID string, param
 		params.Limit = AllViewsLimit
 	}
 	path := analyticsPath(project, "views")
-	return offsetExport(ctx, opts, params.Offset, params.Limit, func(ctx context.Context, offset int) ([]PageView, bool, error) {
-		p := params
-		p.Offset = offset
+	query := newOffsetQuery(params.DateFrom, params.DateTo, params.Limit)
+	return offsetExport(ctx, opts, params.Offset, params.Limit, viewTotal, func(ctx context.Context, offset int, turn limiterTurn) (offsetPage[PageView], error) {
 		var page ViewsPage
-		req := apiRequest{method: http.MethodGet, path: path, query: p.query()}
+		req := apiRequest{method: http.MethodGet, path: path, query: query.encode(offset), turn: turn}
 		if err := s.client.do(ctx, req, opts, &page); err != nil {
-			return nil, false, err
+			return offsetPage[PageView]{}, err
 		}
-		return page.Views, page.HasMore, nil
+		return offsetPage[PageView]{items: page.Views, more: page.HasMore, total: page.Totals.Total}, nil
 	})
 }
+
+// viewTotal is what a views page's totals.total sums over every row.
+func viewTotal(v PageView) int64 { return v.Total }
 
 // analyticsPath is the path of one export of the project, such as "views"
 // or "assistant/caller-stats".
@@ -165,6 +164,58 @@ func checkOffsetParams(from, to DateBound, limit, maxLimit, offset int) error {
 		return invalid("offset", "must not be negative, got %d", offset)
 	}
 	return checkDates(from, to)
+}
+
+// offsetQuery is the query of an offset export's pages (views, visitors),
+// encoded as url.Values.Encode would (names sorted, values escaped) with
+// the parts every page shares encoded once: a long export sends hundreds
+// of pages, which differ only in their offset.
+type offsetQuery struct {
+	dateFrom, dateTo string // escaped; "" when unset
+	limit            int
+}
+
+func newOffsetQuery(from, to DateBound, limit int) offsetQuery {
+	var q offsetQuery
+	if !from.IsZero() {
+		q.dateFrom = url.QueryEscape(from.String())
+	}
+	if !to.IsZero() {
+		q.dateTo = url.QueryEscape(to.String())
+	}
+	q.limit = limit
+	return q
+}
+
+// encode returns the query of the page at offset. Zero limit and offset
+// are left out, for the server's defaults.
+func (q offsetQuery) encode(offset int) string {
+	var buf [128]byte
+	b := buf[:0]
+	param := func(name string) {
+		if len(b) > 0 {
+			b = append(b, '&')
+		}
+		b = append(b, name...)
+		b = append(b, '=')
+	}
+	if q.dateFrom != "" {
+		param("dateFrom")
+		b = append(b, q.dateFrom...)
+	}
+	if q.dateTo != "" {
+		param("dateTo")
+		b = append(b, q.dateTo...)
+	}
+	if q.limit > 0 {
+		param("limit")
+		b = strconv.AppendInt(b, int64(q.limit), 10)
+	}
+	if offset > 0 {
+		param("offset")
+		b = strconv.AppendInt(b, int64(offset), 10)
+	}
+	return string(b)
 }
 
 // dateQuery starts a query with the date bounds that are set.

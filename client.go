@@ -63,6 +63,18 @@ type config struct {
 	logger         *slog.Logger
 	jitter         func() float64
 	now            func() time.Time
+	headers        sharedHeaders
+}
+
+// sharedHeaders are the values of the headers every request carries, built
+// once per client. Requests share them: http.Header.Set would allocate a
+// new slice per header and request. Each slice has capacity 1, so a
+// transport that appended a value would copy it; none may change an element
+// (a RoundTripper must not modify its request).
+type sharedHeaders struct {
+	userAgent   []string
+	accept      []string
+	contentType []string
 }
 
 // Option configures a Client in NewClient.
@@ -80,7 +92,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		return nil, invalid("apiKey", "contains white space")
 	}
 	cfg := &config{
-		key:           &secret{apiKey},
+		key:           newSecret(apiKey),
 		maxRetries:    DefaultMaxRetries,
 		minRetryDelay: DefaultMinRetryDelay,
 		maxRetryDelay: DefaultMaxRetryDelay,
@@ -101,8 +113,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		}
 	}
 	if cfg.httpClient == nil {
-		cfg.httpClient = cleanhttp.DefaultPooledClient()
-		cfg.httpClient.Timeout = DefaultTimeout
+		cfg.httpClient = defaultHTTPClient()
 	}
 	cfg.httpClient = withSafeRedirects(cfg.httpClient, cfg.baseHost)
 	ua := "docsapi-go/" + Version + " (" + runtime.Version() + ")"
@@ -110,6 +121,11 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		ua = cfg.userAgent + " " + ua
 	}
 	cfg.userAgent = ua
+	cfg.headers = sharedHeaders{
+		userAgent:   []string{ua},
+		accept:      []string{"application/json"},
+		contentType: []string{"application/json"},
+	}
 
 	c := &Client{cfg: cfg}
 	c.AgentJobs = &AgentJobsService{client: c}
@@ -120,6 +136,21 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 // String describes the client without its key.
 func (c *Client) String() string {
 	return fmt.Sprintf("docsapi.Client{baseURL: %s, key: %s}", c.cfg.baseURL, c.cfg.key)
+}
+
+// defaultHTTPClient is go-cleanhttp's pooled client with DefaultTimeout,
+// keeping as many idle connections per host as WithPrefetch may have
+// requests in flight. go-cleanhttp keeps GOMAXPROCS+1: a prefetching export
+// with more pages in flight than that closed each connection beyond them as
+// its request ended, and dialled (over TLS, a handshake) a new one for the
+// next request.
+func defaultHTTPClient() *http.Client {
+	hc := cleanhttp.DefaultPooledClient()
+	hc.Timeout = DefaultTimeout
+	t := hc.Transport.(*http.Transport)
+	t.MaxIdleConnsPerHost = max(t.MaxIdleConnsPerHost, maxPrefetch)
+	t.MaxIdleConns = max(t.MaxIdleConns, t.MaxIdleConnsPerHost)
+	return hc
 }
 
 // WithBaseURL points the client at another server, such as a self-hosted one.

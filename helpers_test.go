@@ -520,6 +520,12 @@ type pagedViews struct {
 	total, pageSize int
 	latency         time.Duration
 	failAt          int
+	// latencyOf, when set, is the latency of the page at offset.
+	latencyOf func(offset int) time.Duration
+	// count is the views of row i, 1 when nil; the totals each page sends
+	// are their sum, plus totalsDelta (to make them disagree).
+	count       func(i int) int64
+	totalsDelta int64
 	// firstFast makes the page at offset 0 answer after a millisecond. The
 	// bubble's clock moves only once every goroutine is blocked, so by then
 	// every request launched has reached the responder.
@@ -549,6 +555,9 @@ func (p *pagedViews) respond(req *http.Request) (*http.Response, error) {
 		p.mu.Unlock()
 	}()
 	latency := p.latency
+	if p.latencyOf != nil {
+		latency = p.latencyOf(offset)
+	}
 	if p.firstFast && offset == 0 {
 		latency = time.Millisecond
 	}
@@ -560,12 +569,20 @@ func (p *pagedViews) respond(req *http.Request) (*http.Response, error) {
 	if offset == p.failAt {
 		return replyJSON(http.StatusBadRequest, `{"error":"bad page"}`)(req)
 	}
+	count := p.count
+	if count == nil {
+		count = func(int) int64 { return 1 }
+	}
 	var rows []string
 	for i := offset; i < min(offset+p.pageSize, p.total); i++ {
-		rows = append(rows, fmt.Sprintf(`{"path":"/p%05d","human":1,"ai":0,"total":1}`, i))
+		rows = append(rows, fmt.Sprintf(`{"path":"/p%05d","human":%d,"ai":0,"total":%[2]d}`, i, count(i)))
 	}
-	body := fmt.Sprintf(`{"totals":{"human":%d,"ai":0,"total":%d},"views":[%s],"hasMore":%v}`,
-		p.total, p.total, strings.Join(rows, ","), offset+p.pageSize < p.total)
+	sum := p.totalsDelta
+	for i := range p.total {
+		sum += count(i)
+	}
+	body := fmt.Sprintf(`{"totals":{"human":%d,"ai":0,"total":%[1]d},"views":[%s],"hasMore":%v}`,
+		sum, strings.Join(rows, ","), offset+p.pageSize < p.total)
 	return replyJSON(http.StatusOK, body)(req)
 }
 

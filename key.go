@@ -9,9 +9,18 @@ import (
 
 // secret holds the API key. Its printed forms are redacted, so a key that
 // reaches a log line or a %#v through some path nobody foresaw still does not
-// leak; the only way out is header, used when a request is built.
+// leak; the only way out is headerValues, used when a request is built.
 type secret struct {
 	value string
+	// auth is the Authorization header's value, built once. Every request
+	// shares it (see Client.send), so nothing may change its element.
+	auth []string
+}
+
+func newSecret(key string) *secret {
+	// The literal's capacity is its length, 1: a transport that appended to
+	// the header would copy the slice, not write into the shared array.
+	return &secret{value: key, auth: []string{"Bearer " + key}}
 }
 
 // redacted keeps the key's type prefix ("mint_"), which helps to tell an
@@ -23,7 +32,7 @@ func (s secret) redacted() string {
 	return "[REDACTED]"
 }
 
-func (s secret) header() string { return "Bearer " + s.value }
+func (s *secret) headerValues() []string { return s.auth }
 
 // scrub replaces the key in b with its redacted form. A server or proxy that
 // echoes the request (some debugging proxies quote the Authorization header

@@ -3,10 +3,22 @@ package docsapi
 import (
 	"context"
 	"iter"
+	"math"
 )
 
-// fetchPage returns the items at offset and whether more follow.
-type fetchPage[T any] func(ctx context.Context, offset int) (items []T, hasMore bool, err error)
+// offsetPage is one page of an offset export, as its fetch returns it.
+type offsetPage[T any] struct {
+	items []T
+	more  bool // the server's hasMore
+	// total is the sum, over every row of the export and not only this
+	// page's, of what the export's weight measures (see prefetchPager):
+	// for views, totals.total.
+	total int64
+}
+
+// fetchPage returns the page at offset; its request takes the rate
+// limiter's token in turn.
+type fetchPage[T any] func(ctx context.Context, offset int, turn limiterTurn) (offsetPage[T], error)
 
 // offsetPager walks an offset-paginated list as an iterator. Nothing is
 // requested until the caller ranges; each range starts again at start; a
@@ -17,18 +29,18 @@ type fetchPage[T any] func(ctx context.Context, offset int) (items []T, hasMore 
 func offsetPager[T any](ctx context.Context, start, limit int, fetch fetchPage[T]) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		for offset := start; ; offset += limit {
-			items, more, err := fetch(ctx, offset)
+			page, err := fetch(ctx, offset, limiterTurn{})
 			if err != nil {
 				var zero T
 				yield(zero, err)
 				return
 			}
-			for _, item := range items {
+			for _, item := range page.items {
 				if !yield(item, nil) {
 					return
 				}
 			}
-			if !more || len(items) == 0 {
+			if !page.more || len(page.items) == 0 {
 				return
 			}
 		}
@@ -36,55 +48,201 @@ func offsetPager[T any](ctx context.Context, start, limit int, fetch fetchPage[T
 }
 
 // prefetchPager is offsetPager with up to n pages in flight. Pages are
-// fetched concurrently but yielded strictly in offset order; a new page is
-// requested each time one is consumed, so at most n-1 pages past the last
-// one are ever requested. Ending the loop (last page, error or break)
-// cancels the requests still in flight.
-func prefetchPager[T any](ctx context.Context, start, limit, n int, fetch fetchPage[T]) iter.Seq2[T, error] {
-	type page struct {
-		items []T
-		more  bool
-		err   error
+// fetched concurrently but yielded strictly in offset order, and ending the
+// loop (last page, error or break) cancels the requests still in flight.
+//
+// Every request counts against the hosted service's hourly budget, and a
+// page past the last one is a request spent for nothing, so how far ahead
+// to ask is a prefetchPlan's decision, from what the pages received so far
+// tell. weight, when not nil, is the count the export's rows are sorted by,
+// largest first, and whose sum over every row each page sends (views:
+// their totals); from it a countTally bounds how many rows are left.
+func prefetchPager[T any](ctx context.Context, start, limit, n int, weight func(T) int64, fetch fetchPage[T]) iter.Seq2[T, error] {
+	type result struct {
+		page offsetPage[T]
+		err  error
 	}
 	return func(yield func(T, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
+		plan := newPrefetchPlan(n)
+		// The rows before start are not tallied, and could hold any part
+		// of the total: only an export from the first row can be bounded.
+		var tally *countTally
+		if weight != nil && start == 0 {
+			tally = newCountTally()
+		}
 		// Each page has a buffered channel, so a fetch that finishes
 		// after the loop ended never blocks: no goroutine is left behind.
-		inFlight := make([]chan page, 0, n)
-		next := start
-		launch := func() {
-			ch := make(chan page, 1)
-			offset := next
-			next += limit
+		pending := make([]chan result, 0, n)
+		requested := 0
+		var turn <-chan struct{} // the last page's, which the next one waits for
+		request := func() {
+			ch := make(chan result, 1)
+			offset := start + requested*limit
+			requested++
+			t := limiterTurn{after: turn, done: make(chan struct{})}
+			turn = t.done
 			go func() {
-				items, more, err := fetch(ctx, offset)
-				ch <- page{items, more, err}
+				page, err := fetch(ctx, offset, t)
+				t.pass() // in case fetch returned before its request reached the limiter
+				ch <- result{page, err}
 			}()
-			inFlight = append(inFlight, ch)
+			pending = append(pending, ch)
 		}
-		for range n {
-			launch()
+		for requested < plan.allowed() {
+			request()
 		}
-		for len(inFlight) > 0 {
-			p := <-inFlight[0]
-			inFlight = inFlight[1:]
-			if p.err != nil {
+		for len(pending) > 0 {
+			r := <-pending[0]
+			pending = pending[1:]
+			if r.err != nil {
 				var zero T
-				yield(zero, p.err)
+				yield(zero, r.err)
 				return
 			}
-			for _, item := range p.items {
+			last := !r.page.more || len(r.page.items) == 0
+			if !last {
+				// Ask for what the page allows before handing its rows
+				// over, so the requests run while the loop uses them.
+				left := -1
+				if tally != nil {
+					for _, item := range r.page.items {
+						tally.add(weight(item))
+					}
+					left = tally.pagesLeft(r.page.total, limit, n)
+				}
+				plan.receive(left)
+				for requested < plan.allowed() {
+					request()
+				}
+			}
+			for _, item := range r.page.items {
 				if !yield(item, nil) {
 					return
 				}
 			}
-			if !p.more || len(p.items) == 0 {
+			if last {
 				return
 			}
-			launch()
 		}
 	}
+}
+
+// firstAhead is how many pages past the first the plan requests before any
+// page has answered: one, so that an export of a single page (a small
+// project) costs at most one request too many, and a longer one gains a
+// round trip.
+const firstAhead = 1
+
+// prefetchPlan decides how many pages of an offset export, counted from
+// the first, may have been requested: at most n more than have been
+// received, and no more than those known to exist and ahead past them.
+// Once a tally bounds the rows left, it asks for no page it does not know
+// exists (ahead is 0). Without one, it ramps up as TCP's slow start does:
+// each page that says more follow lets it ask for one more past those
+// known, so that the pages in flight double at each round trip (2, 4, 8...)
+// and an export that ends early was charged for few pages past its end.
+type prefetchPlan struct {
+	n        int // most pages in flight
+	received int // pages received, in order
+	known    int // pages known to exist
+	ahead    int // pages it may request past those known to exist
+}
+
+func newPrefetchPlan(n int) prefetchPlan {
+	return prefetchPlan{n: n, known: 1, ahead: firstAhead}
+}
+
+// allowed returns how many pages may have been requested by now.
+func (p *prefetchPlan) allowed() int {
+	return min(p.received+p.n, p.known+p.ahead)
+}
+
+// receive records the next page, one that says more follow. pagesLeft is
+// how many pages at least follow it by the tally, or -1 when there is none
+// to tell.
+func (p *prefetchPlan) receive(pagesLeft int) {
+	p.received++
+	p.known = max(p.known, p.received+1)
+	if pagesLeft >= 0 {
+		p.known = max(p.known, p.received+pagesLeft)
+		p.ahead = 0
+		return
+	}
+	p.ahead = min(p.ahead+1, p.n)
+}
+
+// countTally follows the rows of an export sorted by a count, largest
+// first, whose pages each send the count's sum over every row (the views
+// export: rows by total, and totals.total), to bound how many rows are
+// left. Once the rows break the order, or the numbers do not add up, it
+// stops telling for good: the server is not what it assumed (the hosted
+// service does not document the order of rows), and the plan falls back to
+// its ramp.
+type countTally struct {
+	seen     int64 // sum of the rows' counts so far
+	smallest int64 // the last row's count, the smallest so far
+	broken   bool
+}
+
+func newCountTally() *countTally {
+	return &countTally{smallest: math.MaxInt64}
+}
+
+// pagesLeft returns how many pages of limit rows at least follow the rows
+// added so far, at most most (no plan needs to know more), or -1. total is
+// the sum the last page sent. It is asked only after a page that says more
+// follow, so numbers that say no row is left break the tally.
+func (t *countTally) pagesLeft(total int64, limit, most int) int {
+	if t.broken || total < 0 {
+		t.broken = true
+		return -1
+	}
+	rows, ok := rowsLeftAtLeast(total-t.seen, t.smallest)
+	if !ok || rows == 0 {
+		t.broken = true
+		return -1
+	}
+	return int(min(ceilDiv(rows, int64(limit)), int64(most)))
+}
+
+// add tallies the next row's count.
+func (t *countTally) add(c int64) {
+	if t.broken || c < 0 || c > t.smallest || c > math.MaxInt64-t.seen {
+		t.broken = true
+		return
+	}
+	t.seen += c
+	t.smallest = c
+}
+
+// rowsLeftAtLeast returns how many rows at least are left in a list sorted
+// by a count, largest first, when the rows left hold left between them and
+// none more than smallest, the count of the last row seen: each row left
+// holds at most smallest, so there are at least left/smallest of them,
+// rounded up. It reports false when the numbers cannot come from such a
+// list: a negative sum (the total is less than the rows seen), or a sum to
+// share among rows of count zero.
+func rowsLeftAtLeast(left, smallest int64) (rows int64, ok bool) {
+	switch {
+	case left < 0 || smallest < 0:
+		return 0, false
+	case left == 0:
+		return 0, true
+	case smallest == 0:
+		return 0, false
+	}
+	return ceilDiv(left, smallest), true
+}
+
+// ceilDiv is a/b rounded up, for a >= 0 and b > 0, without overflowing.
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 {
+		q++
+	}
+	return q
 }
 
 // failed returns an iterator that yields err once.
@@ -109,8 +267,9 @@ func Collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
 }
 
 // offsetExport is the iterator of an offset-paginated export: offsetPager,
-// or prefetchPager when the options ask for WithPrefetch.
-func offsetExport[T any](ctx context.Context, opts []RequestOption, start, limit int, fetch fetchPage[T]) iter.Seq2[T, error] {
+// or prefetchPager when the options ask for WithPrefetch; weight is
+// prefetchPager's, or nil.
+func offsetExport[T any](ctx context.Context, opts []RequestOption, start, limit int, weight func(T) int64, fetch fetchPage[T]) iter.Seq2[T, error] {
 	call := applyOptions(opts)
 	if call.err == nil && call.prefetch > 1 && call.response != nil {
 		// Pages in flight at once would all write the one Response.
@@ -120,7 +279,7 @@ func offsetExport[T any](ctx context.Context, opts []RequestOption, start, limit
 		return failed[T](call.err)
 	}
 	if call.prefetch > 1 {
-		return prefetchPager(ctx, start, limit, call.prefetch, fetch)
+		return prefetchPager(ctx, start, limit, call.prefetch, weight, fetch)
 	}
 	return offsetPager(ctx, start, limit, fetch)
 }

@@ -143,7 +143,7 @@ func TestRedactedFormOfTheKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want+" for "+tt.key, func(t *testing.T) {
-			s := secret{tt.key}
+			s := secret{value: tt.key}
 			for _, verb := range []string{"%v", "%+v", "%s", "%q", "%x", "%X", "%d", "%10s"} {
 				if got := fmt.Sprintf(verb, s); got != tt.want {
 					t.Errorf("Sprintf(%q) = %q, want %q", verb, got, tt.want)

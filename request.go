@@ -95,13 +95,25 @@ func WithHeader(name, value string) RequestOption {
 
 // WithPrefetch makes an offset iterator (AllViews, AllVisitors) keep up to n
 // pages in flight: since every page's offset is known in advance, the next
-// pages are requested while the loop consumes the current one. Rows still come in
-// order; the iterator stops at the last page or the first error, and
-// requests at most n-1 pages past the end. Each request still waits for the
-// client's rate limiter. n from 1 (no prefetching, the default) to 32;
-// other calls ignore it, the cursor iterators (AllSearches, AllFeedback,
-// AllAssistantConversations) included: each of their cursors comes with the
-// page before it, so there is nothing to request ahead.
+// pages are requested while the loop consumes the current one. Rows still
+// come in order; the iterator stops at the last page or the first error.
+//
+// Every request counts against the hosted budget, so the iterator asks
+// ahead only as far as the pages received tell it to. It starts with two
+// requests. AllViews from offset 0 then bounds how many rows are left from
+// the totals each page sends (every row left counts at most the views of the
+// last row received, since rows come sorted by total), and requests only
+// pages that exist: at most one request past the end, the second page of a
+// single-page export. Where that cannot be told (AllVisitors, whose totals
+// are de-duplicated; an export from another offset; rows in another order)
+// the pages in flight double at each round trip, 2, 4, 8..., up to n, and
+// up to n-1 requests may go past the end.
+//
+// Each request still waits for the client's rate limiter, the pages taking
+// its tokens in their order. n from 1 (no prefetching, the default) to 32; other calls ignore it, the cursor
+// iterators (AllSearches, AllFeedback, AllAssistantConversations) included:
+// each of their cursors comes with the page before it, so there is nothing
+// to request ahead.
 func WithPrefetch(n int) RequestOption {
 	return func(c *callConfig) {
 		if n < 1 || n > maxPrefetch {
@@ -121,13 +133,18 @@ func WithResponse(dst *Response) RequestOption {
 // applyOptions collects a call's options; an invalid one leaves its error
 // in err.
 func applyOptions(opts []RequestOption) callConfig {
-	var call callConfig
+	if len(opts) == 0 {
+		// Options are closures, so the config they fill escapes to the
+		// heap; most calls have none and need not pay for it.
+		return callConfig{}
+	}
+	call := new(callConfig)
 	for _, opt := range opts {
 		if opt != nil {
-			opt(&call)
+			opt(call)
 		}
 	}
-	return call
+	return *call
 }
 
 // apiRequest is one operation, before the pipeline turns it into attempts.
@@ -136,12 +153,52 @@ type apiRequest struct {
 	path   string // escaped, starting with "/"
 	query  string // encoded, without "?"
 	body   any    // marshalled to JSON when non-nil
+	turn   limiterTurn
+}
+
+// limiterTurn makes the pages of a prefetching export take the rate
+// limiter's tokens in the order of their offsets. Left to the scheduler, a
+// page requested ahead could take the token the page the loop waits for
+// needs: the loop would then wait a whole interval more, and a page past
+// the end, which that answer would have cancelled before it was sent,
+// would be sent and counted against the hourly budget.
+type limiterTurn struct {
+	after <-chan struct{} // closed when the page before has passed the limiter; nil: no wait
+	done  chan struct{}   // closed when this one has; nil for a request not in a queue
+}
+
+// wait returns once the request before has passed the limiter, or ctx ended.
+func (t limiterTurn) wait(ctx context.Context) error {
+	if t.after == nil {
+		return nil
+	}
+	select {
+	case <-t.after:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// pass lets the next request through. Only the request's own goroutine
+// calls it, so the check before closing cannot race.
+func (t limiterTurn) pass() {
+	if t.done == nil {
+		return
+	}
+	select {
+	case <-t.done:
+	default:
+		close(t.done)
+	}
 }
 
 // do runs r: it marshals the body once, then sends attempts until one
 // succeeds, an error cannot heal, or retries run out. out, if non-nil,
 // receives the decoded 2xx body.
 func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out any) error {
+	// Whatever ends the call, the next request in the queue goes on.
+	defer r.turn.pass()
 	if ctx == nil {
 		return invalid("ctx", "is nil")
 	}
@@ -160,9 +217,11 @@ func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out
 	if r.method != http.MethodGet && r.method != http.MethodHead && call.idempotencyKey == "" {
 		safety = retry.OnceOnly
 	}
-	target := c.cfg.baseURL + r.path
-	if r.query != "" {
-		target += "?" + r.query
+	var target string // one concatenation, one string
+	if r.query == "" {
+		target = c.cfg.baseURL + r.path
+	} else {
+		target = c.cfg.baseURL + r.path + "?" + r.query
 	}
 
 	var lastErr error
@@ -173,7 +232,12 @@ func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out
 			return stopped(ctx, err, lastErr)
 		}
 		if lim := c.cfg.limiter; lim != nil {
-			if err := lim.Wait(ctx); err != nil {
+			err := r.turn.wait(ctx)
+			if err == nil {
+				err = lim.Wait(ctx)
+			}
+			r.turn.pass()
+			if err != nil {
 				if ctx.Err() == nil {
 					// The limiter refuses at once when the next token comes
 					// after the deadline; say so in the usual way.
@@ -286,11 +350,14 @@ func (c *Client) send(ctx context.Context, r apiRequest, target string, body []b
 	for name, values := range call.header {
 		req.Header[name] = values
 	}
-	req.Header.Set("Authorization", c.cfg.key.header())
-	req.Header.Set("User-Agent", c.cfg.userAgent)
-	req.Header.Set("Accept", "application/json")
+	// The values are built once per client and shared by every request
+	// (see sharedHeaders), rather than a new slice per header and request.
+	h := &c.cfg.headers
+	req.Header["Authorization"] = c.cfg.key.headerValues()
+	req.Header["User-Agent"] = h.userAgent
+	req.Header["Accept"] = h.accept
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		req.Header["Content-Type"] = h.contentType
 	}
 	if call.idempotencyKey != "" && r.method != http.MethodGet {
 		req.Header.Set("Idempotency-Key", call.idempotencyKey)
@@ -357,8 +424,11 @@ func (c *Client) decode(r apiRequest, res attemptResult, out any) error {
 	if out == nil {
 		return nil
 	}
-	// Neither path may keep the body, which goes back to the pool next;
+	// No path may keep the body, which goes back to the pool next;
 	// json.Unmarshal copies, but an UnmarshalJSON method of out must too.
+	if f, ok := out.(fastDecoder); ok && f.decodeFast(*res.body) {
+		return nil
+	}
 	var err error
 	if d, ok := out.(bodyDecoder); ok {
 		err = d.decodeBody(*res.body)

@@ -703,6 +703,56 @@ func TestPipelineWithHeaderAddsHeaders(t *testing.T) {
 	}
 }
 
+// Every request shares the client's header values. A transport that edits
+// its request's header, against RoundTripper's rules, with Set, Add or Del
+// must still not change what later requests send: Add appends to a value of
+// capacity 1, which copies it.
+func TestPipelineSharedHeaderValuesSurviveATransportThatEditsThem(t *testing.T) {
+	c, mt := newTestClient(t, WithUserAgent("app/1"))
+	rec, r := record(replyJSON(200, jobJSONJ1))
+	mt.RegisterResponder(http.MethodGet, jobURLJ1, r)
+	editing := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		req.Header.Add("Authorization", "Bearer other")
+		req.Header.Add("User-Agent", "edited")
+		req.Header.Add("Accept", "text/html")
+		req.Header.Set("Accept", "text/plain")
+		req.Header.Del("Accept")
+		return mt.RoundTrip(req)
+	})
+	c.cfg.httpClient.Transport = editing
+	for range 2 {
+		if _, err := c.AgentJobs.Get(context.Background(), "", "j1"); err != nil {
+			t.Fatalf("Get: %v", err)
+		}
+	}
+	c.cfg.httpClient.Transport = mt
+	if _, err := c.AgentJobs.Get(context.Background(), "", "j1"); err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	reqs := rec.Requests()
+	last := reqs[len(reqs)-1].Header
+	if got := last.Values("Authorization"); !slices.Equal(got, []string{"Bearer " + testKey}) {
+		t.Errorf("Authorization has %d values after a transport edited it, want the key alone", len(got))
+	}
+	if got := last.Values("User-Agent"); len(got) != 1 || !strings.HasPrefix(got[0], "app/1 docsapi-go/") {
+		t.Errorf("User-Agent = %q after a transport edited it", got)
+	}
+	if got := last.Values("Accept"); !slices.Equal(got, []string{"application/json"}) {
+		t.Errorf("Accept = %q after a transport edited it", got)
+	}
+	if ua := c.cfg.headers.userAgent; len(ua) != 1 || cap(ua) != 1 {
+		t.Errorf("the shared User-Agent value has length %d and capacity %d, want 1 and 1", len(ua), cap(ua))
+	}
+	if auth := c.cfg.key.headerValues(); len(auth) != 1 || cap(auth) != 1 {
+		t.Errorf("the shared Authorization value has length %d and capacity %d, want 1 and 1", len(auth), cap(auth))
+	}
+}
+
+// roundTripFunc is a RoundTripper made of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
 func TestPipelineRejectsBadRequestOptionsBeforeSending(t *testing.T) {
 	tests := []struct {
 		name      string

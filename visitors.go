@@ -30,10 +30,7 @@ func (p VisitorsParams) validate() error {
 }
 
 func (p VisitorsParams) query() string {
-	q := dateQuery(p.DateFrom, p.DateTo)
-	setPositive(q, "limit", p.Limit)
-	setPositive(q, "offset", p.Offset)
-	return q.Encode()
+	return newOffsetQuery(p.DateFrom, p.DateTo, p.Limit).encode(p.Offset)
 }
 
 // VisitorsPage is one page of the visitors export.
@@ -167,14 +164,16 @@ func (s *AnalyticsService) AllVisitors(ctx context.Context, projectID string, pa
 		params.Limit = MaxVisitorsLimit
 	}
 	path := analyticsPath(project, "visitors")
-	return offsetExport(ctx, opts, params.Offset, params.Limit, func(ctx context.Context, offset int) ([]PageVisitors, bool, error) {
-		p := params
-		p.Offset = offset
+	query := newOffsetQuery(params.DateFrom, params.DateTo, params.Limit)
+	// No weight: the totals count unique visitors, de-duplicated across
+	// paths, so they are not the sum of the rows, and tell nothing of how
+	// many rows remain.
+	return offsetExport(ctx, opts, params.Offset, params.Limit, nil, func(ctx context.Context, offset int, turn limiterTurn) (offsetPage[PageVisitors], error) {
 		var page VisitorsPage
-		req := apiRequest{method: http.MethodGet, path: path, query: p.query()}
+		req := apiRequest{method: http.MethodGet, path: path, query: query.encode(offset), turn: turn}
 		if err := s.client.do(ctx, req, opts, &page); err != nil {
-			return nil, false, err
+			return offsetPage[PageVisitors]{}, err
 		}
-		return page.Visitors, page.HasMore, nil
+		return offsetPage[PageVisitors]{items: page.Visitors, more: page.HasMore}, nil
 	})
 }

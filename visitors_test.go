@@ -27,10 +27,11 @@ func TestAllVisitorsWalksPagesWithOffsetPlusLimit(t *testing.T) {
 		may      []string // may also be asked for, then cancelled
 	}{
 		{1, []string{"limit=2&offset=4", "limit=2&offset=6"}, nil},
-		// Three in flight, then one more as the first page is used up; the
-		// last may be cancelled before it reaches the server. At most two
-		// pages past the last are asked for.
-		{3, []string{"limit=2&offset=4", "limit=2&offset=6", "limit=2&offset=8"}, []string{"limit=2&offset=10"}},
+		// Two at first; as the first page says more follow, two more
+		// (visitors' totals cannot tell how many rows are left), which may
+		// be cancelled before they reach the server: at most two pages
+		// past the last.
+		{3, []string{"limit=2&offset=4", "limit=2&offset=6"}, []string{"limit=2&offset=8", "limit=2&offset=10"}},
 	}
 	for _, tt := range tests {
 		prefetch := tt.prefetch
@@ -55,13 +56,18 @@ func TestAllVisitorsWalksPagesWithOffsetPlusLimit(t *testing.T) {
 				}
 				synctest.Wait()
 				queries := rec.Queries()
-				slices.Sort(queries)
-				want := tt.must
-				if len(queries) > len(tt.must) {
-					want = slices.Sorted(slices.Values(slices.Concat(tt.must, tt.may)))
+				for _, q := range tt.must {
+					if !slices.Contains(queries, q) {
+						t.Errorf("query %s not sent (sent %q)", q, queries)
+					}
 				}
-				if diff := cmp.Diff(want, queries); diff != "" {
-					t.Errorf("queries mismatch (-want +got):\n%s", diff)
+				for _, q := range queries {
+					if !slices.Contains(tt.must, q) && !slices.Contains(tt.may, q) {
+						t.Errorf("query %s sent, want only %q and maybe %q", q, tt.must, tt.may)
+					}
+				}
+				if len(slices.Compact(slices.Sorted(slices.Values(queries)))) != len(queries) {
+					t.Errorf("a query was sent twice: %q", queries)
 				}
 			})
 		})

@@ -19,8 +19,9 @@ import (
 // Full export: every page of a 100,000-path project (400 pages of 250) from a
 // server that sleeps 20 ms per request, through AllViews with the SDK's
 // default HTTP client, sequentially and with WithPrefetch(8); and with
-// WithPrefetch(8) over a connection pool as deep as the prefetch. Run it with
-// -benchtime 1x: one export per run.
+// WithPrefetch(8) over a connection pool as deep as the prefetch. The same
+// for 20,000 paths (80 pages). Run it with -benchtime 1x: one export per
+// run; -short leaves out the 400-page exports.
 const (
 	exportPaths    = 100_000
 	exportLatency  = 20 * time.Millisecond
@@ -88,10 +89,21 @@ func (s *heapSampler) finish() (inUse, live float64) {
 }
 
 func BenchmarkExport(b *testing.B) {
-	srv := NewServer(ServerConfig{Paths: exportPaths, Latency: exportLatency})
+	for _, paths := range []int{20_000, exportPaths} {
+		b.Run(fmt.Sprintf("paths=%d", paths), func(b *testing.B) {
+			if paths > 20_000 && testing.Short() {
+				b.Skip("400 pages at 20 ms each; skipped with -short")
+			}
+			benchExportModes(b, paths)
+		})
+	}
+}
+
+func benchExportModes(b *testing.B, paths int) {
+	srv := StartServer(ServerConfig{Paths: paths, Latency: exportLatency})
 	defer srv.Close()
-	c := newSDK(b, srv, nil) // the SDK's default HTTP client
-	pooled := newSDK(b, srv, newPoolClient(exportPrefetch))
+	c := newSDK(b, srv.URL, nil) // the SDK's default HTTP client
+	pooled := newSDK(b, srv.URL, newPoolClient(exportPrefetch))
 	prefetch := docsapi.WithPrefetch(exportPrefetch)
 	cases := []struct {
 		name    string
@@ -103,22 +115,21 @@ func BenchmarkExport(b *testing.B) {
 		{name: "mode=prefetch8", client: c, opts: []docsapi.RequestOption{prefetch}},
 		// For comparison: what holding every row costs.
 		{name: "mode=prefetch8-collect", client: c, opts: []docsapi.RequestOption{prefetch}, collect: true},
-		// A pool as deep as the prefetch, so that no page in flight
-		// waits for, or closes, a connection.
+		// A pool of at most 8 connections, idle or in use.
 		{name: "mode=prefetch8-pool8", client: pooled, opts: []docsapi.RequestOption{prefetch}},
 	}
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
-			benchExport(b, exportPaths, sdkExport(tc.client, tc.opts, tc.collect))
+			benchExport(b, srv, paths, sdkExport(tc.client, tc.opts, tc.collect))
 		})
 	}
 	// The peers, sequentially, as a user would write the loop: offset +=
 	// limit while hasMore, over the per-request benchmarks' HTTP client.
 	b.Run("mode=sequential-floor", func(b *testing.B) {
-		benchExport(b, exportPaths, floorExport(newHTTPClient(), srv.URL))
+		benchExport(b, srv, paths, floorExport(newHTTPClient(), srv.URL))
 	})
 	b.Run("mode=sequential-oapi-codegen", func(b *testing.B) {
-		benchExport(b, exportPaths, genExport(newGen(b, srv, newHTTPClient())))
+		benchExport(b, srv, paths, genExport(newGen(b, srv.URL, newHTTPClient())))
 	})
 }
 
@@ -206,8 +217,9 @@ func genExport(c *genclient.ClientWithResponses) exportFunc {
 }
 
 // benchExport runs one whole export per iteration, checks that it yields
-// every row, and reports the heap peaks and the connections dialed.
-func benchExport(b *testing.B, paths int, export exportFunc) {
+// every row, and reports the heap peaks, the connections dialled, and what
+// the server counted: requests, those past the last page, connections.
+func benchExport(b *testing.B, srv *Server, paths int, export exportFunc) {
 	b.Helper()
 	// Connections the exports dial rather than take from the pool: the
 	// trace rides on the context into every page request, prefetched ones
@@ -221,11 +233,14 @@ func benchExport(b *testing.B, paths int, export exportFunc) {
 		},
 	})
 	var inUse, live float64
+	var counted Counts
 	for b.Loop() {
 		// The sampler's forced collections, a few milliseconds, are not
-		// timed: they would count at small sizes.
+		// timed: they would count at small sizes. Nor are the counts read
+		// from the server.
 		b.StopTimer()
 		sampler := startHeapSampler()
+		before := srv.Counts()
 		b.StartTimer()
 		rows, sum, err := export(ctx)
 		if err != nil {
@@ -236,12 +251,21 @@ func benchExport(b *testing.B, paths int, export exportFunc) {
 		}
 		b.StopTimer()
 		u, l := sampler.finish()
+		// Requests cancelled at the end may reach the server a moment
+		// after the export returned: wait for the pages in flight.
+		time.Sleep(2 * exportLatency)
+		d := srv.Counts().Sub(before)
+		counted = Counts{counted.Requests + d.Requests, counted.PastEnd + d.PastEnd, counted.Conns + d.Conns}
 		b.StartTimer()
 		inUse, live = max(inUse, u), max(live, l)
 	}
+	n := float64(b.N)
 	b.ReportMetric(inUse, "peak-heap-MiB")
 	b.ReportMetric(live, "peak-live-MiB")
-	b.ReportMetric(float64(dialed.Load())/float64(b.N), "conns/export")
+	b.ReportMetric(float64(dialed.Load())/n, "conns/export")
+	b.ReportMetric(float64(counted.Requests)/n, "requests/export")
+	b.ReportMetric(float64(counted.PastEnd)/n, "past-end/export")
+	b.ReportMetric(float64(counted.Conns)/n, "accepted/export")
 }
 
 // newPoolClient is the SDK's default HTTP client (go-cleanhttp's pooled

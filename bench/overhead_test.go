@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -22,9 +21,11 @@ func newHTTPClient() *http.Client {
 	return &http.Client{Transport: t, Timeout: time.Minute}
 }
 
-func newSDK(tb testing.TB, srv *httptest.Server, hc *http.Client) *docsapi.Client {
+// newSDK returns the SDK's client of the server at baseURL, over hc, or
+// over its own default HTTP client when hc is nil.
+func newSDK(tb testing.TB, baseURL string, hc *http.Client) *docsapi.Client {
 	tb.Helper()
-	opts := []docsapi.Option{docsapi.WithBaseURL(srv.URL), docsapi.WithProjectID(ProjectID)}
+	opts := []docsapi.Option{docsapi.WithBaseURL(baseURL), docsapi.WithProjectID(ProjectID)}
 	if hc != nil {
 		opts = append(opts, docsapi.WithHTTPClient(hc))
 	}
@@ -89,15 +90,29 @@ func floorGet(ctx context.Context, hc *http.Client, url string, out any) error {
 	return json.NewDecoder(resp.Body).Decode(out)
 }
 
+// floorBench is the floor's loop: GET url into a new T, which ok checks.
+func floorBench[T any](url string, ok func(*T) bool) func(b *testing.B) {
+	return func(b *testing.B) {
+		hc := newHTTPClient()
+		b.ReportAllocs()
+		for b.Loop() {
+			var v T
+			if err := floorGet(context.Background(), hc, url, &v); err != nil || !ok(&v) {
+				b.Fatal(err, v)
+			}
+		}
+	}
+}
+
 // genEditor adds the same headers to the generated client's requests.
 func genEditor(_ context.Context, req *http.Request) error {
 	headers(req.Header)
 	return nil
 }
 
-func newGen(tb testing.TB, srv *httptest.Server, hc *http.Client) *genclient.ClientWithResponses {
+func newGen(tb testing.TB, baseURL string, hc *http.Client) *genclient.ClientWithResponses {
 	tb.Helper()
-	c, err := genclient.NewClientWithResponses(srv.URL,
+	c, err := genclient.NewClientWithResponses(baseURL,
 		genclient.WithHTTPClient(hc), genclient.WithRequestEditorFn(genEditor))
 	if err != nil {
 		tb.Fatal(err)
@@ -105,86 +120,89 @@ func newGen(tb testing.TB, srv *httptest.Server, hc *http.Client) *genclient.Cli
 	return c
 }
 
-func BenchmarkGetJob(b *testing.B) {
-	srv := NewServer(ServerConfig{})
-	defer srv.Close()
-	ctx := context.Background()
+// onEachServer runs bench against the test server in this process, where
+// the server's work is in every number (the same for each client), and in
+// a process of its own, where allocations and CPU are the client's alone.
+func onEachServer(b *testing.B, cfg ServerConfig, bench func(b *testing.B, srv *Server)) {
+	b.Run("server=in-process", func(b *testing.B) {
+		srv := StartServer(cfg)
+		defer srv.Close()
+		bench(b, srv)
+	})
+	b.Run("server=process", func(b *testing.B) {
+		srv := StartProcessServer(b, cfg)
+		defer srv.Close()
+		bench(b, srv)
+	})
+}
 
-	b.Run("impl=floor", func(b *testing.B) {
-		hc := newHTTPClient()
-		url := srv.URL + "/v2/agent/" + ProjectID + "/job/" + JobID
-		b.ReportAllocs()
-		for b.Loop() {
-			var job floorJob
-			if err := floorGet(ctx, hc, url, &job); err != nil || job.ID != JobID {
-				b.Fatal(err, job.ID)
+func BenchmarkGetJob(b *testing.B) {
+	ctx := context.Background()
+	onEachServer(b, ServerConfig{}, func(b *testing.B, srv *Server) {
+		b.Run("impl=floor", floorBench(srv.URL+"/v2/agent/"+ProjectID+"/job/"+JobID,
+			func(job *floorJob) bool { return job.ID == JobID }))
+		getJob := func(c *docsapi.Client) func(b *testing.B) {
+			return func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					job, err := c.AgentJobs.Get(ctx, "", JobID)
+					if err != nil || job.ID != JobID {
+						b.Fatal(err)
+					}
+				}
 			}
 		}
-	})
-	b.Run("impl=sdk", func(b *testing.B) {
-		c := newSDK(b, srv, newHTTPClient())
-		b.ReportAllocs()
-		for b.Loop() {
-			job, err := c.AgentJobs.Get(ctx, "", JobID)
-			if err != nil || job.ID != JobID {
-				b.Fatal(err)
+		b.Run("impl=sdk", getJob(newSDK(b, srv.URL, newHTTPClient())))
+		// With the SDK's own default HTTP client, as most callers use it.
+		b.Run("impl=sdk-default", getJob(newSDK(b, srv.URL, nil)))
+		b.Run("impl=oapi-codegen", func(b *testing.B) {
+			c := newGen(b, srv.URL, newHTTPClient())
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := c.GetAgentJobWithResponse(ctx, ProjectID, JobID)
+				if err != nil || res.JSON200 == nil || *res.JSON200.Id != JobID {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
-	b.Run("impl=oapi-codegen", func(b *testing.B) {
-		c := newGen(b, srv, newHTTPClient())
-		b.ReportAllocs()
-		for b.Loop() {
-			res, err := c.GetAgentJobWithResponse(ctx, ProjectID, JobID)
-			if err != nil || res.JSON200 == nil || *res.JSON200.Id != JobID {
-				b.Fatal(err)
-			}
-		}
+		})
 	})
 }
 
 func BenchmarkViewsPage(b *testing.B) {
-	srv := NewServer(ServerConfig{Paths: 100_000})
-	defer srv.Close()
 	ctx := context.Background()
 	const query = "dateFrom=2026-10-01&dateTo=2026-11-01&limit=250"
-
-	b.Run("impl=floor", func(b *testing.B) {
-		hc := newHTTPClient()
-		url := srv.URL + "/v1/analytics/" + ProjectID + "/views?" + query
-		b.ReportAllocs()
-		for b.Loop() {
-			var page floorPage
-			if err := floorGet(ctx, hc, url, &page); err != nil || len(page.Views) != PageLimit {
-				b.Fatal(err, len(page.Views))
+	onEachServer(b, ServerConfig{Paths: 100_000}, func(b *testing.B, srv *Server) {
+		b.Run("impl=floor", floorBench(srv.URL+"/v1/analytics/"+ProjectID+"/views?"+query,
+			func(page *floorPage) bool { return len(page.Views) == PageLimit }))
+		viewsPage := func(c *docsapi.Client) func(b *testing.B) {
+			return func(b *testing.B) {
+				params := docsapi.ViewsParams{
+					DateFrom: docsapi.Day(2026, time.October, 1),
+					DateTo:   docsapi.Day(2026, time.November, 1),
+					Limit:    PageLimit,
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					page, err := c.Analytics.Views(ctx, "", params)
+					if err != nil || len(page.Views) != PageLimit {
+						b.Fatal(err)
+					}
+				}
 			}
 		}
-	})
-	b.Run("impl=sdk", func(b *testing.B) {
-		c := newSDK(b, srv, newHTTPClient())
-		params := docsapi.ViewsParams{
-			DateFrom: docsapi.Day(2026, time.October, 1),
-			DateTo:   docsapi.Day(2026, time.November, 1),
-			Limit:    PageLimit,
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			page, err := c.Analytics.Views(ctx, "", params)
-			if err != nil || len(page.Views) != PageLimit {
-				b.Fatal(err)
+		b.Run("impl=sdk", viewsPage(newSDK(b, srv.URL, newHTTPClient())))
+		b.Run("impl=sdk-default", viewsPage(newSDK(b, srv.URL, nil)))
+		b.Run("impl=oapi-codegen", func(b *testing.B) {
+			c := newGen(b, srv.URL, newHTTPClient())
+			from, to, limit := "2026-10-01", "2026-11-01", PageLimit
+			params := &genclient.GetPageViewsParams{DateFrom: &from, DateTo: &to, Limit: &limit}
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := c.GetPageViewsWithResponse(ctx, ProjectID, params)
+				if err != nil || res.JSON200 == nil || len(res.JSON200.Views) != PageLimit {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
-	b.Run("impl=oapi-codegen", func(b *testing.B) {
-		c := newGen(b, srv, newHTTPClient())
-		from, to, limit := "2026-10-01", "2026-11-01", PageLimit
-		params := &genclient.GetPageViewsParams{DateFrom: &from, DateTo: &to, Limit: &limit}
-		b.ReportAllocs()
-		for b.Loop() {
-			res, err := c.GetPageViewsWithResponse(ctx, ProjectID, params)
-			if err != nil || res.JSON200 == nil || len(res.JSON200.Views) != PageLimit {
-				b.Fatal(err)
-			}
-		}
+		})
 	})
 }

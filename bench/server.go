@@ -6,10 +6,12 @@
 package bench
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -41,6 +43,65 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &
 // limit and offset (rows ordered by total descending, like the self-hosted
 // server). Call Close on the result.
 func NewServer(cfg ServerConfig) *httptest.Server {
+	return httptest.NewServer(newHandler(cfg, new(serverCounts)))
+}
+
+// Counts is what a test server counted since it started.
+type Counts struct {
+	// Requests is every request that reached a handler, answered or
+	// cancelled.
+	Requests int64 `json:"requests"`
+	// PastEnd is the views requests for a page past the last one.
+	PastEnd int64 `json:"pastEnd"`
+	// Conns is the connections accepted.
+	Conns int64 `json:"conns"`
+}
+
+// Sub returns the counts since before.
+func (c Counts) Sub(before Counts) Counts {
+	return Counts{c.Requests - before.Requests, c.PastEnd - before.PastEnd, c.Conns - before.Conns}
+}
+
+type serverCounts struct {
+	requests, pastEnd, conns atomic.Int64
+}
+
+func (c *serverCounts) load() Counts {
+	return Counts{c.requests.Load(), c.pastEnd.Load(), c.conns.Load()}
+}
+
+// connState counts the connections a server accepts (its ConnState hook).
+func (c *serverCounts) connState(_ net.Conn, state http.ConnState) {
+	if state == http.StateNew {
+		c.conns.Add(1)
+	}
+}
+
+// Server is a test server in this process or in another one, and what it
+// counted.
+type Server struct {
+	URL    string
+	counts func() Counts
+	close  func()
+}
+
+// Counts returns what the server counted since it started.
+func (s *Server) Counts() Counts { return s.counts() }
+
+// Close stops the server.
+func (s *Server) Close() { s.close() }
+
+// StartServer starts the server of NewServer in this process, counting its
+// requests and connections.
+func StartServer(cfg ServerConfig) *Server {
+	counts := new(serverCounts)
+	srv := httptest.NewUnstartedServer(newHandler(cfg, counts))
+	srv.Config.ConnState = counts.connState
+	srv.Start()
+	return &Server{URL: srv.URL, counts: counts.load, close: srv.Close}
+}
+
+func newHandler(cfg ServerConfig, counted *serverCounts) http.Handler {
 	mux := http.NewServeMux()
 	jobBody := []byte(jobJSON)
 	totalHuman, totalAI := int64(0), int64(0)
@@ -50,6 +111,7 @@ func NewServer(cfg ServerConfig) *httptest.Server {
 		totalAI += a
 	}
 	mux.HandleFunc("GET /v2/agent/{project}/job/{id}", func(w http.ResponseWriter, r *http.Request) {
+		counted.requests.Add(1)
 		if !authorized(r) {
 			http.Error(w, `{"error":"unauthorized"}`, http.StatusUnauthorized)
 			return
@@ -66,12 +128,10 @@ func NewServer(cfg ServerConfig) *httptest.Server {
 		w.Write(jobBody)
 	})
 	mux.HandleFunc("GET /v1/analytics/{project}/views", func(w http.ResponseWriter, r *http.Request) {
+		counted.requests.Add(1)
 		if !authorized(r) {
 			http.Error(w, `{"error":"unauthorized"}`, http.StatusUnauthorized)
 			return
-		}
-		if cfg.Latency > 0 {
-			time.Sleep(cfg.Latency)
 		}
 		q := r.URL.Query()
 		limit, offset := 50, 0
@@ -80,6 +140,14 @@ func NewServer(cfg ServerConfig) *httptest.Server {
 		}
 		if s := q.Get("offset"); s != "" {
 			offset, _ = strconv.Atoi(s)
+		}
+		if offset >= cfg.Paths && offset > 0 {
+			// Counted when it arrives: the hosted budget counts it whether
+			// or not the client waits for the answer.
+			counted.pastEnd.Add(1)
+		}
+		if cfg.Latency > 0 {
+			time.Sleep(cfg.Latency)
 		}
 		if limit < 1 || limit > PageLimit || offset < 0 {
 			http.Error(w, `{"error":"invalid query","details":["limit or offset"]}`, http.StatusBadRequest)
@@ -120,7 +188,7 @@ func NewServer(cfg ServerConfig) *httptest.Server {
 		*bp = b
 		bufPool.Put(bp)
 	})
-	return httptest.NewServer(mux)
+	return mux
 }
 
 func authorized(r *http.Request) bool {
