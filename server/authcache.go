@@ -89,23 +89,18 @@ func (c *authCache) generation() uint64 {
 
 // putKey remembers a key read at "at", unless a forget came after gen.
 func (c *authCache) putKey(gen uint64, hash [32]byte, k store.APIKey, at time.Time) {
-	if c.ttl <= 0 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.gen != gen {
-		return
-	}
-	if len(c.keys) >= maxCachedAuth {
-		clear(c.keys)
-	}
-	c.keys[hash] = cachedKey{key: k, at: at}
+	put(c, gen, c.keys, hash, cachedKey{key: k, at: at})
 }
 
 // putProject remembers a project read at "at", unless a forget came
 // after gen.
 func (c *authCache) putProject(gen uint64, p store.Project, at time.Time) {
+	put(c, gen, c.projects, p.ID, cachedProject{project: p, at: at})
+}
+
+// put stores v under k in m, one of c's maps, unless the cache is off or a
+// forget came after gen; a full map starts afresh.
+func put[K comparable, V any](c *authCache, gen uint64, m map[K]V, k K, v V) {
 	if c.ttl <= 0 {
 		return
 	}
@@ -114,10 +109,10 @@ func (c *authCache) putProject(gen uint64, p store.Project, at time.Time) {
 	if c.gen != gen {
 		return
 	}
-	if len(c.projects) >= maxCachedAuth {
-		clear(c.projects)
+	if len(m) >= maxCachedAuth {
+		clear(m)
 	}
-	c.projects[p.ID] = cachedProject{project: p, at: at}
+	m[k] = v
 }
 
 // forget drops everything, for a change made through this Server: it

@@ -331,19 +331,9 @@ func (s *Sketch) mergeSparse(b []byte) error {
 	// are dropped again if b turns out damaged, and which a dense sketch
 	// has no other use for.
 	mark := len(s.buf)
-	s.buf = slices.Grow(s.buf, int(n))
-	rd := sparseReader{b: b}
-	for range n {
-		e, err := rd.read()
-		if err != nil {
-			s.buf = s.buf[:mark]
-			return err
-		}
-		s.buf = append(s.buf, e)
-	}
-	if len(rd.b) != 0 {
+	if s.buf, err = appendEntries(slices.Grow(s.buf, n), b, n); err != nil {
 		s.buf = s.buf[:mark]
-		return errCorrupt
+		return err
 	}
 	if s.regs != nil {
 		foldList(s.regs, s.buf)
@@ -354,6 +344,24 @@ func (s *Sketch) mergeSparse(b []byte) error {
 	// takes only increasing indexes.
 	s.addRun(mark)
 	return nil
+}
+
+// appendEntries appends the n entries of a sparse encoding's entries b
+// to dst, checking them, and returns the longer slice; on an error, dst
+// may hold some of them.
+func appendEntries(dst []uint32, b []byte, n int) ([]uint32, error) {
+	rd := sparseReader{b: b}
+	for range n {
+		e, err := rd.read()
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, e)
+	}
+	if len(rd.b) != 0 {
+		return dst, errCorrupt
+	}
+	return dst, nil
 }
 
 // mergeDense merges the dense encoding b, without the format byte and the

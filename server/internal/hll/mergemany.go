@@ -44,18 +44,10 @@ func (s *Sketch) MergeBinaries(bs [][]byte) error {
 			continue
 		}
 		n, entries, _ := sparseCount(b[1 : len(b)-trailerLen])
-		rd := sparseReader{b: entries}
-		for range n {
-			e, err := rd.read()
-			if err != nil {
-				s.buf = s.buf[:mark]
-				return err
-			}
-			s.buf = append(s.buf, e)
-		}
-		if len(rd.b) != 0 {
+		var err error
+		if s.buf, err = appendEntries(s.buf, entries, n); err != nil {
 			s.buf = s.buf[:mark]
-			return errCorrupt
+			return err
 		}
 		ends = append(ends, len(s.buf)-mark)
 	}
