@@ -3,20 +3,22 @@
 #   export NAME=value
 # for the caller to eval:
 #   eval "$(bash .ci/test-env.sh)" && go test -race ./...
-# It installs bubblewrap (the command agent's sandbox) when missing, checks
-# that it can make the namespaces the sandbox uses, and starts a throwaway
-# PostgreSQL cluster (.ci/postgres.sh). Progress goes to stderr.
+# It installs bubblewrap (the command agent's sandbox) and Chromium (the
+# dashboard's browser tests) when missing, checks that bubblewrap can make
+# the namespaces the sandbox uses, and starts a throwaway PostgreSQL cluster
+# (.ci/postgres.sh). Progress goes to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v bwrap >/dev/null; then
-  echo "installing bubblewrap" >&2
-  if [ "$(id -u)" = 0 ]; then
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap) >&2
-  else
-    (sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap) >&2
-  fi
-fi
+# apt_install installs Debian packages, as root or through sudo.
+apt_install() {
+  echo "installing $*" >&2
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  ($sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@") >&2
+}
+
+command -v bwrap >/dev/null || apt_install bubblewrap
 # The sandbox tests skip only where the kernel forbids user namespaces. When
 # this machine allows them, they are required: a skip would then hide a
 # broken sandbox, so the tests fail instead.
@@ -25,5 +27,12 @@ if bwrap --unshare-all --die-with-parent --ro-bind / / -- true 2>/dev/null; then
 else
   echo "bubblewrap cannot make namespaces here (user namespaces are off?): the sandbox tests will skip" >&2
 fi
+
+# The dashboard's browser tests find chromium, chromium-browser or
+# google-chrome on PATH, and skip without one; where one is installed they
+# are required, so that a skip fails instead.
+has_browser() { command -v chromium || command -v chromium-browser || command -v google-chrome; } >/dev/null
+has_browser || apt_install chromium
+echo "export DOCSAPI_TEST_BROWSER=required"
 
 bash .ci/postgres.sh

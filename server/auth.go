@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -31,11 +33,10 @@ type caller struct {
 	project store.Project
 }
 
-// api wraps an endpoint of the contract: authentication, the key's project
-// and scope, the project's existence, the rate limit and the declared size
-// of a POST body, in that order, so that no answer tells a caller about a
-// project its key may not see. None of these refusals reads the body, so
-// each closes the connection (see closeUnreadBodies).
+// api wraps an endpoint of the contract: authentication, then admit's
+// checks of the key against the request, then the declared size of a POST
+// body. None of these refusals reads the body, so each closes the
+// connection (see closeUnreadBodies).
 func (s *Server) api(kind apiKind, scope store.Scope, h func(http.ResponseWriter, *http.Request, caller)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, status, msg := s.authenticate(r)
@@ -46,25 +47,12 @@ func (s *Server) api(kind apiKind, scope store.Scope, h func(http.ResponseWriter
 			writeError(w, status, msg)
 			return
 		}
-		projectID := r.PathValue("projectId")
-		// The same 403 whether or not the project exists: a key must not be
-		// able to probe for other teams' project IDs.
-		if !slices.Contains(key.Projects, projectID) {
-			writeError(w, http.StatusForbidden, "this API key is not allowed to use project "+quote(projectID))
-			return
-		}
-		if !hasScope(key.Scopes, scope) {
-			writeError(w, http.StatusForbidden, "this API key lacks the "+string(scope)+" scope")
-			return
-		}
-		project, err := s.project(r, projectID)
-		if err != nil {
-			s.storeError(w, r, err, "project "+quote(projectID), "loading project")
-			return
-		}
-		if wait, limited := s.limiter.take(kind, key.ID, s.cfg.Now()); limited {
-			w.Header().Set("Retry-After", retryAfterSeconds(wait))
-			writeError(w, http.StatusTooManyRequests, "rate limit exceeded for this API key")
+		c, no := s.admit(r, key, r.PathValue("projectId"), kind, scope)
+		if no != nil {
+			if no.retryAfter > 0 {
+				w.Header().Set("Retry-After", retryAfterSeconds(no.retryAfter))
+			}
+			writeError(w, no.status, no.message)
 			return
 		}
 		// A body declared too large is refused before a byte of it is
@@ -74,8 +62,41 @@ func (s *Server) api(kind apiKind, scope store.Scope, h func(http.ResponseWriter
 			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", s.cfg.MaxBodyBytes))
 			return
 		}
-		h(w, r, caller{key: key, project: project})
+		h(w, r, c)
 	})
+}
+
+// refusal is why admit turned a request away: the status and message to
+// answer, and for 429 how long until the key's budget allows one.
+type refusal struct {
+	status     int
+	message    string
+	retryAfter time.Duration
+}
+
+// admit checks that key may make a request of kind needing scope on the
+// project projectID: the key's project, its scope, the project's
+// existence and the key's rate budget, in that order, so that no answer
+// tells a caller about a project its key may not see. The API and the
+// dashboard both go through it.
+func (s *Server) admit(r *http.Request, key store.APIKey, projectID string, kind apiKind, scope store.Scope) (caller, *refusal) {
+	// The same 403 whether or not the project exists: a key must not be
+	// able to probe for other teams' project IDs.
+	if !slices.Contains(key.Projects, projectID) {
+		return caller{}, &refusal{status: http.StatusForbidden, message: "this API key is not allowed to use project " + quote(projectID)}
+	}
+	if !hasScope(key.Scopes, scope) {
+		return caller{}, &refusal{status: http.StatusForbidden, message: "this API key lacks the " + string(scope) + " scope"}
+	}
+	project, err := s.project(r, projectID)
+	if err != nil {
+		status, msg := s.storeAnswer(r, err, "project "+quote(projectID), "loading project")
+		return caller{}, &refusal{status: status, message: msg}
+	}
+	if wait, limited := s.limiter.take(kind, key.ID, s.cfg.Now()); limited {
+		return caller{}, &refusal{status: http.StatusTooManyRequests, message: "rate limit exceeded for this API key", retryAfter: wait}
+	}
+	return caller{key: key, project: project}, nil
 }
 
 // authenticate checks the bearer key. It returns a status and message when
@@ -89,7 +110,12 @@ func (s *Server) authenticate(r *http.Request) (store.APIKey, int, string) {
 	case !ok || !strings.EqualFold(scheme, "Bearer"):
 		return store.APIKey{}, http.StatusUnauthorized, "the Authorization header must be: Bearer <key>"
 	}
-	secret = strings.TrimSpace(secret)
+	return s.verifySecret(r.Context(), strings.TrimSpace(secret))
+}
+
+// verifySecret checks a key as its holder gives it: in a header, or in
+// the dashboard's sign-in form.
+func (s *Server) verifySecret(ctx context.Context, secret string) (store.APIKey, int, string) {
 	for _, other := range [...]string{"mint_dsc_", "mint_us_"} {
 		if strings.HasPrefix(secret, other) {
 			return store.APIKey{}, http.StatusUnauthorized, "a " + other + " key is not an admin API key"
@@ -98,19 +124,33 @@ func (s *Server) authenticate(r *http.Request) (store.APIKey, int, string) {
 	if !strings.HasPrefix(secret, s.cfg.KeyPrefix) {
 		return store.APIKey{}, http.StatusUnauthorized, "invalid API key"
 	}
-	hash := hashKey(secret)
+	return s.verifyKey(ctx, hashKey(secret))
+}
+
+// The refusals of a key that exists but no longer works, which the
+// dashboard tells apart when they end a session.
+const (
+	msgKeyRevoked = "this API key was revoked"
+	msgKeyExpired = "this API key has expired"
+)
+
+// verifyKey checks the key whose secret hashes to hash, from the cache
+// while fresh: it must exist, unrevoked and unexpired. A dashboard session,
+// which holds the hash and not the key, is checked with it on every
+// request.
+func (s *Server) verifyKey(ctx context.Context, hash [32]byte) (store.APIKey, int, string) {
 	now := s.cfg.Now()
 	key, cached := s.auth.key(hash, now)
 	if !cached {
 		gen := s.auth.generation()
 		var err error
-		key, err = s.cfg.Store.KeyByHash(r.Context(), hash[:])
+		key, err = s.cfg.Store.KeyByHash(ctx, hash[:])
 		if errors.Is(err, store.ErrNotFound) {
 			return store.APIKey{}, http.StatusUnauthorized, "invalid API key"
 		}
 		if err != nil {
-			s.cfg.Logger.ErrorContext(r.Context(), "server: loading API key", slog.Any("error", err))
-			return store.APIKey{}, http.StatusInternalServerError, "internal error (request id " + requestIDFrom(r.Context()) + ")"
+			s.cfg.Logger.ErrorContext(ctx, "server: loading API key", slog.Any("error", err))
+			return store.APIKey{}, http.StatusInternalServerError, "internal error (request id " + requestIDFrom(ctx) + ")"
 		}
 		// The lookup is by hash, so its timing reveals nothing about the
 		// key; the constant-time comparison guards against a store that
@@ -124,9 +164,9 @@ func (s *Server) authenticate(r *http.Request) (store.APIKey, int, string) {
 	}
 	switch {
 	case !key.RevokedAt.IsZero():
-		return store.APIKey{}, http.StatusUnauthorized, "this API key was revoked"
+		return store.APIKey{}, http.StatusUnauthorized, msgKeyRevoked
 	case !key.ExpiresAt.IsZero() && !now.Before(key.ExpiresAt):
-		return store.APIKey{}, http.StatusUnauthorized, "this API key has expired"
+		return store.APIKey{}, http.StatusUnauthorized, msgKeyExpired
 	}
 	return key, 0, ""
 }

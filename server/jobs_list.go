@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -23,40 +24,53 @@ var jobStatuses = []docsapi.JobStatus{docsapi.JobStatusActive, docsapi.JobStatus
 // its job by when it made it. As an agent endpoint, its error body is
 // {"error"} alone: every problem of the query is in that one message.
 func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, c caller) {
-	q, cursor, problems := parseJobsQuery(r.URL.RawQuery)
-	if problems != "" {
+	page, next, problems, err := s.jobsPage(r.Context(), c.project.ID, r.URL.RawQuery)
+	switch {
+	case problems != "":
 		writeError(w, http.StatusBadRequest, problems)
 		return
-	}
-	q.ProjectID = c.project.ID
-	scope := scope("jobs", q.ProjectID, timeParam(q.From), timeParam(q.To), statusesParam(q.Statuses))
-	key, err := s.cursorKey(r.Context())
-	if err != nil {
-		s.internalError(w, r, "listing jobs", err)
+	case err != nil:
+		s.storeError(w, r, err, "project "+quote(c.project.ID), "listing jobs")
 		return
+	}
+	out := docsapi.JobsPage{Jobs: make([]docsapi.Job, len(page.Jobs)), HasMore: page.HasMore, NextCursor: next}
+	for i, j := range page.Jobs {
+		out.Jobs[i] = publicJob(j)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// jobsPage reads the page of a project's jobs that raw, the query string
+// of GET .../jobs, asks for, and the cursor of the page after it ("" on
+// the last); the dashboard lists jobs through it too. problems says what
+// is wrong with the query (a 400); err is the store's, or the cursor
+// key's.
+func (s *Server) jobsPage(ctx context.Context, projectID, raw string) (page store.JobsPage, next, problems string, err error) {
+	q, cursor, problems := parseJobsQuery(raw)
+	if problems != "" {
+		return page, "", problems, nil
+	}
+	q.ProjectID = projectID
+	scope := scope("jobs", q.ProjectID, timeParam(q.From), timeParam(q.To), statusesParam(q.Statuses))
+	key, err := s.cursorKey(ctx)
+	if err != nil {
+		return page, "", "", err
 	}
 	if cursor != "" {
 		at, id, err := openTimeID(key, scope, cursor)
 		if err != nil {
-			writeError(w, http.StatusBadRequest, err.Error())
-			return
+			return page, "", err.Error(), nil
 		}
 		q.After = &store.JobKey{CreatedAt: at, ID: id}
 	}
-	page, err := s.cfg.Store.ListJobs(r.Context(), q)
-	if err != nil {
-		s.storeError(w, r, err, "project "+quote(c.project.ID), "listing jobs")
-		return
-	}
-	out := docsapi.JobsPage{Jobs: make([]docsapi.Job, len(page.Jobs)), HasMore: page.HasMore}
-	for i, j := range page.Jobs {
-		out.Jobs[i] = publicJob(j)
+	if page, err = s.cfg.Store.ListJobs(ctx, q); err != nil {
+		return page, "", "", err
 	}
 	if page.HasMore {
 		last := page.Jobs[len(page.Jobs)-1]
-		out.NextCursor = sealTimeID(key, scope, last.CreatedAt, last.ID)
+		next = sealTimeID(key, scope, last.CreatedAt, last.ID)
 	}
-	writeJSON(w, http.StatusOK, out)
+	return page, next, "", nil
 }
 
 // parseJobsQuery reads dateFrom and dateTo (exact instants, compared with

@@ -97,6 +97,10 @@ type Config struct {
 	// sharing a database must have the same. Without it, the key is made
 	// once and kept in the Store, which every replica reads.
 	CursorSecret []byte
+	// Dashboard configures the operators' web pages under /dashboard/
+	// (see DashboardConfig); off unless Enabled. Its sessions are sealed
+	// with the cursor key, so replicas share them too.
+	Dashboard DashboardConfig
 
 	// Runs, if set, says whether this server can run a project's jobs
 	// (docsapi serve: whether its configuration has a runner for the
@@ -142,6 +146,7 @@ type Server struct {
 	siteLimiter  *addrLimiter
 	siteCounters siteCounters
 	cursorKeys   cursorKeys
+	dash         *dashState // nil without the dashboard (dashboard.go)
 }
 
 // New checks cfg and returns a Server.
@@ -188,6 +193,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Site, err = cfg.Site.WithDefaults(); err != nil {
 		return nil, err
 	}
+	if cfg.Dashboard, err = cfg.Dashboard.WithDefaults(); err != nil {
+		return nil, err
+	}
 	if n := len(cfg.CursorSecret); n > 0 && n < MinCursorSecretBytes {
 		return nil, fmt.Errorf("server: Config.CursorSecret has %d bytes; it needs at least %d", n, MinCursorSecretBytes)
 	}
@@ -201,6 +209,9 @@ func New(cfg Config) (*Server, error) {
 	s.auth = newAuthCache(cfg.KeyCacheTTL)
 	s.siteLimiter = newAddrLimiter(cfg.Site.PerAddress, cfg.Site.MaxAddresses)
 	s.cursorKeys.key = bytes.Clone(cfg.CursorSecret)
+	if cfg.Dashboard.Enabled {
+		s.dash = newDashState(cfg.Dashboard, cfg.Site.MaxAddresses)
+	}
 	s.mux = s.routes()
 	return s, nil
 }
@@ -217,6 +228,9 @@ func (s *Server) routes() *routeMux {
 	mux.Handle("GET /v1/analytics/{projectId}/visitors", s.api(analyticsAPI, store.ScopeRead, s.visitors))
 	mux.Handle("GET /v1/analytics/{projectId}/views/series", s.api(analyticsAPI, store.ScopeRead, s.viewsSeries))
 	s.siteRoutes(mux)
+	if s.dash != nil {
+		s.dashboardRoutes(mux)
+	}
 	mux.HandleFunc("GET /healthz", s.health)
 	mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
 	return mux

@@ -21,25 +21,37 @@ import (
 //     hold paths, SQL or secrets; the error is logged with the id and
 //     doing, what the request was doing.
 func (s *Server) storeError(w http.ResponseWriter, r *http.Request, err error, subject, doing string) {
+	status, msg := s.storeAnswer(r, err, subject, doing)
+	writeError(w, status, msg)
+}
+
+// storeAnswer is storeError's status and message, for answers that are
+// not JSON (the dashboard's pages); it logs as storeError does.
+func (s *Server) storeAnswer(r *http.Request, err error, subject, doing string) (int, string) {
 	var invalid *store.InvalidError
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		writeError(w, http.StatusNotFound, subject+" not found")
+		return http.StatusNotFound, subject + " not found"
 	case errors.Is(err, store.ErrArchived):
-		writeError(w, http.StatusBadRequest, subject+" is archived and takes no more messages")
+		return http.StatusBadRequest, subject + " is archived and takes no more messages"
 	case errors.Is(err, store.ErrIdempotencyMismatch):
-		writeError(w, http.StatusConflict, "this Idempotency-Key was already used with a different request; use a new key for a new request")
+		return http.StatusConflict, "this Idempotency-Key was already used with a different request; use a new key for a new request"
 	case errors.As(err, &invalid):
-		writeError(w, http.StatusBadRequest, "invalid request: "+invalid.Problem)
-	default:
-		s.internalError(w, r, doing, err)
+		return http.StatusBadRequest, "invalid request: " + invalid.Problem
 	}
+	return http.StatusInternalServerError, s.logInternalError(r, doing, err)
 }
 
 // internalError logs err with the request id and answers 500 without
 // details: they may hold paths, SQL or secrets.
 func (s *Server) internalError(w http.ResponseWriter, r *http.Request, doing string, err error) {
+	writeError(w, http.StatusInternalServerError, s.logInternalError(r, doing, err))
+}
+
+// logInternalError logs err with the request id and returns the message
+// of its 500, which names the id and nothing else.
+func (s *Server) logInternalError(r *http.Request, doing string, err error) string {
 	id := requestIDFrom(r.Context())
 	s.cfg.Logger.ErrorContext(r.Context(), "server: "+doing, slog.String("request_id", id), slog.Any("error", err))
-	writeError(w, http.StatusInternalServerError, "internal error (request id "+id+")")
+	return "internal error (request id " + id + ")"
 }

@@ -37,6 +37,7 @@ type fileConfig struct {
 	// proxies in front of serve, whose forwarding headers name the client.
 	TrustedProxies []string        `json:"trustedProxies,omitempty"`
 	Site           siteConfig      `json:"site,omitzero"`
+	Dashboard      dashboardConfig `json:"dashboard,omitzero"`
 	Engine         engineConfig    `json:"engine,omitzero"`
 	Git            gitConfig       `json:"git,omitzero"`
 	Projects       []projectConfig `json:"projects"`
@@ -69,6 +70,15 @@ type siteConfig struct {
 	MaxBodyBytes      int64     `json:"maxBodyBytes,omitempty"`
 	MaxFeedbackPerDay int       `json:"maxFeedbackPerDay,omitempty"`
 	MaxQueriesPerDay  int       `json:"maxQueriesPerDay,omitempty"`
+}
+
+// dashboardConfig is "dashboard": the web pages under /dashboard/ and
+// their sessions (server.DashboardConfig). Enabled is a pointer so that an
+// absent value (on) differs from false.
+type dashboardConfig struct {
+	Enabled     *bool    `json:"enabled,omitempty"`
+	MaxAge      duration `json:"sessionMaxAge,omitzero"`
+	IdleTimeout duration `json:"sessionIdleTimeout,omitzero"`
 }
 
 // rateLimitsConfig is "rateLimits": per API key, agent requests, analytics

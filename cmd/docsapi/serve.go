@@ -76,6 +76,7 @@ and agent.kind is optional):
   "trustedProxies": ["10.0.0.0/8", "2001:db8::1"],
   "site": {"perAddress": {"requests": 60, "per": "1m"}, "maxAddresses": 100000,
            "maxBodyBytes": 65536, "maxFeedbackPerDay": 10000, "maxQueriesPerDay": 10000},
+  "dashboard": {"enabled": true, "sessionMaxAge": "12h", "sessionIdleTimeout": "1h"},
   "engine": {"concurrency": 2, "jobTimeout": "30m", "maxAttempts": 3,
              "leaseFor": "2m", "pollInterval": "5s", "retryDelay": "30s"},
   "git": {"authorName": "Docs Agent", "authorEmail": "docs-agent@example.com",
@@ -136,6 +137,16 @@ a minute by default), kept for up to maxAddresses addresses at once;
 maxBodyBytes bounds a request's body; maxFeedbackPerDay and
 maxQueriesPerDay bound a project's feedback entries and distinct search
 queries a UTC day. Absent or 0 takes the default; none can be turned off.
+
+dashboard: web pages under /dashboard/ on the API's listener, on by
+default (--dashboard=false or "enabled": false turns them off): a project's
+human and AI views over time, its top pages and unique visitors, and its
+jobs, with their prompts and, for keys with the write scope, their failure
+reasons and an archive button. Signing in takes an API key, which is
+exchanged for a session cookie (HttpOnly, SameSite=Strict, Secure over
+HTTPS); a session ends after sessionMaxAge (12h) whatever its use, after
+sessionIdleTimeout (1h) without use, and at once when its key is revoked or
+expires. A key sees its own projects only, as through the API.
 
 maxConnections (--max-connections, default 1024) caps the connections open
 at once: past it, new connections wait unanswered until others close (a
@@ -331,6 +342,7 @@ func (set *serveSettings) serverConfig(st store.Store, log *slog.Logger) server.
 	return server.Config{
 		Store: st, Logger: log,
 		RateLimits: set.rateLimits, TrustedProxies: set.trustedProxies, Site: set.site,
+		Dashboard: set.dashboard,
 	}
 }
 

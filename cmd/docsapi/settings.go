@@ -46,6 +46,7 @@ type serveFlags struct {
 	logFormat, logLevel     string
 	grace, flush            time.Duration
 	maxConns                int
+	dashboard               bool
 	printConfig             bool
 }
 
@@ -60,6 +61,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.grace, "shutdown-grace", defaultShutdownGrace, "how long requests in flight and running jobs get to finish at shutdown")
 	fs.DurationVar(&f.flush, "flush-interval", pageviews.DefaultFlushInterval, "how often recorded page views are written to the storage")
 	fs.IntVar(&f.maxConns, "max-connections", defaultMaxConnections, "most connections open at once, `N`; more wait until one closes")
+	fs.BoolVar(&f.dashboard, "dashboard", true, "serve the dashboard under /dashboard/; --dashboard=false turns it off")
 	fs.BoolVar(&f.printConfig, "print-config", false, "check the configuration, print it with secrets redacted, and exit")
 }
 
@@ -73,6 +75,7 @@ type serveSettings struct {
 	rateLimits              server.RateLimits
 	trustedProxies          []netip.Prefix
 	site                    server.SiteConfig // with its defaults
+	dashboard               server.DashboardConfig
 	storage                 storage
 	configPath              string
 	file                    *fileConfig // never nil: empty without a file
@@ -135,6 +138,9 @@ func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error)
 		return nil, err
 	}
 	if set.site, err = serveSite(file.Site); err != nil {
+		return nil, err
+	}
+	if set.dashboard, err = serveDashboard(f.dashboard, given(fs, "dashboard"), file.Dashboard, set.sources); err != nil {
 		return nil, err
 	}
 	if set.storage, err = f.storage.resolve(getenv, fileOrNil(file, path)); err != nil {
@@ -250,6 +256,23 @@ func serveSite(c siteConfig) (server.SiteConfig, error) {
 	return out.WithDefaults()
 }
 
+// serveDashboard reads whether the dashboard is served (the flag over the
+// file; on by default) and its sessions' bounds (the file's, else the
+// server's defaults).
+func serveDashboard(flagOn, flagGiven bool, c dashboardConfig, sources map[string]string) (server.DashboardConfig, error) {
+	out := server.DashboardConfig{Enabled: true, MaxAge: time.Duration(c.MaxAge), IdleTimeout: time.Duration(c.IdleTimeout)}
+	switch {
+	case flagGiven:
+		out.Enabled, sources["dashboard.enabled"] = flagOn, "--dashboard"
+	case c.Enabled != nil:
+		out.Enabled, sources["dashboard.enabled"] = *c.Enabled, "configuration file"
+	default:
+		sources["dashboard.enabled"] = "default"
+	}
+	// The file's durations are never negative (the parser refuses them).
+	return out.WithDefaults()
+}
+
 // printedLimit writes an effective limit as the file would: "requests": 0
 // for none.
 func printedLimit(l server.Limit) rateLimit {
@@ -318,6 +341,7 @@ func printConfig(s *stdio, set *serveSettings) error {
 		MaxAddresses: set.site.MaxAddresses, MaxBodyBytes: set.site.MaxBodyBytes,
 		MaxFeedbackPerDay: set.site.MaxFeedbackPerDay, MaxQueriesPerDay: set.site.MaxQueriesPerDay,
 	}
+	eff.Dashboard = dashboardConfig{Enabled: &set.dashboard.Enabled, MaxAge: duration(set.dashboard.MaxAge), IdleTimeout: duration(set.dashboard.IdleTimeout)}
 	if eff.PageViews.MaxKeys == 0 {
 		eff.PageViews.MaxKeys = pageviews.DefaultMaxKeys
 	}

@@ -1,0 +1,308 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/docsapi/docsapi-go/server/internal/dashboard"
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// Sessions of the dashboard live in a sealed cookie (see package
+// internal/dashboard): replicas sharing a database share sessions with no
+// state of their own, since the sealing key is the cursor key every
+// replica reads from the store. The cookie holds the store's reference
+// to the key, so every request checks the key again (verifyKey, through
+// the key cache): a revoked or expired key ends its sessions within
+// Config.KeyCacheTTL, at once when revoked through this Server.
+
+// The cookies: the session, and the sign-in form's nonce, which its CSRF
+// token is derived from.
+const (
+	sessionCookie = "docsapi_session"
+	loginCookie   = "docsapi_login"
+)
+
+// The purposes of CSRF tokens, so that the sign-in form's token is no
+// session's.
+const (
+	sessionPurpose = "session"
+	loginPurpose   = "login"
+)
+
+// Why a browser was sent to the sign-in page, as the page's ended
+// parameter names it: a code, so that no text of the URL reaches the
+// page.
+var endedNotices = map[string]string{
+	"signed-out":  "You signed out.",
+	"expired":     "Your session expired: sign in again.",
+	"idle":        "Your session ended after a time without use: sign in again.",
+	"revoked":     "Your session ended: its API key was revoked.",
+	"key-expired": "Your session ended: its API key has expired.",
+	"key-gone":    "Your session ended: its API key is no longer valid.",
+}
+
+// dashSession is a session the server accepted, with its key.
+type dashSession struct {
+	dashboard.Session
+	key    store.APIKey
+	sealer *dashboard.Sealer
+}
+
+// dashSealer returns the Sealer of sessions, made from the cursor key the
+// first time (and again after a failure to load it).
+func (s *Server) dashSealer(ctx context.Context) (*dashboard.Sealer, error) {
+	d := s.dash
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.sealer != nil {
+		return d.sealer, nil
+	}
+	key, err := s.cursorKey(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if d.sealer, err = dashboard.NewSealer(key); err != nil {
+		return nil, err
+	}
+	return d.sealer, nil
+}
+
+// dashSealerOrFail returns the Sealer, or answers 500 and reports false
+// when its key cannot be loaded.
+func (s *Server) dashSealerOrFail(w http.ResponseWriter, r *http.Request) (*dashboard.Sealer, bool) {
+	sealer, err := s.dashSealer(r.Context())
+	if err != nil {
+		s.dashError(w, r, dashboard.Frame{Base: dashBase(r)}, http.StatusInternalServerError, s.logInternalError(r, "loading the session key", err))
+		return nil, false
+	}
+	return sealer, true
+}
+
+// dashSession returns the request's session, checked: sealed by this
+// server (or a replica), within its age and idle bounds, not signed out,
+// its key still valid. Otherwise it answers (the sign-in page, or an
+// error) and reports false.
+func (s *Server) dashSession(w http.ResponseWriter, r *http.Request) (*dashSession, bool) {
+	sealer, ok := s.dashSealerOrFail(w, r)
+	if !ok {
+		return nil, false
+	}
+	c, err := r.Cookie(sessionCookie)
+	if err != nil {
+		s.dashToLogin(w, r, "")
+		return nil, false
+	}
+	sess, ok := sealer.Open(c.Value)
+	if !ok {
+		s.dashToLogin(w, r, "")
+		return nil, false
+	}
+	now := s.cfg.Now()
+	switch {
+	case !now.Before(sess.Opened.Add(s.dash.cfg.MaxAge)):
+		s.dashToLogin(w, r, "expired")
+		return nil, false
+	case !now.Before(sess.Seen.Add(s.dash.cfg.IdleTimeout)):
+		s.dashToLogin(w, r, "idle")
+		return nil, false
+	case s.dash.ended.has(sess.ID, now):
+		s.dashToLogin(w, r, "signed-out")
+		return nil, false
+	}
+	key, status, msg := s.verifyKey(r.Context(), sess.KeyHash)
+	switch {
+	case status == http.StatusInternalServerError:
+		s.dashError(w, r, dashboard.Frame{Base: dashBase(r)}, status, msg)
+		return nil, false
+	case status != 0:
+		s.dashToLogin(w, r, keyEndedCode(msg))
+		return nil, false
+	}
+	return &dashSession{Session: sess, key: key, sealer: sealer}, true
+}
+
+// keyEndedCode is the notice of a session whose key verifyKey refused
+// with msg.
+func keyEndedCode(msg string) string {
+	switch msg {
+	case msgKeyRevoked:
+		return "revoked"
+	case msgKeyExpired:
+		return "key-expired"
+	}
+	return "key-gone"
+}
+
+// dashKeepSession seals the session again with this request as its last
+// use, which moves its idle deadline.
+func (s *Server) dashKeepSession(w http.ResponseWriter, r *http.Request, sess *dashSession) {
+	next := sess.Session
+	next.Seen = s.cfg.Now().UTC().Truncate(time.Second)
+	s.setDashCookie(w, r, sessionCookie, sess.sealer.Seal(next))
+}
+
+// dashToLogin sends the browser to the sign-in page, saying why with the
+// code of an endedNotice ("" for nothing to say), and drops its session
+// cookie if it sent one.
+func (s *Server) dashToLogin(w http.ResponseWriter, r *http.Request, code string) {
+	if _, err := r.Cookie(sessionCookie); err == nil {
+		s.dropDashCookie(w, r, sessionCookie)
+	}
+	target := dashBase(r) + "/login"
+	if code != "" {
+		target += "?ended=" + code
+	}
+	dashHeaders(w.Header())
+	http.Redirect(w, r, target, http.StatusSeeOther)
+}
+
+// dashLoginForm: GET /dashboard/login, the sign-in form. Its CSRF token
+// is bound to a nonce in a cookie of its own, since no session exists yet.
+func (s *Server) dashLoginForm(w http.ResponseWriter, r *http.Request) {
+	sealer, ok := s.dashSealerOrFail(w, r)
+	if !ok {
+		return
+	}
+	s.dashRenderLogin(w, r, sealer, http.StatusOK, "", endedNotices[r.URL.Query().Get("ended")])
+}
+
+// dashRenderLogin answers the sign-in form with a fresh nonce, and the
+// error of the last attempt or a notice, if any.
+func (s *Server) dashRenderLogin(w http.ResponseWriter, r *http.Request, sealer *dashboard.Sealer, status int, problem, notice string) {
+	nonce := dashboard.NewSessionID()
+	s.setDashCookie(w, r, loginCookie, dashboard.EncodeID(nonce))
+	frame := dashboard.Frame{Title: "Sign in", Base: dashBase(r), CSRF: sealer.Token(loginPurpose, nonce)}
+	s.dashRender(w, r, status, dashboard.LoginPage{Frame: frame, Error: problem, Notice: notice})
+}
+
+// dashLogin: POST /dashboard/login. The address's budget first, before
+// anything costs a store read; then the form's origin and token; then the
+// key, checked as the API checks a bearer key. A key that verifies opens
+// a session; the key itself goes nowhere but into its hash.
+func (s *Server) dashLogin(w http.ResponseWriter, r *http.Request) {
+	frame := dashboard.Frame{Base: dashBase(r)}
+	sealer, ok := s.dashSealerOrFail(w, r)
+	if !ok {
+		return
+	}
+	if wait, limited := s.dash.logins.take(s.clientAddr(r), s.cfg.Now()); limited {
+		w.Header().Set("Retry-After", retryAfterSeconds(wait))
+		s.dashRenderLogin(w, r, sealer, http.StatusTooManyRequests, "Too many sign-in attempts from this address: wait a minute and try again.", "")
+		return
+	}
+	var nonce [32]byte
+	if c, err := r.Cookie(loginCookie); err == nil {
+		nonce, _ = dashboard.DecodeID(c.Value)
+	}
+	if !s.dashFormOK(w, r, frame, sealer, loginPurpose, nonce) {
+		return
+	}
+	secret := strings.TrimSpace(r.PostForm.Get("key"))
+	_, status, msg := s.verifySecret(r.Context(), secret)
+	switch {
+	case status == http.StatusInternalServerError:
+		s.dashError(w, r, frame, status, msg)
+		return
+	case status != 0:
+		s.dashRenderLogin(w, r, sealer, status, "Sign-in failed: "+msg+".", "")
+		return
+	}
+	now := s.cfg.Now().UTC().Truncate(time.Second)
+	sess := dashboard.Session{ID: dashboard.NewSessionID(), KeyHash: hashKey(secret), Opened: now, Seen: now}
+	s.dropDashCookie(w, r, loginCookie)
+	s.setDashCookie(w, r, sessionCookie, sealer.Seal(sess))
+	dashHeaders(w.Header())
+	http.Redirect(w, r, frame.Base+"/", http.StatusSeeOther)
+}
+
+// dashLogout: POST /dashboard/logout. The browser drops its cookie, and
+// this process remembers the session as ended until it would have
+// expired anyway, in case the cookie was copied (other replicas do not
+// know of it: there, a copy works until its idle deadline).
+func (s *Server) dashLogout(w http.ResponseWriter, r *http.Request) {
+	sess, ok := s.dashSession(w, r)
+	if !ok {
+		return
+	}
+	if !s.dashFormOK(w, r, s.dashFrame(r, sess), sess.sealer, sessionPurpose, sess.ID) {
+		return
+	}
+	s.dash.ended.add(sess.ID, sess.Opened.Add(s.dash.cfg.MaxAge), s.cfg.Now())
+	s.dashToLogin(w, r, "signed-out")
+}
+
+// setDashCookie sets a cookie of the dashboard: for its paths only, out
+// of scripts' reach, never sent by another site's requests, and over
+// HTTPS only when the dashboard is reached over HTTPS. It has no expiry:
+// the browser forgets it when it closes, and the server bounds it anyway.
+func (s *Server) setDashCookie(w http.ResponseWriter, r *http.Request, name, value string) {
+	http.SetCookie(w, s.dashCookie(r, name, value))
+}
+
+// dropDashCookie tells the browser to forget a cookie of the dashboard.
+func (s *Server) dropDashCookie(w http.ResponseWriter, r *http.Request, name string) {
+	c := s.dashCookie(r, name, "")
+	c.MaxAge = -1
+	http.SetCookie(w, c)
+}
+
+func (s *Server) dashCookie(r *http.Request, name, value string) *http.Cookie {
+	return &http.Cookie{
+		Name: name, Value: value, Path: dashBase(r) + "/",
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.dashSecure(r),
+	}
+}
+
+// maxEndedSessions bounds the sessions remembered as signed out. A
+// session is opened only with a valid key, at the sign-in's rate, so the
+// bound is never reached in practice; past it, the sessions closest to
+// their expiry are forgotten first.
+const maxEndedSessions = 10_000
+
+// endedSessions are the sessions signed out in this process, each until
+// it would have expired anyway.
+type endedSessions struct {
+	max   int
+	mu    sync.Mutex
+	until map[[32]byte]time.Time
+}
+
+func newEndedSessions(max int) *endedSessions {
+	return &endedSessions{max: max, until: map[[32]byte]time.Time{}}
+}
+
+// add remembers id as ended until "until".
+func (e *endedSessions) add(id [32]byte, until, now time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.until) >= e.max {
+		for k, t := range e.until {
+			if !now.Before(t) {
+				delete(e.until, k)
+			}
+		}
+	}
+	if len(e.until) >= e.max {
+		var first [32]byte
+		var soonest time.Time
+		for k, t := range e.until {
+			if soonest.IsZero() || t.Before(soonest) {
+				first, soonest = k, t
+			}
+		}
+		delete(e.until, first)
+	}
+	e.until[id] = until
+}
+
+// has reports whether id was signed out.
+func (e *endedSessions) has(id [32]byte, now time.Time) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t, ok := e.until[id]
+	return ok && now.Before(t)
+}
