@@ -128,8 +128,9 @@ func TestCredentialsOverHTTP(t *testing.T) {
 		t.Fatalf("the remote URL in .git/config is %q, want %q", got, url)
 	}
 	header := base64.StdEncoding.EncodeToString([]byte(user + ":" + token))
-	walkFor(t, filepath.Dir(ws.Dir()), token)
-	walkFor(t, filepath.Dir(ws.Dir()), header)
+	// The workspace and the mirror.
+	walkFor(t, parent, token)
+	walkFor(t, parent, header)
 	if l := logs.String(); !strings.Contains(l, `"command":"push"`) || strings.Contains(l, token) || strings.Contains(l, header) {
 		t.Fatalf("the logs lack the push or show the credentials:\n%s", l)
 	}

@@ -63,8 +63,12 @@ func (r *Repositories) environ(spec cmdSpec) []string {
 	)
 	if spec.gitDir != "" {
 		// Named outright, git looks for no .git anywhere: not in the
-		// working tree, which is the agent's, nor above it.
-		env = append(env, "GIT_DIR="+spec.gitDir, "GIT_WORK_TREE="+spec.workTree)
+		// working tree, which is the agent's, nor above it. A mirror is
+		// bare: it has no working tree.
+		env = append(env, "GIT_DIR="+spec.gitDir)
+		if spec.workTree != "" {
+			env = append(env, "GIT_WORK_TREE="+spec.workTree)
+		}
 	} else {
 		// No repository: git must not find one in a folder above the
 		// one it runs in (the workspace's, or Config.Dir's parents) and

@@ -30,6 +30,11 @@
 //
 // Each workspace is a folder of Config.Dir held by its process (see
 // rundir); New removes those whose process died without closing them.
+// Workspaces are built from a mirror of the repository that Config.Dir
+// keeps, fetched into before each job, so that a job fetches what changed
+// since the last one rather than the whole history; the mirror lies out of
+// the agent's reach like the git directory, and no workspace names it. See
+// MirrorFolder.
 package gitrepo
 
 import (
@@ -60,12 +65,14 @@ const (
 
 // Config configures Repositories. Every field is optional.
 //
-// There is deliberately no shallow-clone option: clones are full
-// single-branch clones. Publish needs the history shared by the job's
-// branch and its base (their merge base) to tell whether the branch still
-// proposes anything, and pushing from a shallow clone fails against servers
-// that refuse shallow updates. A single-branch clone already skips every
-// other branch and tag, which is most of the saving.
+// There is deliberately no shallow-clone option: workspaces hold the full
+// history of the refs a job needs, and only those. Publish needs the
+// history shared by the job's branch and its base (their merge base) to
+// tell whether the branch still proposes anything, and pushing from a
+// shallow clone fails against servers that refuse shallow updates. The
+// history is fetched once into the repository's mirror and linked, not
+// copied, into each workspace (see MirrorFolder); fetching only the job's
+// branch and base, and no tags, skips every other branch and tag.
 type Config struct {
 	// Git is the git binary, a path or a name looked up in PATH. Default
 	// "git". New fails if it cannot run it, or if it is older than 2.32
@@ -73,9 +80,14 @@ type Config struct {
 	// user's own git configuration out).
 	Git string
 	// Dir is the folder under which workspaces are made, each in its own
-	// private (0700) folder named docsapi-workspace-*. Default os.TempDir().
-	// Processes may share it: New removes the workspaces whose process
-	// ended without removing them (killed, say), and no other.
+	// private (0700) folder named docsapi-workspace-*, and where the
+	// repositories' mirrors are kept, in its folder MirrorFolder. Default
+	// os.TempDir(); a folder that survives restarts keeps the mirrors, and
+	// the first job of each repository after a restart then fetches only
+	// what changed. Workspaces link the mirrors' files, so the folder must
+	// be on one file system (else they are copied). Processes may share it:
+	// New removes the workspaces whose process ended without removing them
+	// (killed, say), and no other; the mirrors are locked while in use.
 	Dir string
 	// AuthorName and AuthorEmail sign the commits, as author and
 	// committer. Defaults DefaultAuthorName and DefaultAuthorEmail.
@@ -172,6 +184,9 @@ func New(cfg Config) (*Repositories, error) {
 		return nil, fmt.Errorf("gitrepo: Config.Dir: %w", err)
 	}
 	cfg.Dir = dir
+	if err := makeMirrorFolder(cfg.Dir); err != nil {
+		return nil, fmt.Errorf("gitrepo: %w", err)
+	}
 
 	bin, err := exec.LookPath(cfg.Git)
 	if err != nil {
@@ -238,13 +253,14 @@ func parseVersion(s string) ([2]int, bool) {
 	return [2]int{major, minor}, true
 }
 
-// Open clones spec.Repository into a new private folder and checks out
-// spec.Branch: the remote branch if it exists, so that a retry or a
-// follow-up continues from what an earlier run pushed, otherwise a new
+// Open makes a workspace of spec.Repository in a new private folder and
+// checks out spec.Branch: the remote branch if it exists, so that a retry
+// or a follow-up continues from what an earlier run pushed, otherwise a new
 // branch from spec.Ref ("" for the remote's default branch). A branch or
-// tag name is accepted as spec.Ref. The folder is removed if Open fails.
-// The repository's git directory goes beside the working tree, which is
-// left without a .git.
+// tag name is accepted as spec.Ref. The workspace is made from the
+// repository's mirror, into which Open first fetches those refs. The
+// folder is removed if Open fails. The repository's git directory goes
+// beside the working tree, which is left without a .git.
 //
 // Missing repositories and refs, and refused credentials, are returned as
 // engine.Permanent errors; network failures are not.

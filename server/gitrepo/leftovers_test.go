@@ -20,6 +20,9 @@ import (
 const holdEnv = "GITREPO_TEST_HOLD_WORKSPACE"
 
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(childEnv); spec != "" {
+		os.Exit(runChild(spec))
+	}
 	if parent := os.Getenv(holdEnv); parent != "" {
 		d, err := rundir.New(parent, workspacePrefix)
 		if err != nil {
@@ -97,8 +100,9 @@ func TestNewRemovesDeadRunsWorkspaces(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
+	// The mirrors stay too: the sweep is of run folders only.
 	liveRoot := filepath.Base(filepath.Dir(live.Dir()))
-	if want := []string{liveRoot, liveRoot + ".lock"}; !slices.Equal(names, want) {
+	if want := []string{MirrorFolder, liveRoot, liveRoot + ".lock"}; !slices.Equal(names, want) {
 		t.Errorf("the folder holds %v, want %v", names, want)
 	}
 	// The live run goes on.

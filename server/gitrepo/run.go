@@ -74,9 +74,10 @@ type cmdSpec struct {
 	step string
 	dir  string // the folder git runs in
 	home string
-	// gitDir and workTree name the workspace's repository outright, for
-	// the commands that work on it; empty for the others (version,
-	// check-ref-format, ls-remote, clone), which must find none.
+	// gitDir and workTree name the repository outright, for the commands
+	// that work on one: a workspace's, or a mirror's (bare, no workTree);
+	// empty for the others (version, check-ref-format, ls-remote, init),
+	// which must find none.
 	gitDir, workTree string
 	// url is the remote repository, if the command may talk to it.
 	url   string
@@ -126,6 +127,9 @@ func (r *Repositories) run(parent context.Context, spec cmdSpec, args ...string)
 	err := cmd.Run()
 	took := time.Since(start)
 	name := args[0]
+	for i := 0; name == "-c" && i+2 < len(args); i += 2 {
+		name = args[i+2] // the subcommand, after "-c key=value"s
+	}
 	if err == nil {
 		r.cfg.Logger.Debug("gitrepo: git", slog.String("step", spec.step), slog.String("command", name), slog.Duration("took", took))
 		return stdout.String(), nil

@@ -16,6 +16,7 @@ import (
 	"github.com/docsapi/docsapi-go/server/agent/sandbox"
 	"github.com/docsapi/docsapi-go/server/agent/sandbox/sandboxtest"
 	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/gitrepo"
 	"github.com/docsapi/docsapi-go/server/runner"
 	"github.com/docsapi/docsapi-go/server/sqlite"
 	"github.com/docsapi/docsapi-go/server/store"
@@ -76,6 +77,9 @@ func TestSDKToPushedBranch(t *testing.T) {
 	}
 	defer st.Close()
 	run, err := runner.New(runner.Config{
+		// Not the default, the system's temporary folder: the mirror
+		// of the test's repository would outlive the test there.
+		Git: gitrepo.Config{Dir: t.TempDir()},
 		Projects: map[string]runner.Project{"handbook": {
 			Host:  runner.Host{Kind: runner.PushOnly},
 			Agent: runner.Agent{Kind: runner.Command, Command: command.Config{Command: script, PromptVia: command.PromptStdin}},

@@ -18,6 +18,11 @@ func Attr() *syscall.SysProcAttr {
 	return a
 }
 
+// DeathSignal adds to a, for a child that needs a group or session of its
+// own set up otherwise, the kill by the kernel when the server's thread
+// that started it dies; where the kernel has no such signal, nothing.
+func DeathSignal(a *syscall.SysProcAttr) { setDeathSignal(a) }
+
 // Kill kills the process group that p leads. A group already gone is
 // os.ErrProcessDone.
 func Kill(p *os.Process) error {

@@ -5,6 +5,7 @@ package rundir
 import (
 	"errors"
 	"os"
+	"sync"
 )
 
 var (
@@ -26,3 +27,19 @@ func lockExisting(path string) (*os.File, error) {
 	}
 	return nil, errLocked
 }
+
+// held are the paths whose Lock this process holds. Without flock, a Lock
+// excludes the other holders in this process only: processes must not
+// share the folder.
+var held sync.Map
+
+// tryLock takes the lock of path within this process.
+func tryLock(_ *os.File, path string) error {
+	if _, taken := held.LoadOrStore(path, true); taken {
+		return errLocked
+	}
+	return nil
+}
+
+// unlock gives the lock of path back within this process.
+func unlock(path string) { held.Delete(path) }

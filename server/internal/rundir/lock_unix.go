@@ -42,6 +42,14 @@ func lockExisting(path string) (*os.File, error) {
 	return f, nil
 }
 
+// tryLock takes the lock of f, the file at path, without waiting.
+func tryLock(f *os.File, path string) error {
+	return lockAndVerify(f, path, syscall.LOCK_EX|syscall.LOCK_NB)
+}
+
+// unlock has nothing to do: closing the file releases its flock.
+func unlock(string) {}
+
 // lockAndVerify takes the lock and then checks that path still names the
 // locked file. Between opening and locking, the file's holder may have
 // removed it (Remove, or a sweeper), and a lock on an unlinked file would

@@ -17,6 +17,9 @@ import (
 const childEnv = "RUNDIR_TEST_CHILD_PARENT"
 
 func TestMain(m *testing.M) {
+	if path := os.Getenv(lockChildEnv); path != "" {
+		holdLock(path)
+	}
 	if parent := os.Getenv(childEnv); parent != "" {
 		d, err := New(parent, "run")
 		if err != nil {
