@@ -79,19 +79,7 @@ type PageView struct {
 // organisation per hour that every export shares. An empty projectID means
 // the client's default project.
 func (s *AnalyticsService) Views(ctx context.Context, projectID string, params ViewsParams, opts ...RequestOption) (*ViewsPage, error) {
-	project, err := s.client.project(projectID)
-	if err != nil {
-		return nil, err
-	}
-	if err := params.validate(); err != nil {
-		return nil, err
-	}
-	page := new(ViewsPage)
-	req := apiRequest{method: http.MethodGet, path: analyticsPath(project, "views"), query: params.query()}
-	if err := s.client.do(ctx, req, opts, page); err != nil {
-		return nil, err
-	}
-	return page, nil
+	return getOne[ViewsPage](ctx, s.client, projectID, params, func(p string) string { return analyticsPath(p, "views") }, opts)
 }
 
 // AllViews returns an iterator over the rows of every page of GET

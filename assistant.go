@@ -234,19 +234,7 @@ func (p AssistantConversationsPage) MarshalJSON() ([]byte, error) {
 // page's NextCursor as params.Cursor for the next page while HasMore is
 // true, or use AllAssistantConversations.
 func (s *AnalyticsService) AssistantConversations(ctx context.Context, projectID string, params AssistantConversationsParams, opts ...RequestOption) (*AssistantConversationsPage, error) {
-	project, err := s.client.project(projectID)
-	if err == nil {
-		err = params.validate()
-	}
-	if err != nil {
-		return nil, err
-	}
-	page := new(AssistantConversationsPage)
-	req := apiRequest{method: http.MethodGet, path: analyticsPath(project, "assistant"), query: params.query()}
-	if err := s.client.do(ctx, req, opts, page); err != nil {
-		return nil, err
-	}
-	return page, nil
+	return getOne[AssistantConversationsPage](ctx, s.client, projectID, params, func(p string) string { return analyticsPath(p, "assistant") }, opts)
 }
 
 // AllAssistantConversations returns an iterator over the conversations of

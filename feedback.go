@@ -301,19 +301,7 @@ func (p FeedbackPage) MarshalJSON() ([]byte, error) {
 // that every export shares. Pass the page's NextCursor as params.Cursor for
 // the next page while HasMore is true, or use AllFeedback.
 func (s *AnalyticsService) Feedback(ctx context.Context, projectID string, params FeedbackParams, opts ...RequestOption) (*FeedbackPage, error) {
-	project, err := s.client.project(projectID)
-	if err == nil {
-		err = params.validate()
-	}
-	if err != nil {
-		return nil, err
-	}
-	page := new(FeedbackPage)
-	req := apiRequest{method: http.MethodGet, path: analyticsPath(project, "feedback"), query: params.query()}
-	if err := s.client.do(ctx, req, opts, page); err != nil {
-		return nil, err
-	}
-	return page, nil
+	return getOne[FeedbackPage](ctx, s.client, projectID, params, func(p string) string { return analyticsPath(p, "feedback") }, opts)
 }
 
 // AllFeedback returns an iterator over the entries of every page of GET

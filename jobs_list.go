@@ -109,19 +109,7 @@ func (p JobsPage) MarshalJSON() ([]byte, error) {
 // lost is found here, by its creation time. Pass the page's NextCursor as
 // params.Cursor for the next page while HasMore is true, or use All.
 func (s *AgentJobsService) List(ctx context.Context, projectID string, params JobsParams, opts ...RequestOption) (*JobsPage, error) {
-	project, err := s.client.project(projectID)
-	if err == nil {
-		err = params.validate()
-	}
-	if err != nil {
-		return nil, err
-	}
-	page := new(JobsPage)
-	req := apiRequest{method: http.MethodGet, path: jobListPath(project), query: params.query()}
-	if err := s.client.do(ctx, req, opts, page); err != nil {
-		return nil, err
-	}
-	return page, nil
+	return getOne[JobsPage](ctx, s.client, projectID, params, func(p string) string { return jobListPath(p) }, opts)
 }
 
 // All returns an iterator over the jobs of every page of GET

@@ -508,3 +508,28 @@ func (c *Client) project(projectID string) (string, error) {
 	}
 	return projectID, checkID("projectID", projectID)
 }
+
+// queryParams are the parameters of a GET of one page: checked before
+// anything is sent, then encoded as its query.
+type queryParams interface {
+	validate() error
+	query() string
+}
+
+// getOne is every one-page GET (an export's page, the job list, the
+// series): the project and the parameters checked, then the answer at
+// path(project) decoded into a new T.
+func getOne[T any](ctx context.Context, c *Client, projectID string, params queryParams, path func(project string) string, opts []RequestOption) (*T, error) {
+	project, err := c.project(projectID)
+	if err == nil {
+		err = params.validate()
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := new(T)
+	if err := c.do(ctx, apiRequest{method: http.MethodGet, path: path(project), query: params.query()}, opts, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

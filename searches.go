@@ -150,19 +150,7 @@ func (p SearchesPage) MarshalJSON() ([]byte, error) {
 // that every export shares. Pass the page's NextCursor as params.Cursor for
 // the next page, or use AllSearches.
 func (s *AnalyticsService) Searches(ctx context.Context, projectID string, params SearchesParams, opts ...RequestOption) (*SearchesPage, error) {
-	project, err := s.client.project(projectID)
-	if err == nil {
-		err = params.validate()
-	}
-	if err != nil {
-		return nil, err
-	}
-	page := new(SearchesPage)
-	req := apiRequest{method: http.MethodGet, path: analyticsPath(project, "searches"), query: params.query()}
-	if err := s.client.do(ctx, req, opts, page); err != nil {
-		return nil, err
-	}
-	return page, nil
+	return getOne[SearchesPage](ctx, s.client, projectID, params, func(p string) string { return analyticsPath(p, "searches") }, opts)
 }
 
 // AllSearches returns an iterator over the rows of every page of GET

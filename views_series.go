@@ -3,7 +3,6 @@ package docsapi
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"time"
 )
 
@@ -147,17 +146,5 @@ func (s ViewsSeries) MarshalJSON() ([]byte, error) {
 // the points of one request (1,000 on the self-hosted server); a longer
 // range answers 400.
 func (s *AnalyticsService) ViewsSeries(ctx context.Context, projectID string, params ViewsSeriesParams, opts ...RequestOption) (*ViewsSeries, error) {
-	project, err := s.client.project(projectID)
-	if err == nil {
-		err = params.validate()
-	}
-	if err != nil {
-		return nil, err
-	}
-	series := new(ViewsSeries)
-	req := apiRequest{method: http.MethodGet, path: analyticsPath(project, "views/series"), query: params.query()}
-	if err := s.client.do(ctx, req, opts, series); err != nil {
-		return nil, err
-	}
-	return series, nil
+	return getOne[ViewsSeries](ctx, s.client, projectID, params, func(p string) string { return analyticsPath(p, "views/series") }, opts)
 }

@@ -132,19 +132,7 @@ func (p VisitorsPage) MarshalJSON() ([]byte, error) {
 // hosted service each call counts against the budget of 100 analytics
 // requests per organisation per hour that every export shares.
 func (s *AnalyticsService) Visitors(ctx context.Context, projectID string, params VisitorsParams, opts ...RequestOption) (*VisitorsPage, error) {
-	project, err := s.client.project(projectID)
-	if err == nil {
-		err = params.validate()
-	}
-	if err != nil {
-		return nil, err
-	}
-	page := new(VisitorsPage)
-	req := apiRequest{method: http.MethodGet, path: analyticsPath(project, "visitors"), query: params.query()}
-	if err := s.client.do(ctx, req, opts, page); err != nil {
-		return nil, err
-	}
-	return page, nil
+	return getOne[VisitorsPage](ctx, s.client, projectID, params, func(p string) string { return analyticsPath(p, "visitors") }, opts)
 }
 
 // AllVisitors returns an iterator over the rows of every page of GET
