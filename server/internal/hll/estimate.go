@@ -36,19 +36,12 @@ func linearCount(n int) uint64 {
 // largest value each corrected by a series, so that it needs neither linear
 // counting at small counts nor a bias table.
 func estimateDense(r *[m]uint8) uint64 {
-	// Four histograms, so that runs of equal registers do not wait on
-	// one counter.
-	var c [4][maxRank + 1]int32
-	for i := 0; i < m; i += 4 {
-		c[0][r[i]]++
-		c[1][r[i+1]]++
-		c[2][r[i+2]]++
-		c[3][r[i+3]]++
-	}
-	var h [maxRank + 1]float64
-	for k := range h {
-		h[k] = float64(c[0][k] + c[1][k] + c[2][k] + c[3][k])
-	}
+	h := histogram(r)
+	return estimateHist(&h)
+}
+
+// estimateHist is estimateDense of registers whose histogram is h.
+func estimateHist(h *[maxRank + 1]float64) uint64 {
 	if h[0] == m {
 		return 0
 	}
@@ -64,6 +57,24 @@ func estimateDense(r *[m]uint8) uint64 {
 		return math.MaxUint64
 	}
 	return uint64(math.Round(est))
+}
+
+// histogram counts the registers of r at each value.
+func histogram(r *[m]uint8) [maxRank + 1]float64 {
+	// Four histograms, so that runs of equal registers do not wait on
+	// one counter.
+	var c [4][maxRank + 1]int32
+	for i := 0; i < m; i += 4 {
+		c[0][r[i]]++
+		c[1][r[i+1]]++
+		c[2][r[i+2]]++
+		c[3][r[i+3]]++
+	}
+	var h [maxRank + 1]float64
+	for k := range h {
+		h[k] = float64(c[0][k] + c[1][k] + c[2][k] + c[3][k])
+	}
+	return h
 }
 
 // sigma is x + Σ_{k≥1} x^(2^k)·2^(k-1), for the registers still at 0: the

@@ -72,7 +72,7 @@ func (s *Sketch) MergeBinaries(bs [][]byte) error {
 	if mark == 0 && len(s.list) == 0 {
 		early = s.newEarlyDense(bs)
 	}
-	if early != nil && early.longest > early.regsLen || s.mergeRunsPairwise(mark, ends, early) {
+	if early != nil && (early.longest > early.regsLen || surelyDense(early.regs)) || s.mergeRunsPairwise(mark, ends, early) {
 		s.buf = s.buf[:0]
 		s.useDense(early.regs)
 		return nil

@@ -16,9 +16,10 @@ import (
 // visitors each: merging them all took most of a query's time. So a
 // query's merge defers them: it keeps the segments, notes where each of a
 // path's sketches lies, and adds up an hll.Bound per path from their
-// headers alone. Result then merges the sketches of only the paths whose
-// bound could reach its page, most often the page's own rows and the
-// large paths whose sketches are dense.
+// headers alone. Result then estimates the unions of only the paths
+// whose bound could reach its page, most often the page's own rows and
+// the large paths whose sketches are dense, with an hll.UnionEstimator,
+// which gives what merging them would without building the unions.
 
 var errTooManyParts = errors.New("rollup: a visitors query of more than 2^31 sketches")
 
@@ -90,41 +91,33 @@ func (m *visitorMerge) upper(i int) uint64 {
 	return math.MaxUint64
 }
 
-// pathMerger merges one path's deferred sketches at a time, into sketches
-// that keep their memory from one path to the next. Each of a query's
-// workers has its own.
+// pathMerger estimates one path's unions at a time, keeping its memory
+// from one path to the next. Each of a query's workers has its own.
 type pathMerger struct {
-	human, ai, union hll.Sketch
-	parts            [][]byte
+	est       hll.UnionEstimator
+	human, ai [][]byte
 }
 
-// mergeParts merges the list of parts from head into s, which it resets
-// first, and reports whether there was any.
-func (pm *pathMerger) mergeParts(m *visitorMerge, s *hll.Sketch, head int32) (bool, error) {
-	s.Reset()
-	pm.parts = pm.parts[:0]
+// partsOf returns the list of parts from head, appended to dst[:0].
+func (m *visitorMerge) partsOf(dst [][]byte, head int32) [][]byte {
+	dst = dst[:0]
 	for p := head; p >= 0; p = m.parts[p].next {
-		pm.parts = append(pm.parts, m.parts[p].b)
+		dst = append(dst, m.parts[p].b)
 	}
-	return head >= 0, s.MergeBinaries(pm.parts)
+	return dst
 }
 
-// estimates merges the parts of the path at position i of m's order and
-// returns its estimates. It only reads m, so workers share it.
+// estimates estimates the unions of the parts of the path at position i
+// of m's order. It only reads m, so workers share it.
 func (pm *pathMerger) estimates(m *visitorMerge, i int) (pathVisitors, error) {
 	s := m.slots[m.order[i]]
-	var h, a *hll.Sketch
-	if ok, err := pm.mergeParts(m, &pm.human, s.human); err != nil {
+	pm.human = m.partsOf(pm.human, s.human)
+	pm.ai = m.partsOf(pm.ai, s.ai)
+	h, a, total, err := pm.est.Estimates(pm.human, pm.ai)
+	if err != nil {
 		return pathVisitors{}, err
-	} else if ok {
-		h = &pm.human
 	}
-	if ok, err := pm.mergeParts(m, &pm.ai, s.ai); err != nil {
-		return pathVisitors{}, err
-	} else if ok {
-		a = &pm.ai
-	}
-	return pathVisitors{human: uint64(estimate(h)), ai: uint64(estimate(a)), total: uint64(unionOf(&pm.union, h, a))}, nil
+	return pathVisitors{human: h, ai: a, total: total}, nil
 }
 
 // mergePaths merges the paths at the positions todo, on as many workers
