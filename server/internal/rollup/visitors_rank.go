@@ -42,15 +42,12 @@ type pathVisitors struct {
 	human, ai, total uint64
 }
 
-// addDeferred adds a copy of seg to the query merge m: its project
-// sketches merged, its paths' sketches noted with their bounds. In a
-// deferred merge a slot's human and ai are the heads of its lists of parts.
-func (m *visitorMerge) addDeferred(seg []byte) error {
-	start := len(m.kept)
-	m.kept = append(m.kept, seg...)
-	// Parts keep slices of this copy; a later append that moves kept
-	// leaves them on the old array, which they keep alive.
-	return m.readSegment(m.kept[start:], func(slot int32, h, a []byte) error {
+// readDeferred reads seg, a copy that the query keeps, into the query
+// merge m: its project sketches merged, its paths' sketches noted with
+// their bounds. In a deferred merge a slot's human and ai are the heads
+// of its lists of parts, which keep slices of seg.
+func (m *visitorMerge) readDeferred(seg []byte) error {
+	return m.readSegment(seg, func(slot int32, h, a []byte) error {
 		for len(m.lazy) <= int(slot) {
 			m.lazy = append(m.lazy, lazySlot{})
 		}

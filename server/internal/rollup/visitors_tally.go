@@ -1,6 +1,9 @@
 package rollup
 
 import (
+	"errors"
+	"sync/atomic"
+
 	"github.com/docsapi/docsapi-go/server/internal/hll"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -9,9 +12,20 @@ import (
 // range and ranks the paths by their estimated total visitors, merging
 // the sketches of only the paths that can reach the page asked for (see
 // rank). The zero VisitorTally is empty and ready to use; Release gives
-// its buffers back for the next query's.
+// its buffers back for the next query's, and must be called once the
+// tally has been added to.
+//
+// Reading a month of segments is two jobs of about equal cost: the
+// database's, fetching them and copying each out of its buffer (Add), and
+// the tally's, reading their paths and sketch headers. They run side by
+// side: Add hands each copy to a goroutine that reads the segments in
+// order, and Result waits for it.
 type VisitorTally struct {
-	m *visitorMerge
+	m      *visitorMerge
+	segs   chan []byte   // copies to read, in order; nil once read
+	done   chan struct{} // closed when the reader has read them all
+	err    error         // the reader's first error, once done
+	failed atomic.Bool   // the reader has failed: Add stops early
 }
 
 // VisitorStats is the work a VisitorTally did.
@@ -24,12 +38,54 @@ type VisitorStats struct {
 
 // Add adds one segment to the tally. seg is only read during the call,
 // so it may be a driver's buffer that the next row overwrites: the tally
-// keeps a copy.
+// keeps a copy. A damaged segment is reported by Add or, if it is read
+// after Add returns, by Result.
 func (t *VisitorTally) Add(seg []byte) error {
 	if t.m == nil {
 		t.m = getVisitorMerge()
 	}
-	return t.m.addDeferred(seg)
+	if t.segs == nil {
+		if t.done != nil {
+			return errors.New("rollup: a visitors tally added to after its result")
+		}
+		t.segs, t.done = make(chan []byte, 16), make(chan struct{})
+		go t.read(t.m, t.segs)
+	}
+	if t.failed.Load() {
+		return t.wait()
+	}
+	m := t.m
+	start := len(m.kept)
+	m.kept = append(m.kept, seg...)
+	// The reader keeps slices of this copy; a later append that moves
+	// kept leaves them on the old array, which they keep alive.
+	t.segs <- m.kept[start:len(m.kept):len(m.kept)]
+	return nil
+}
+
+// read reads the segments from segs into m until segs is closed, and
+// stops at the first error, which it keeps in t.err.
+func (t *VisitorTally) read(m *visitorMerge, segs <-chan []byte) {
+	defer close(t.done)
+	for seg := range segs {
+		if t.err != nil {
+			continue
+		}
+		if t.err = m.readDeferred(seg); t.err != nil {
+			t.failed.Store(true)
+		}
+	}
+}
+
+// wait waits until the reader has read every segment added, and returns
+// its error.
+func (t *VisitorTally) wait() error {
+	if t.segs != nil {
+		close(t.segs)
+		t.segs = nil
+		<-t.done
+	}
+	return t.err
 }
 
 // Stats returns the work done so far.
@@ -37,12 +93,14 @@ func (t *VisitorTally) Stats() VisitorStats {
 	if t.m == nil {
 		return VisitorStats{}
 	}
+	t.wait()
 	return VisitorStats{Segments: t.m.segments, Entries: t.m.entries, Paths: len(t.m.order), Merged: t.m.mergedPaths}
 }
 
 // Release gives the tally's buffers back; the VisitorTally is empty
 // afterwards.
 func (t *VisitorTally) Release() {
+	t.wait()
 	if t.m != nil {
 		putVisitorMerge(t.m)
 	}
@@ -83,6 +141,9 @@ func (t *VisitorTally) Result(q store.ViewsQuery) (store.VisitorsResult, error) 
 	res := store.VisitorsResult{Rows: []store.PathVisitors{}}
 	if t.m == nil {
 		return res, nil
+	}
+	if err := t.wait(); err != nil {
+		return store.VisitorsResult{}, err
 	}
 	m := t.m
 	res.Totals = store.VisitorTotals{

@@ -86,29 +86,67 @@ func TestAppendVisitorsMergesSmallSegments(t *testing.T) {
 }
 
 // A damaged segment is refused, never misread, whatever byte is wrong or
-// missing.
+// missing: by Add, or by Result when the tally read it after Add returned.
 func TestDamagedVisitorSegmentsAreRefused(t *testing.T) {
 	seg := visitorSegment(t, 5)
-	for n := range len(seg) {
+	q := store.ViewsQuery{ProjectID: "p", Limit: 10}
+	refuses := func(seg []byte) bool {
 		var tally VisitorTally
-		if err := tally.Add(seg[:n]); err == nil {
+		defer tally.Release()
+		if tally.Add(seg) != nil {
+			return true
+		}
+		_, err := tally.Result(q)
+		return err != nil
+	}
+	for n := range len(seg) {
+		if !refuses(seg[:n]) {
 			t.Errorf("a segment cut at %d of %d bytes was read", n, len(seg))
 		}
-		tally.Release()
 	}
 	refused := 0
 	for i := range seg {
 		bad := append([]byte(nil), seg...)
 		bad[i] ^= 0x01
-		var tally VisitorTally
-		if tally.Add(bad) != nil {
+		if refuses(bad) {
 			refused++
 		}
-		tally.Release()
 	}
 	// Every flip lands in a header, a path or a checksummed sketch, except
 	// those that keep a valid layout (a path byte that stays in order).
 	if refused < len(seg)*9/10 {
 		t.Errorf("only %d of %d flipped bytes were refused", refused, len(seg))
+	}
+}
+
+// A tally whose reader has failed refuses the segments added after, and
+// one added to after its result is refused rather than read past.
+func TestVisitorTallyStopsAtTheFirstDamage(t *testing.T) {
+	seg := visitorSegment(t, 5)
+	var tally VisitorTally
+	defer tally.Release()
+	bad := append([]byte(nil), seg...)
+	bad[1] ^= 0xff
+	var err error
+	for range 100 {
+		if err = tally.Add(bad); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		if _, err = tally.Result(store.ViewsQuery{ProjectID: "p", Limit: 10}); err == nil {
+			t.Fatal("a damaged segment was read")
+		}
+	}
+	var done VisitorTally
+	defer done.Release()
+	if err := done.Add(seg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := done.Result(store.ViewsQuery{ProjectID: "p", Limit: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if err := done.Add(seg); err == nil {
+		t.Error("a segment added after the result was taken")
 	}
 }
