@@ -93,13 +93,25 @@ func (u *UnionEstimator) merge(s *Sketch, bs [][]byte) (uint64, error) {
 	return s.Estimate(), nil
 }
 
-// foldBoth returns the registers of the union of both sides.
+// foldBoth returns the registers of the union of both sides. It starts
+// from a side's registers, and folds the other's entries in directly when
+// that side has no registers yet: it then has no dense sketch (estimate
+// folds those), and its own registers would be a pass to clear and one to
+// take the maximum for nothing.
 func (u *UnionEstimator) foldBoth() *[m]uint8 {
 	if u.both == nil {
 		u.both = new([m]uint8)
 	}
-	*u.both = *u.sides[0].fold()
-	maxRegs(u.both, u.sides[1].fold())
+	x, y := &u.sides[0], &u.sides[1]
+	if !x.ready && y.ready {
+		x, y = y, x
+	}
+	*u.both = *x.fold()
+	if y.ready {
+		maxRegs(u.both, y.regs)
+	} else {
+		foldList(u.both, y.entries)
+	}
 	return u.both
 }
 
