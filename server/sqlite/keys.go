@@ -100,7 +100,7 @@ func (t txn) Keys(ctx context.Context) ([]store.APIKey, error) {
 // fillKeySets sets the Projects and Scopes of keys from the join tables rows
 // selected by where, in sorted order (the ORDER BY matches the primary key,
 // so SQLite reads them in that order without sorting).
-func fillKeySets(ctx context.Context, tx *sql.Tx, keys []*store.APIKey, where string, args ...any) error {
+func fillKeySets(ctx context.Context, tx querier, keys []*store.APIKey, where string, args ...any) error {
 	byID := make(map[string]*store.APIKey, len(keys))
 	for _, k := range keys {
 		byID[k.ID] = k
