@@ -130,13 +130,22 @@ func (t txn) lockJob(ctx context.Context, rest string, args ...any) (store.Job, 
 // InsertJob stores a new job and its prompts. The primary key decides,
 // atomically, between replicas creating the same ID.
 func (t txn) InsertJob(ctx context.Context, j store.Job) error {
+	// The job and its prompts in one statement, one round trip: the
+	// prompts' foreign key is checked at the statement's end, when the
+	// job's row, inserted by the WITH, is there.
+	texts, ats := promptColumns(j.Prompts)
 	_, err := t.q.Exec(ctx,
-		`INSERT INTO jobs (id, project_id, status, repository, ref, model, branch, handled, pr_link,
-		        failure_reason, attempts, lease_owner, lease_expires_at, created_at, updated_at, archived_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+		`WITH j AS (
+		   INSERT INTO jobs (id, project_id, status, repository, ref, model, branch, handled, pr_link,
+		           failure_reason, attempts, lease_owner, lease_expires_at, created_at, updated_at, archived_at)
+		   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+		   RETURNING id)
+		 INSERT INTO job_prompts (job_id, position, text, at)
+		 SELECT j.id, u.n - 1, u.text, u.at
+		 FROM j, unnest($17::text[], $18::timestamptz[]) WITH ORDINALITY AS u(text, at, n)`,
 		j.ID, j.ProjectID, string(j.Status), j.Repository, j.Ref, j.Model, j.Branch, j.Handled, j.PRLink,
 		makeStorable(j.FailureReason), j.Attempts, leaseOwner(j.LeaseOwner), ts(j.LeaseExpiresAt), ts(j.CreatedAt),
-		ts(j.UpdatedAt), ts(j.ArchivedAt))
+		ts(j.UpdatedAt), ts(j.ArchivedAt), texts, ats)
 	switch {
 	case uniqueViolation(err, "jobs_pkey"):
 		return fmt.Errorf("job %q: %w", j.ID, store.ErrConflict)
@@ -144,10 +153,8 @@ func (t txn) InsertJob(ctx context.Context, j store.Job) error {
 		// Projects are never deleted, but should one vanish after it
 		// was found, the answer is the same.
 		return fmt.Errorf("project %q: %w", j.ProjectID, store.ErrNotFound)
-	case err != nil:
-		return err
 	}
-	return t.appendPrompts(ctx, j.ID, 0, j.Prompts)
+	return err
 }
 
 // SaveJob stores j over was, the job as the transaction locked it: the
@@ -173,17 +180,24 @@ func (t txn) appendPrompts(ctx context.Context, jobID string, from int, prompts 
 	if len(prompts) == 0 {
 		return nil
 	}
-	texts := make([]string, len(prompts))
-	ats := make([]pgtype.Timestamptz, len(prompts))
-	for i, p := range prompts {
-		texts[i], ats[i] = p.Text, ts(p.At)
-	}
+	texts, ats := promptColumns(prompts)
 	_, err := t.q.Exec(ctx,
 		`INSERT INTO job_prompts (job_id, position, text, at)
 		 SELECT $1, $2 + u.n - 1, u.text, u.at
 		 FROM unnest($3::text[], $4::timestamptz[]) WITH ORDINALITY AS u(text, at, n)`,
 		jobID, from, texts, ats)
 	return err
+}
+
+// promptColumns returns the texts and times of prompts, as arrays for
+// unnest.
+func promptColumns(prompts []store.Prompt) ([]string, []pgtype.Timestamptz) {
+	texts := make([]string, len(prompts))
+	ats := make([]pgtype.Timestamptz, len(prompts))
+	for i, p := range prompts {
+		texts[i], ats[i] = p.Text, ts(p.At)
+	}
+	return texts, ats
 }
 
 // leaseOwner is how a lease's owner is stored: NULL for none, as the
