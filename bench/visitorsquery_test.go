@@ -130,8 +130,14 @@ func benchVisitorsQuery(b *testing.B, s store.Store, storedBytes int64) {
 	b.ReportMetric(float64(storedBytes)/visitorsDays/(1<<20), "MiB/day")
 }
 
-// visitorTables are the roll tables whose bytes are the storage measured.
-var visitorTables = []string{"visitor_hour_rolls", "visitor_day_rolls", "visitor_week_rolls"}
+// visitorTables are the tables whose bytes are the storage measured: the
+// rolls' sketches and the closed days' summaries.
+var visitorTables = []struct{ name, column string }{
+	{"visitor_hour_rolls", "sketches"},
+	{"visitor_day_rolls", "sketches"},
+	{"visitor_week_rolls", "sketches"},
+	{"visitor_day_summaries", "counts"},
+}
 
 // BenchmarkVisitorsQuery runs on SQLite, and on PostgreSQL when
 // DOCSAPI_BENCH_POSTGRES_URL is set; the dataset is recorded for each run
@@ -159,10 +165,10 @@ func BenchmarkVisitorsQuery(b *testing.B) {
 		for _, t := range visitorTables {
 			var n sql.NullInt64
 			var segs int
-			if err := db.QueryRow(`SELECT sum(length(sketches)), count(*) FROM `+t).Scan(&n, &segs); err != nil {
+			if err := db.QueryRow(`SELECT sum(length(`+t.column+`)), count(*) FROM `+t.name).Scan(&n, &segs); err != nil {
 				b.Fatal(err)
 			}
-			b.Logf("%s: %.1f MiB in %d segments", t, float64(n.Int64)/(1<<20), segs)
+			b.Logf("%s: %.1f MiB in %d rows", t.name, float64(n.Int64)/(1<<20), segs)
 			total += n.Int64
 		}
 		benchVisitorsQuery(b, s, total)
@@ -197,11 +203,11 @@ func postgresVisitorBytes(b *testing.B, url string) int64 {
 	var total int64
 	for _, t := range visitorTables {
 		var n *int64
-		if err := conn.QueryRow(context.Background(), `SELECT sum(octet_length(sketches))::bigint FROM `+t).Scan(&n); err != nil {
+		if err := conn.QueryRow(context.Background(), `SELECT sum(octet_length(`+t.column+`))::bigint FROM `+t.name).Scan(&n); err != nil {
 			b.Fatal(err)
 		}
 		if n != nil {
-			b.Logf("%s: %.1f MiB", t, float64(*n)/(1<<20))
+			b.Logf("%s: %.1f MiB", t.name, float64(*n)/(1<<20))
 			total += *n
 		}
 	}

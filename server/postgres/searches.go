@@ -66,9 +66,9 @@ func (t txn) HeldSearches(ctx context.Context, projectID string, day time.Time, 
 }
 
 // nonNil is s, or an empty slice: an empty array, not NULL, for ANY.
-func nonNil(s []string) []string {
+func nonNil[T any](s []T) []T {
 	if s == nil {
-		return []string{}
+		return []T{}
 	}
 	return s
 }

@@ -88,41 +88,138 @@ func (t *visitorsTx) StoreVisitorSegment(kind rollup.Kind, project string, at in
 	return err
 }
 
-// queryVisitorRolls reads, in one statement and so one snapshot, the
-// visitor segments of a range's whole weeks, of the whole days on either
-// side, and of the hours of its two ragged edges.
-const queryVisitorRolls = `SELECT sketches FROM visitor_week_rolls WHERE project_id = $1 AND week >= $2 AND week < $3
-	UNION ALL
-	SELECT sketches FROM visitor_day_rolls WHERE project_id = $1
-	   AND ((day >= $4 AND day < $5) OR (day >= $6 AND day < $7))
-	UNION ALL
-	SELECT sketches FROM visitor_hour_rolls WHERE project_id = $1
-	   AND ((hour >= $8 AND hour < $9) OR (hour >= $10 AND hour < $11))`
-
-// TallyVisitorRolls reads the rolls in one statement.
-func (b backend) TallyVisitorRolls(ctx context.Context, op, project string, span rollup.Span, tally *rollup.VisitorTally) error {
-	db, err := b.s.db()
-	if err != nil {
-		return err
+// ReadVisitors runs fn in a read-only REPEATABLE READ transaction: its
+// statements see one snapshot, so the days' states that pick between a
+// day's summary and its sketches still hold when they are read.
+func (b backend) ReadVisitors(ctx context.Context, op string, fn func(sqlstore.VisitorsReader) error) error {
+	if b.s.closed.Load() {
+		return opErr(op, store.ErrClosed)
 	}
-	var days, hours [2][2]int64 // empty ranges unless the span has them
-	copy(days[:], span.Days)
-	copy(hours[:], span.Hours)
-	rows, err := db.Query(ctx, queryVisitorRolls, makeStorable(project), span.Weeks[0], span.Weeks[1],
-		days[0][0], days[0][1], days[1][0], days[1][1],
-		hours[0][0], hours[0][1], hours[1][0], hours[1][1])
+	tx, err := b.s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return b.s.dbErr(op, err)
+	}
+	// Nothing was written: the rollback only ends the snapshot.
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := fn(&visitorsReader{ctx: ctx, tx: tx}); err != nil {
+		return b.s.dbErr(op, err)
+	}
+	return nil
+}
+
+// visitorsReader is the visitors statements of one read snapshot.
+type visitorsReader struct {
+	ctx context.Context
+	tx  pgx.Tx
+}
+
+// VisitorDays reads the states of a range's day rolls.
+func (r *visitorsReader) VisitorDays(project string, from, to int64) ([]rollup.VisitorDay, error) {
+	rows, err := r.tx.Query(r.ctx, `SELECT r.day, max(r.seq), coalesce(s.last_seq, 0)
+		FROM visitor_day_rolls r
+		LEFT JOIN visitor_day_summaries s ON s.project_id = r.project_id AND s.day = r.day
+		WHERE r.project_id = $1 AND r.day >= $2 AND r.day < $3
+		GROUP BY r.day, s.last_seq`, makeStorable(project), from, to)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowToStructByPos[rollup.VisitorDay])
+}
+
+// queryVisitorPlan reads, in one statement, the summaries, week rolls and
+// day rolls a plan names, and the hour rolls of its two ragged edges.
+const queryVisitorPlan = `SELECT counts FROM visitor_day_summaries WHERE project_id = $1 AND day = ANY($2)
+	UNION ALL
+	SELECT sketches FROM visitor_week_rolls WHERE project_id = $1 AND week = ANY($3)
+	UNION ALL
+	SELECT sketches FROM visitor_day_rolls WHERE project_id = $1 AND day = ANY($4)
+	UNION ALL
+	SELECT sketches FROM visitor_hour_rolls WHERE project_id = $1
+	   AND ((hour >= $5 AND hour < $6) OR (hour >= $7 AND hour < $8))`
+
+// TallyVisitors reads what plan names in one statement.
+func (r *visitorsReader) TallyVisitors(project string, plan rollup.VisitorPlan, tally *rollup.VisitorTally) error {
+	var hours [2][2]int64 // empty ranges unless the plan has them
+	copy(hours[:], plan.Hours)
+	rows, err := r.tx.Query(r.ctx, queryVisitorPlan, makeStorable(project),
+		nonNil(plan.Summaries), nonNil(plan.Weeks), nonNil(plan.Days),
+		hours[0][0], hours[0][1], hours[1][0], hours[1][1])
+	if err != nil {
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		// The tally copies what it keeps before the next row reuses
 		// the raw value.
 		if err := tally.Add(rows.RawValues()[0]); err != nil {
-			return b.s.dbErr(op, err)
+			return err
 		}
 	}
+	return rows.Err()
+}
+
+// UnsummarizedVisitorDays lists the days before before whose rolls no
+// summary describes, latest first.
+func (b backend) UnsummarizedVisitorDays(ctx context.Context, op, project string, before int64, limit int) ([]int64, error) {
+	db, err := b.s.db()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.Query(ctx, `SELECT r.day FROM visitor_day_rolls r
+		LEFT JOIN visitor_day_summaries s ON s.project_id = r.project_id AND s.day = r.day
+		WHERE r.project_id = $1 AND r.day < $2
+		GROUP BY r.day, s.last_seq
+		HAVING s.last_seq IS NULL OR s.last_seq <> max(r.seq)
+		ORDER BY r.day DESC LIMIT $3`, makeStorable(project), before, limit)
+	if err != nil {
+		return nil, b.s.dbErr(op, err)
+	}
+	days, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, b.s.dbErr(op, err)
+	}
+	return days, nil
+}
+
+// SummarizeVisitorDay reads the day roll's segments in one statement (one
+// snapshot), summarizes them, and upserts the summary unless one as
+// recent is there. No lock is taken: a summary made from segments a
+// flush has replaced since names an older seq than the roll's last, and
+// is not read.
+func (b backend) SummarizeVisitorDay(ctx context.Context, op, project string, day int64, summarize func(segs [][]byte) ([]byte, error)) error {
+	db, err := b.s.db()
+	if err != nil {
+		return err
+	}
+	project = makeStorable(project)
+	rows, err := db.Query(ctx, `SELECT seq, sketches FROM visitor_day_rolls WHERE project_id = $1 AND day = $2 ORDER BY seq`, project, day)
+	if err != nil {
+		return b.s.dbErr(op, err)
+	}
+	var segs [][]byte
+	var last int64
+	for rows.Next() {
+		var seg []byte
+		if err := rows.Scan(&last, &seg); err != nil {
+			rows.Close()
+			return b.s.dbErr(op, err)
+		}
+		segs = append(segs, seg)
+	}
 	if err := rows.Err(); err != nil {
+		return b.s.dbErr(op, err)
+	}
+	if len(segs) == 0 {
+		return nil
+	}
+	summary, err := summarize(segs)
+	if err != nil {
+		return b.s.dbErr(op, err)
+	}
+	_, err = db.Exec(ctx, `INSERT INTO visitor_day_summaries (project_id, day, last_seq, counts) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (project_id, day) DO UPDATE SET last_seq = excluded.last_seq, counts = excluded.counts
+		WHERE excluded.last_seq > visitor_day_summaries.last_seq`, project, day, last, summary)
+	if err != nil {
 		return b.s.dbErr(op, err)
 	}
 	return nil

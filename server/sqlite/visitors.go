@@ -1,8 +1,10 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"slices"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
@@ -82,22 +84,175 @@ func (t *visitorsTx) StoreVisitorSegment(kind rollup.Kind, project string, at in
 	return err
 }
 
-// TallyVisitorRolls reads the rolls in one read transaction, so the totals
-// and the page describe one snapshot.
-func (b backend) TallyVisitorRolls(ctx context.Context, op, project string, span rollup.Span, tally *rollup.VisitorTally) error {
+// ReadVisitors runs fn in one read transaction, so that the days' states,
+// the totals and the page describe one snapshot.
+func (b backend) ReadVisitors(ctx context.Context, op string, fn func(sqlstore.VisitorsReader) error) error {
 	return b.s.read(ctx, op, func(tx *sql.Tx) error {
-		if err := readRolls(ctx, tx, visitorRangeQuery, project, span, tally.Add); err != nil {
+		if err := fn(&visitorsReader{ctx: ctx, tx: tx}); err != nil {
 			return dbErr(op, err)
 		}
 		return nil
 	})
 }
 
-// visitorRangeQuery selects the segments of the visitor rolls of a kind of
-// a project in a time range.
-func visitorRangeQuery(kind rollup.Kind) string {
-	col := kind.Column()
-	return `SELECT sketches FROM ` + kind.VisitorTable() + ` WHERE project_id = ? AND ` + col + ` >= ? AND ` + col + ` < ?`
+// visitorsReader is the visitors statements of one read transaction.
+type visitorsReader struct {
+	ctx context.Context
+	tx  *sql.Tx
+}
+
+// queryVisitorDays selects each day roll of a range, its last seq and the
+// seq its summary names, if it has one.
+const queryVisitorDays = `SELECT r.day, max(r.seq), coalesce(s.last_seq, 0)
+	FROM visitor_day_rolls r
+	LEFT JOIN visitor_day_summaries s ON s.project_id = r.project_id AND s.day = r.day
+	WHERE r.project_id = ? AND r.day >= ? AND r.day < ?
+	GROUP BY r.day, s.last_seq`
+
+// VisitorDays reads the states of a range's day rolls.
+func (r *visitorsReader) VisitorDays(project string, from, to int64) ([]rollup.VisitorDay, error) {
+	rows, err := r.tx.QueryContext(r.ctx, queryVisitorDays, project, from, to)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var days []rollup.VisitorDay
+	for rows.Next() {
+		var d rollup.VisitorDay
+		if err := rows.Scan(&d.Day, &d.LastSeq, &d.SummarySeq); err != nil {
+			return nil, err
+		}
+		days = append(days, d)
+	}
+	return days, rows.Err()
+}
+
+// TallyVisitors reads what plan names: the summaries of its range's days
+// in one statement (they are small, so those it does not name are passed
+// over rather than asked for one by one), and each week and day roll it
+// names, then its hours.
+func (r *visitorsReader) TallyVisitors(project string, plan rollup.VisitorPlan, tally *rollup.VisitorTally) error {
+	if n := len(plan.Summaries); n > 0 {
+		from, to := plan.Summaries[0], plan.Summaries[n-1]+1
+		err := scanBlobs(r.ctx, r.tx, `SELECT day, counts FROM visitor_day_summaries WHERE project_id = ? AND day >= ? AND day < ?`,
+			[]any{project, from, to}, func(day int64, b []byte) error {
+				if _, ok := slices.BinarySearch(plan.Summaries, day); !ok {
+					return nil
+				}
+				return tally.Add(b)
+			})
+		if err != nil {
+			return err
+		}
+	}
+	for _, k := range [...]struct {
+		kind rollup.Kind
+		ats  []int64
+	}{{rollup.Weekly, plan.Weeks}, {rollup.Daily, plan.Days}} {
+		query := `SELECT ` + k.kind.Column() + `, sketches FROM ` + k.kind.VisitorTable() +
+			` WHERE project_id = ? AND ` + k.kind.Column() + ` = ?`
+		for _, at := range k.ats {
+			err := scanBlobs(r.ctx, r.tx, query, []any{project, at}, func(_ int64, b []byte) error { return tally.Add(b) })
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for _, h := range plan.Hours {
+		err := scanBlobs(r.ctx, r.tx, `SELECT hour, sketches FROM visitor_hour_rolls WHERE project_id = ? AND hour >= ? AND hour < ?`,
+			[]any{project, h[0], h[1]}, func(_ int64, b []byte) error { return tally.Add(b) })
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanBlobs runs query, whose rows are a key and bytes, and calls add with
+// each; the bytes are the driver's, valid only during the call.
+func scanBlobs(ctx context.Context, tx *sql.Tx, query string, args []any, add func(key int64, b []byte) error) error {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key int64
+		var b sql.RawBytes
+		if err := rows.Scan(&key, &b); err != nil {
+			return err
+		}
+		if err := add(key, b); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// UnsummarizedVisitorDays lists the days before before whose rolls no
+// summary describes, latest first.
+func (b backend) UnsummarizedVisitorDays(ctx context.Context, op, project string, before int64, limit int) ([]int64, error) {
+	var days []int64
+	err := b.s.read(ctx, op, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT r.day FROM visitor_day_rolls r
+			LEFT JOIN visitor_day_summaries s ON s.project_id = r.project_id AND s.day = r.day
+			WHERE r.project_id = ? AND r.day < ?
+			GROUP BY r.day, s.last_seq
+			HAVING s.last_seq IS NULL OR s.last_seq <> max(r.seq)
+			ORDER BY r.day DESC LIMIT ?`, project, before, limit)
+		if err != nil {
+			return dbErr(op, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var day int64
+			if err := rows.Scan(&day); err != nil {
+				return dbErr(op, err)
+			}
+			days = append(days, day)
+		}
+		if err := rows.Err(); err != nil {
+			return dbErr(op, err)
+		}
+		return nil
+	})
+	return days, err
+}
+
+// SummarizeVisitorDay reads the day roll's segments in a read transaction,
+// summarizes them outside any, and stores the summary in a short write
+// transaction, unless one as recent is there: the write lock is held for
+// an upsert, not for the merge.
+func (b backend) SummarizeVisitorDay(ctx context.Context, op, project string, day int64, summarize func(segs [][]byte) ([]byte, error)) error {
+	var segs [][]byte
+	var last int64
+	err := b.s.read(ctx, op, func(tx *sql.Tx) error {
+		err := scanBlobs(ctx, tx, `SELECT seq, sketches FROM visitor_day_rolls WHERE project_id = ? AND day = ? ORDER BY seq`,
+			[]any{project, day}, func(seq int64, b []byte) error {
+				segs, last = append(segs, bytes.Clone(b)), seq
+				return nil
+			})
+		if err != nil {
+			return dbErr(op, err)
+		}
+		return nil
+	})
+	if err != nil || len(segs) == 0 {
+		return err
+	}
+	summary, err := summarize(segs)
+	if err != nil {
+		return dbErr(op, err)
+	}
+	return b.s.write(ctx, op, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO visitor_day_summaries (project_id, day, last_seq, counts) VALUES (?, ?, ?, ?)
+			ON CONFLICT (project_id, day) DO UPDATE SET last_seq = excluded.last_seq, counts = excluded.counts
+			WHERE excluded.last_seq > visitor_day_summaries.last_seq`, project, day, last, summary)
+		if err != nil {
+			return dbErr(op, err)
+		}
+		return nil
+	})
 }
 
 // VisitorSalt deletes the salts before keepFrom, keeps fresh as day's

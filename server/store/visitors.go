@@ -13,6 +13,14 @@ import (
 // No visitor's hash, address or user agent is ever stored: only the sketches,
 // and the salt of each UTC day for as long as the day's visitors may still
 // be recorded.
+//
+// Every hash is keyed with the salt of its own UTC day (VisitorSalt), so
+// the sketches of two days never share a visitor: a reader who comes back
+// another day is another hash. A range's visitors are therefore the sum of
+// its days' visitors, each day's counted once, and a store may keep the
+// days whose salts are gone as those counts rather than merge their
+// sketches again at every query. Sketches of one hash added to two days
+// may so count it twice, which the server's hashes never are.
 type VisitorStore interface {
 	// AddVisitors merges each count's sketches into the stored sketches of
 	// its (ProjectID, Path, Hour); it never overwrites, and a visitor

@@ -41,8 +41,10 @@ type visitorMerge struct {
 	cur              []byte // the path being decoded
 	totals, vals     []uint64
 	segments         int
+	summaries        int
 	entries          int
 	mergedPaths      int
+	known            pathVisitors // the project's, from summaries
 
 	// A query defers the paths' sketches (see VisitorTally): it keeps
 	// copies of the segments, and where each slot's sketches are in them.
@@ -72,7 +74,8 @@ func (m *visitorMerge) reset() {
 	m.human.Reset()
 	m.ai.Reset()
 	m.union.Reset()
-	m.segments, m.entries, m.mergedPaths = 0, 0, 0
+	m.segments, m.summaries, m.entries, m.mergedPaths = 0, 0, 0, 0
+	m.known = pathVisitors{}
 }
 
 // Spare visitor merges, as for the views' mergers (see spare): a month of
@@ -236,9 +239,7 @@ func (m *visitorMerge) addSegment(seg []byte) error {
 
 // readSegment reads a stored segment into m: its project sketches merged
 // into m's, and each entry's sketches handed to take with the slot of its
-// path, made if new. Both m's paths and the segment's are in byte order, so this is
-// one merge of two sorted lists, with one comparison of paths per step.
-// take may keep h and a only as long as seg.
+// path, made if new. take may keep h and a only as long as seg.
 func (m *visitorMerge) readSegment(seg []byte, take func(slot int32, h, a []byte) error) error {
 	entries, names, human, ai, b, err := visitorHeader(seg)
 	if err != nil {
@@ -255,8 +256,37 @@ func (m *visitorMerge) readSegment(seg []byte, take func(slot int32, h, a []byte
 			return fmt.Errorf("rollup: damaged visitors segment: the project's sketch: %w", err)
 		}
 	}
+	err = m.mergeEntries(b, entries, names, func(slot int32, b []byte) ([]byte, error) {
+		h, b, ok := readBytes(b)
+		if !ok {
+			return nil, errors.New("bad sketch length")
+		}
+		a, b, ok := readBytes(b)
+		if !ok {
+			return nil, errors.New("bad sketch length")
+		}
+		if len(h) == 0 && len(a) == 0 {
+			return nil, errors.New("no visitors")
+		}
+		return b, take(slot, h, a)
+	})
+	if err != nil {
+		return fmt.Errorf("rollup: damaged visitors segment: %w", err)
+	}
+	m.segments++
+	m.entries += entries
+	return nil
+}
+
+// mergeEntries merges the entries of b, the body of a segment or summary
+// of entries entries whose paths take names bytes, into m's order: each
+// entry is a front-coded path, then what entry reads off the front of the
+// bytes after it, given the slot of the path (made if new). Both m's paths
+// and b's are in byte order, so this is one merge of two sorted lists,
+// with one comparison of paths per step.
+func (m *visitorMerge) mergeEntries(b []byte, entries, names int, entry func(slot int32, b []byte) ([]byte, error)) error {
 	damaged := func(what string, at int) error {
-		return fmt.Errorf("rollup: damaged visitors segment: %s at entry %d", what, at)
+		return fmt.Errorf("%s at entry %d", what, at)
 	}
 	next := m.next[:0]
 	if cap(next) < len(m.order)+entries {
@@ -286,17 +316,6 @@ func (m *visitorMerge) readSegment(seg []byte, take func(slot int32, h, a []byte
 		cur = append(cur[:shared], b[:rest]...)
 		b = b[rest:]
 		pathBytes += len(cur)
-		var h, a []byte
-		var ok bool
-		if h, b, ok = readBytes(b); !ok {
-			return damaged("bad sketch length", got)
-		}
-		if a, b, ok = readBytes(b); !ok {
-			return damaged("bad sketch length", got)
-		}
-		if len(h) == 0 && len(a) == 0 {
-			return damaged("no visitors", got)
-		}
 		// The slots before cur's place come first.
 		c := 1
 		for ; i < len(m.order); i++ {
@@ -309,11 +328,15 @@ func (m *visitorMerge) readSegment(seg []byte, take func(slot int32, h, a []byte
 		if c == 0 {
 			slot = m.order[i]
 			i++
-		} else if slot, err = m.newSlot(cur); err != nil {
-			return err
+		} else {
+			var err error
+			if slot, err = m.newSlot(cur); err != nil {
+				return err
+			}
 		}
 		next = append(next, slot)
-		if err := take(slot, h, a); err != nil {
+		var err error
+		if b, err = entry(slot, b); err != nil {
 			return damaged(err.Error(), got)
 		}
 	}
@@ -322,8 +345,6 @@ func (m *visitorMerge) readSegment(seg []byte, take func(slot int32, h, a []byte
 	}
 	next = append(next, m.order[i:]...)
 	m.order, m.next, m.cur = next, m.order, cur
-	m.segments++
-	m.entries += entries
 	return nil
 }
 
@@ -378,13 +399,7 @@ func (m *visitorMerge) encode(dst []byte) ([]byte, int) {
 	for _, i := range keep {
 		s := m.slots[i]
 		path := m.path(s)
-		shared := 0
-		for shared < len(prev) && shared < len(path) && prev[shared] == path[shared] {
-			shared++
-		}
-		dst = binary.AppendUvarint(dst, uint64(shared))
-		dst = binary.AppendUvarint(dst, uint64(len(path)-shared))
-		dst = append(dst, path[shared:]...)
+		dst = appendFrontCoded(dst, prev, path)
 		dst = appendSketch(dst, m.slotSketch(s.human))
 		dst = appendSketch(dst, m.slotSketch(s.ai))
 		prev = path

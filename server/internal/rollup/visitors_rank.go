@@ -32,9 +32,18 @@ type visitorPart struct {
 }
 
 // lazySlot is what a query knows of a path before merging it: the bound
-// of each class's union.
+// of each class's union, and the visitors of its closed days, from their
+// summaries, which the unions' estimates add to.
 type lazySlot struct {
 	human, ai hll.Bound
+	known     pathVisitors
+}
+
+// growLazy makes m.lazy long enough to hold slot.
+func (m *visitorMerge) growLazy(slot int32) {
+	for len(m.lazy) <= int(slot) {
+		m.lazy = append(m.lazy, lazySlot{})
+	}
 }
 
 // pathVisitors is a merged path's estimates.
@@ -48,9 +57,7 @@ type pathVisitors struct {
 // of its lists of parts, which keep slices of seg.
 func (m *visitorMerge) readDeferred(seg []byte) error {
 	return m.readSegment(seg, func(slot int32, h, a []byte) error {
-		for len(m.lazy) <= int(slot) {
-			m.lazy = append(m.lazy, lazySlot{})
-		}
+		m.growLazy(slot)
 		s, l := &m.slots[slot], &m.lazy[slot]
 		if err := m.note(&s.human, &l.human, h); err != nil {
 			return err
@@ -83,7 +90,7 @@ func (m *visitorMerge) upper(i int) uint64 {
 	u := l.human
 	u.Add(l.ai)
 	if v, ok := u.Max(); ok {
-		return v
+		return l.known.total + v
 	}
 	return math.MaxUint64
 }
@@ -107,14 +114,19 @@ func (m *visitorMerge) partsOf(dst [][]byte, head int32) [][]byte {
 // estimates estimates the unions of the parts of the path at position i
 // of m's order. It only reads m, so workers share it.
 func (pm *pathMerger) estimates(m *visitorMerge, i int) (pathVisitors, error) {
-	s := m.slots[m.order[i]]
+	slot := m.order[i]
+	s, e := m.slots[slot], m.lazy[slot].known
+	if s.human < 0 && s.ai < 0 {
+		return e, nil // only in summaries
+	}
 	pm.human = m.partsOf(pm.human, s.human)
 	pm.ai = m.partsOf(pm.ai, s.ai)
 	h, a, total, err := pm.est.Estimates(pm.human, pm.ai)
 	if err != nil {
 		return pathVisitors{}, err
 	}
-	return pathVisitors{human: h, ai: a, total: total}, nil
+	e.add(pathVisitors{human: h, ai: a, total: total})
+	return e, nil
 }
 
 // mergePaths merges the paths at the positions todo, on as many workers
@@ -158,6 +170,9 @@ func (m *visitorMerge) mergePaths(todo []int) error {
 // below them by its bound is below them by its estimate too.
 func (m *visitorMerge) rank(want int) ([]int, error) {
 	n := len(m.order)
+	if n > 0 {
+		m.growLazy(int32(len(m.slots) - 1))
+	}
 	m.totals = grow(m.totals, n)
 	m.exact = grow(m.exact, n)
 	m.merged = grow(m.merged, n)

@@ -30,16 +30,19 @@ type VisitorTally struct {
 
 // VisitorStats is the work a VisitorTally did.
 type VisitorStats struct {
-	Segments int // segments added
-	Entries  int // entries read from them
-	Paths    int // distinct paths among them
-	Merged   int // paths whose sketches Result merged
+	Segments  int // segments added
+	Summaries int // summaries added
+	Entries   int // entries read from them
+	Paths     int // distinct paths among them
+	Merged    int // paths whose sketches Result merged
 }
 
-// Add adds one segment to the tally. seg is only read during the call,
-// so it may be a driver's buffer that the next row overwrites: the tally
-// keeps a copy. A damaged segment is reported by Add or, if it is read
-// after Add returns, by Result.
+// Add adds one segment, or one day's summary (SummarizeVisitorDay), to
+// the tally. A summary's day must be apart from every segment's, since
+// its visitors are added to theirs rather than merged. seg is only read
+// during the call, so it may be a driver's buffer that the next row
+// overwrites: the tally keeps a copy. A damaged segment is reported by
+// Add or, if it is read after Add returns, by Result.
 func (t *VisitorTally) Add(seg []byte) error {
 	if t.m == nil {
 		t.m = getVisitorMerge()
@@ -71,10 +74,18 @@ func (t *VisitorTally) read(m *visitorMerge, segs <-chan []byte) {
 		if t.err != nil {
 			continue
 		}
-		if t.err = m.readDeferred(seg); t.err != nil {
+		if t.err = m.readStored(seg); t.err != nil {
 			t.failed.Store(true)
 		}
 	}
+}
+
+// readStored reads a segment or a summary into m, by its format byte.
+func (m *visitorMerge) readStored(seg []byte) error {
+	if len(seg) > 0 && seg[0] == visitorSummaryFormat {
+		return m.readSummary(seg)
+	}
+	return m.readDeferred(seg)
 }
 
 // wait waits until the reader has read every segment added, and returns
@@ -94,7 +105,7 @@ func (t *VisitorTally) Stats() VisitorStats {
 		return VisitorStats{}
 	}
 	t.wait()
-	return VisitorStats{Segments: t.m.segments, Entries: t.m.entries, Paths: len(t.m.order), Merged: t.m.mergedPaths}
+	return VisitorStats{Segments: t.m.segments, Summaries: t.m.summaries, Entries: t.m.entries, Paths: len(t.m.order), Merged: t.m.mergedPaths}
 }
 
 // Release gives the tally's buffers back; the VisitorTally is empty
@@ -146,10 +157,11 @@ func (t *VisitorTally) Result(q store.ViewsQuery) (store.VisitorsResult, error) 
 		return store.VisitorsResult{}, err
 	}
 	m := t.m
+	k := m.known
 	res.Totals = store.VisitorTotals{
-		Human: estimate(&m.human),
-		AI:    estimate(&m.ai),
-		Total: unionOf(&m.union, &m.human, &m.ai),
+		Human: int64(k.human) + estimate(&m.human),
+		AI:    int64(k.ai) + estimate(&m.ai),
+		Total: int64(k.total) + unionOf(&m.union, &m.human, &m.ai),
 	}
 	// Every path read holds a visitor: a segment keeps no other.
 	n := len(m.order)

@@ -18,6 +18,7 @@ import (
 type Visitors struct {
 	db   VisitorsBackend
 	days rollup.DayCache
+	sums summaryMarks
 }
 
 // NewVisitors returns the visitors methods over db.
@@ -34,9 +35,17 @@ type VisitorsBackend interface {
 	// as for views, in one order, so that concurrent flushes queue), and
 	// commits it if fn returns nil.
 	WriteVisitors(ctx context.Context, op string, batch []store.VisitorCount, fn func(VisitorsTx) error) error
-	// TallyVisitorRolls adds to tally, from one snapshot, the segments of
-	// the visitor rolls of project that span covers.
-	TallyVisitorRolls(ctx context.Context, op, project string, span rollup.Span, tally *rollup.VisitorTally) error
+	// ReadVisitors runs fn with a reader of one snapshot of the visitor
+	// rolls and summaries.
+	ReadVisitors(ctx context.Context, op string, fn func(VisitorsReader) error) error
+	// UnsummarizedVisitorDays returns, latest first, at most limit days
+	// before before of project's day rolls that no summary describes (its
+	// Seq is not the roll's last).
+	UnsummarizedVisitorDays(ctx context.Context, op, project string, before int64, limit int) ([]int64, error)
+	// SummarizeVisitorDay reads the segments of project's day roll of day
+	// in one snapshot and stores summarize's summary of them, naming their
+	// last Seq, unless a summary naming that Seq or a later one is stored.
+	SummarizeVisitorDay(ctx context.Context, op, project string, day int64, summarize func(segs [][]byte) ([]byte, error)) error
 	// VisitorSalt, in one transaction, deletes the salts of days before
 	// keepFrom, stores fresh as the salt of day unless it has one, and
 	// returns the salt of day. Processes that call it at once for the
@@ -44,6 +53,16 @@ type VisitorsBackend interface {
 	VisitorSalt(ctx context.Context, op string, day, keepFrom int64, fresh []byte) ([]byte, error)
 	// Fail wraps an error of op (see Backend.Fail).
 	Fail(op string, err error) error
+}
+
+// VisitorsReader is the visitors statements of one read snapshot.
+type VisitorsReader interface {
+	// VisitorDays returns the rollup.VisitorDay of each day roll of
+	// project from from to to (day starts, half-open).
+	VisitorDays(project string, from, to int64) ([]rollup.VisitorDay, error)
+	// TallyVisitors adds to tally what plan names: the summaries of its
+	// days, and the segments of its week, day and hour rolls.
+	TallyVisitors(project string, plan rollup.VisitorPlan, tally *rollup.VisitorTally) error
 }
 
 // VisitorsTx is the visitors statements of one write transaction. Roll
@@ -90,6 +109,7 @@ func (v *Visitors) AddVisitors(ctx context.Context, counts []store.VisitorCount)
 		return err
 	}
 	v.days.Add(capped.Learned)
+	v.summarizeClosedDays(ctx, batch)
 	return nil
 }
 
@@ -133,7 +153,18 @@ func (v *Visitors) QueryVisitors(ctx context.Context, q store.ViewsQuery) (store
 	}
 	var tally rollup.VisitorTally
 	defer tally.Release()
-	if err := v.db.TallyVisitorRolls(ctx, op, q.ProjectID, rollup.Split(q.From, q.To), &tally); err != nil {
+	span := rollup.Split(q.From, q.To)
+	err := v.db.ReadVisitors(ctx, op, func(r VisitorsReader) error {
+		var days []rollup.VisitorDay
+		if from, to, ok := span.DayRange(); ok {
+			var err error
+			if days, err = r.VisitorDays(q.ProjectID, from, to); err != nil {
+				return err
+			}
+		}
+		return r.TallyVisitors(q.ProjectID, rollup.PlanVisitors(span, days), &tally)
+	})
+	if err != nil {
 		return store.VisitorsResult{}, err
 	}
 	res, err := tally.Result(q)

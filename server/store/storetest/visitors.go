@@ -180,12 +180,14 @@ func testVisitors(t *testing.T, open opener) {
 				for _, hr := range []int{0, 7, 23} {
 					hour := day0.Add(time.Duration(d*24+hr) * time.Hour)
 					path := fmt.Sprintf("/p%d", (d+hr)%3)
-					// 1000+hr comes back every day: ranges of several
-					// days must count it once.
-					human := []uint64{uint64(d*100 + hr), uint64(1000 + hr)}
+					// A hash is keyed by its day's salt: a reader is
+					// another hash each day, and one hash in each hour
+					// of its day, which ranges must count once.
+					back := uint64(1_000_000 + d)
+					human := []uint64{uint64(d*100 + hr), back}
 					ai := []uint64{uint64(5000 + d)}
 					if hr == 7 {
-						ai = append(ai, uint64(1000+hr)) // also human elsewhere
+						ai = append(ai, back) // also human in the day's other hours
 					}
 					viewed(t, s, "p", hour, path)
 					addVisitors(t, s, visitors("p", path, hour, human, ai))
@@ -208,6 +210,61 @@ func testVisitors(t *testing.T, open opener) {
 				q := store.ViewsQuery{ProjectID: "p", From: r[0], To: r[1], Limit: 10}
 				wantVisitors(t, fmt.Sprintf("[%v, %v)", r[0], r[1]), exact.result(q), mustQueryVisitors(t, s, q))
 			}
+		}},
+		{"ClosedDaysAddUpAndDaysWrittenLateAreCounted", func(t *testing.T, s store.Store) {
+			// Days recorded one after the other, as flushes do: once a
+			// day is two days past, a store may keep it summarized.
+			exact := exactVisitors{}
+			record := func(d, hr int, path string, human, ai []uint64) {
+				t.Helper()
+				hour := day0.Add(time.Duration(d*24+hr) * time.Hour)
+				viewed(t, s, "p", hour, path)
+				addVisitors(t, s, visitors("p", path, hour, human, ai))
+				exact.add(hour, path, human, ai)
+			}
+			for d := range 17 {
+				for _, hr := range []int{2, 13} {
+					id := uint64(d * 1000)
+					record(d, hr, "/a", visitorIDs(id, id+uint64(5+d)), []uint64{id + 500})
+					record(d, hr, "/b", visitorIDs(id+3, id+10), nil)
+					if d%3 == 0 {
+						record(d, hr, fmt.Sprintf("/only%d", d), nil, []uint64{id + 600 + uint64(hr)})
+					}
+				}
+			}
+			at := func(days, hours int) time.Time { return day0.Add(time.Duration(days*24+hours) * time.Hour) }
+			ranges := [][2]time.Time{
+				{at(0, 0), at(17, 0)},  // every day, whole weeks among them
+				{at(1, 0), at(15, 0)},  // days around whole weeks
+				{at(2, 5), at(12, 20)}, // ragged edges, days and a week
+				{at(3, 0), at(4, 0)},   // one day
+				{at(3, 2), at(3, 14)},  // hours of one day
+				{{}, {}},               // everything
+			}
+			check := func(when string) {
+				t.Helper()
+				for _, r := range ranges {
+					for _, page := range []struct{ offset, limit int }{{0, 50}, {1, 2}} {
+						q := store.ViewsQuery{ProjectID: "p", From: r[0], To: r[1], Offset: page.offset, Limit: page.limit}
+						want := exact.result(q)
+						want.HasMore = len(want.Rows) > page.offset+page.limit
+						want.Rows = want.Rows[min(page.offset, len(want.Rows)):min(page.offset+page.limit, len(want.Rows))]
+						wantVisitors(t, fmt.Sprintf("%s: [%v, %v) offset %d", when, r[0], r[1], page.offset), want, mustQueryVisitors(t, s, q))
+					}
+				}
+			}
+			check("recorded day by day")
+			// A flush retried late adds to days long closed: a new path,
+			// new visitors and one already counted that day, which counts
+			// once.
+			record(3, 20, "/late", []uint64{3000 + 1, 99_999}, nil)
+			record(4, 1, "/a", []uint64{4000, 4001, 77_777}, []uint64{4000 + 500})
+			check("after late writes")
+			// The next days' flushes, which may summarize those days
+			// again.
+			record(17, 1, "/a", []uint64{17_000}, nil)
+			record(18, 1, "/b", []uint64{18_000}, nil)
+			check("after the next days")
 		}},
 		{"RowsAreOrderedByTotalThenPathAndPagedExactly", func(t *testing.T, s store.Store) {
 			h := Hour(2)

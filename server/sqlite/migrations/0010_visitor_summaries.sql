@@ -1,0 +1,16 @@
+-- 0010: a summary of each closed day's visitors: per path, its human, AI
+-- and total visitors as numbers (see package server/internal/rollup,
+-- visitors_summary.go). A day's hashes are salted with that day's salt,
+-- so the visitors of a range of days add up day by day, and a query of a
+-- month reads the summaries of its closed days instead of their sketches.
+--
+-- last_seq is the seq of the day roll's last segment when the summary was
+-- made: a summary whose last_seq is not the roll's last describes a day
+-- written to since, and is not read.
+CREATE TABLE visitor_day_summaries (
+    project_id TEXT    NOT NULL,
+    day        INTEGER NOT NULL, -- Unix time of the UTC day's start
+    last_seq   INTEGER NOT NULL CHECK (last_seq > 0),
+    counts     BLOB    NOT NULL,
+    PRIMARY KEY (project_id, day)
+) STRICT;
