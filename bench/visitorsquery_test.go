@@ -131,12 +131,13 @@ func benchVisitorsQuery(b *testing.B, s store.Store, storedBytes int64) {
 }
 
 // visitorTables are the tables whose bytes are the storage measured: the
-// rolls' sketches and the closed days' summaries.
+// rolls' sketches and the closed days' and weeks' summaries.
 var visitorTables = []struct{ name, column string }{
 	{"visitor_hour_rolls", "sketches"},
 	{"visitor_day_rolls", "sketches"},
 	{"visitor_week_rolls", "sketches"},
 	{"visitor_day_summaries", "counts"},
+	{"visitor_week_summaries", "counts"},
 }
 
 // BenchmarkVisitorsQuery runs on SQLite, and on PostgreSQL when

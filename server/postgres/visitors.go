@@ -88,6 +88,53 @@ func (t *visitorsTx) StoreVisitorSegment(kind rollup.Kind, project string, at in
 	return err
 }
 
+// SummarizeVisitorWeek reads the week's days and their summaries in one
+// statement, sums them, and upserts the week's summary. As for a day, no
+// lock is taken: a summary of days written to since names older seqs than
+// their rolls' last, and is not read.
+func (b backend) SummarizeVisitorWeek(ctx context.Context, op, project string, week int64, sum func(days []rollup.VisitorDay, sums [][]byte) ([]byte, []byte, bool, error)) error {
+	db, err := b.s.db()
+	if err != nil {
+		return err
+	}
+	project = makeStorable(project)
+	rows, err := db.Query(ctx, `SELECT d.day, d.last, coalesce(s.last_seq, 0), s.counts
+		FROM (SELECT day, max(seq) AS last FROM visitor_day_rolls
+		      WHERE project_id = $1 AND day >= $2 AND day < $3 GROUP BY day) d
+		LEFT JOIN visitor_day_summaries s ON s.project_id = $1 AND s.day = d.day
+		ORDER BY d.day`, project, week, week+rollup.Week)
+	if err != nil {
+		return b.s.dbErr(op, err)
+	}
+	var days []rollup.VisitorDay
+	var sums [][]byte
+	for rows.Next() {
+		var d rollup.VisitorDay
+		var counts []byte
+		if err := rows.Scan(&d.Day, &d.LastSeq, &d.SummarySeq, &counts); err != nil {
+			rows.Close()
+			return b.s.dbErr(op, err)
+		}
+		days, sums = append(days, d), append(sums, counts)
+	}
+	if err := rows.Err(); err != nil {
+		return b.s.dbErr(op, err)
+	}
+	summary, daySeqs, ok, err := sum(days, sums)
+	if err != nil {
+		return b.s.dbErr(op, err)
+	}
+	if !ok {
+		return nil
+	}
+	_, err = db.Exec(ctx, `INSERT INTO visitor_week_summaries (project_id, week, days, counts) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (project_id, week) DO UPDATE SET days = excluded.days, counts = excluded.counts`, project, week, daySeqs, summary)
+	if err != nil {
+		return b.s.dbErr(op, err)
+	}
+	return nil
+}
+
 // ReadVisitors runs fn in a read-only REPEATABLE READ transaction: its
 // statements see one snapshot, so the days' states that pick between a
 // day's summary and its sketches still hold when they are read.
@@ -126,9 +173,34 @@ func (r *visitorsReader) VisitorDays(project string, from, to int64) ([]rollup.V
 	return pgx.CollectRows(rows, pgx.RowToStructByPos[rollup.VisitorDay])
 }
 
+// VisitorWeeks reads the days that a range's week summaries add up.
+func (r *visitorsReader) VisitorWeeks(project string, from, to int64) ([]rollup.VisitorWeek, error) {
+	rows, err := r.tx.Query(r.ctx, `SELECT week, days FROM visitor_week_summaries WHERE project_id = $1 AND week >= $2 AND week < $3`,
+		makeStorable(project), from, to)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var weeks []rollup.VisitorWeek
+	for rows.Next() {
+		var w rollup.VisitorWeek
+		var b []byte
+		if err := rows.Scan(&w.Week, &b); err != nil {
+			return nil, err
+		}
+		if w.Days, err = rollup.ParseVisitorDays(b); err != nil {
+			return nil, err
+		}
+		weeks = append(weeks, w)
+	}
+	return weeks, rows.Err()
+}
+
 // queryVisitorPlan reads, in one statement, the summaries, week rolls and
 // day rolls a plan names, and the hour rolls of its two ragged edges.
-const queryVisitorPlan = `SELECT counts FROM visitor_day_summaries WHERE project_id = $1 AND day = ANY($2)
+const queryVisitorPlan = `SELECT counts FROM visitor_week_summaries WHERE project_id = $1 AND week = ANY($9)
+	UNION ALL
+	SELECT counts FROM visitor_day_summaries WHERE project_id = $1 AND day = ANY($2)
 	UNION ALL
 	SELECT sketches FROM visitor_week_rolls WHERE project_id = $1 AND week = ANY($3)
 	UNION ALL
@@ -143,7 +215,7 @@ func (r *visitorsReader) TallyVisitors(project string, plan rollup.VisitorPlan, 
 	copy(hours[:], plan.Hours)
 	rows, err := r.tx.Query(r.ctx, queryVisitorPlan, makeStorable(project),
 		nonNil(plan.Summaries), nonNil(plan.Weeks), nonNil(plan.Days),
-		hours[0][0], hours[0][1], hours[1][0], hours[1][1])
+		hours[0][0], hours[0][1], hours[1][0], hours[1][1], nonNil(plan.WeekSummaries))
 	if err != nil {
 		return err
 	}

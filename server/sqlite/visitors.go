@@ -84,6 +84,59 @@ func (t *visitorsTx) StoreVisitorSegment(kind rollup.Kind, project string, at in
 	return err
 }
 
+// SummarizeVisitorWeek reads the week's days and their summaries in a read
+// transaction, sums them outside any, and stores the week's summary in a
+// short write transaction.
+func (b backend) SummarizeVisitorWeek(ctx context.Context, op, project string, week int64, sum func(days []rollup.VisitorDay, sums [][]byte) ([]byte, []byte, bool, error)) error {
+	var days []rollup.VisitorDay
+	var sums [][]byte
+	err := b.s.read(ctx, op, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, queryWeekDaySummaries, project, week, week+rollup.Week)
+		if err != nil {
+			return dbErr(op, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var d rollup.VisitorDay
+			var counts []byte
+			if err := rows.Scan(&d.Day, &d.LastSeq, &d.SummarySeq, &counts); err != nil {
+				return dbErr(op, err)
+			}
+			days, sums = append(days, d), append(sums, counts)
+		}
+		if err := rows.Err(); err != nil {
+			return dbErr(op, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	summary, daySeqs, ok, err := sum(days, sums)
+	if err != nil {
+		return dbErr(op, err)
+	}
+	if !ok {
+		return nil
+	}
+	return b.s.write(ctx, op, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO visitor_week_summaries (project_id, week, days, counts) VALUES (?, ?, ?, ?)
+			ON CONFLICT (project_id, week) DO UPDATE SET days = excluded.days, counts = excluded.counts`, project, week, daySeqs, summary)
+		if err != nil {
+			return dbErr(op, err)
+		}
+		return nil
+	})
+}
+
+// queryWeekDaySummaries selects each day roll of a range, its last seq,
+// and its summary's seq and counts, if it has one.
+const queryWeekDaySummaries = `SELECT d.day, d.last, coalesce(s.last_seq, 0), s.counts
+	FROM (SELECT day, max(seq) AS last FROM visitor_day_rolls
+	      WHERE project_id = ?1 AND day >= ?2 AND day < ?3 GROUP BY day) d
+	LEFT JOIN visitor_day_summaries s ON s.project_id = ?1 AND s.day = d.day
+	ORDER BY d.day`
+
 // ReadVisitors runs fn in one read transaction, so that the days' states,
 // the totals and the page describe one snapshot.
 func (b backend) ReadVisitors(ctx context.Context, op string, fn func(sqlstore.VisitorsReader) error) error {
@@ -127,11 +180,33 @@ func (r *visitorsReader) VisitorDays(project string, from, to int64) ([]rollup.V
 	return days, rows.Err()
 }
 
+// VisitorWeeks reads the days that a range's week summaries add up.
+func (r *visitorsReader) VisitorWeeks(project string, from, to int64) ([]rollup.VisitorWeek, error) {
+	var weeks []rollup.VisitorWeek
+	err := scanBlobs(r.ctx, r.tx, `SELECT week, days FROM visitor_week_summaries WHERE project_id = ? AND week >= ? AND week < ?`,
+		[]any{project, from, to}, func(week int64, b []byte) error {
+			days, err := rollup.ParseVisitorDays(b)
+			if err != nil {
+				return err
+			}
+			weeks = append(weeks, rollup.VisitorWeek{Week: week, Days: days})
+			return nil
+		})
+	return weeks, err
+}
+
 // TallyVisitors reads what plan names: the summaries of its range's days
 // in one statement (they are small, so those it does not name are passed
 // over rather than asked for one by one), and each week and day roll it
 // names, then its hours.
 func (r *visitorsReader) TallyVisitors(project string, plan rollup.VisitorPlan, tally *rollup.VisitorTally) error {
+	for _, w := range plan.WeekSummaries {
+		err := scanBlobs(r.ctx, r.tx, `SELECT week, counts FROM visitor_week_summaries WHERE project_id = ? AND week = ?`,
+			[]any{project, w}, func(_ int64, b []byte) error { return tally.Add(b) })
+		if err != nil {
+			return err
+		}
+	}
 	if n := len(plan.Summaries); n > 0 {
 		from, to := plan.Summaries[0], plan.Summaries[n-1]+1
 		err := scanBlobs(r.ctx, r.tx, `SELECT day, counts FROM visitor_day_summaries WHERE project_id = ? AND day >= ? AND day < ?`,

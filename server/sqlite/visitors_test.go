@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/store/storetest"
 )
@@ -68,5 +69,49 @@ func TestFlushesSummarizeClosedVisitorDays(t *testing.T) {
 	must(t, "QueryVisitors", err)
 	if want := (store.VisitorTotals{Human: 18, Total: 18}); res.Totals != want {
 		t.Errorf("totals %+v, want %+v", res.Totals, want)
+	}
+
+	// Weeks: once every day of a closed week is summarized, the week is
+	// summed, naming its days' seqs; a late write makes it stale, and the
+	// next day's flush sums it again.
+	weeks := func() string {
+		t.Helper()
+		rows, err := db.QueryContext(t.Context(), `SELECT week, days FROM visitor_week_summaries WHERE project_id = 'p' ORDER BY week`)
+		must(t, "week summaries", err)
+		defer rows.Close()
+		out := ""
+		for rows.Next() {
+			var week int64
+			var b []byte
+			must(t, "scan", rows.Scan(&week, &b))
+			days, err := rollup.ParseVisitorDays(b)
+			must(t, "ParseVisitorDays", err)
+			current := int64(len(days)) == queryInt(t, db, `SELECT count(DISTINCT day) FROM visitor_day_rolls WHERE project_id = 'p' AND day >= ? AND day < ?`, week, week+rollup.Week)
+			for _, d := range days {
+				current = current && d.LastSeq == queryInt(t, db, `SELECT max(seq) FROM visitor_day_rolls WHERE project_id = 'p' AND day = ?`, d.Day)
+			}
+			out += fmt.Sprintf(" %d", (week-day0.Unix())/86400)
+			if !current {
+				out += "(stale)"
+			}
+		}
+		must(t, "rows", rows.Err())
+		return out
+	}
+	for d := 6; d < 16; d++ {
+		record(d, 3, uint64(d*10))
+	}
+	first := (rollup.WeekOf(day0.Unix()) + rollup.Week - day0.Unix()) / 86400 // the first Monday's day
+	// The week before the first Monday holds days 0 to first-1 only.
+	if got, want := weeks(), fmt.Sprintf(" %d %d", first-7, first); got != want {
+		t.Fatalf("after days 0-15, week summaries of days%s, want%s", got, want)
+	}
+	record(int(first)+2, 7, 1234)
+	if got, want := weeks(), fmt.Sprintf(" %d %d(stale)", first-7, first); got != want {
+		t.Fatalf("after a late write, week summaries of days%s, want%s", got, want)
+	}
+	record(16, 3, 160)
+	if got, want := weeks(), fmt.Sprintf(" %d %d", first-7, first); got != want {
+		t.Fatalf("after day 16's flush, week summaries of days%s, want%s", got, want)
 	}
 }

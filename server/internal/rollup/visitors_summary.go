@@ -53,34 +53,74 @@ func SummarizeVisitorDay(segs [][]byte) ([]byte, error) {
 			return nil, err
 		}
 	}
-	var prev []byte
-	entries, names := 0, 0
-	var body []byte
+	var sum summaryWriter
 	for _, i := range m.order {
 		s := m.slots[i]
 		h, a := m.slotSketch(s.human), m.slotSketch(s.ai)
-		total := unionOf(&m.union, h, a)
-		if total == 0 {
-			continue // no visitor: a segment keeps none, but be sure
-		}
-		path := m.path(s)
-		body = appendFrontCoded(body, prev, path)
-		body = binary.AppendUvarint(body, uint64(estimate(h)))
-		body = binary.AppendUvarint(body, uint64(estimate(a)))
-		body = binary.AppendUvarint(body, uint64(total))
-		prev = path
-		entries++
-		names += len(path)
+		sum.add(m.path(s), pathVisitors{human: uint64(estimate(h)), ai: uint64(estimate(a)), total: uint64(unionOf(&m.union, h, a))})
 	}
-	dst := make([]byte, 0, 32+len(body))
+	project := pathVisitors{
+		human: uint64(estimate(&m.human)),
+		ai:    uint64(estimate(&m.ai)),
+		total: uint64(unionOf(&m.union, &m.human, &m.ai)),
+	}
+	return sum.finish(project), nil
+}
+
+// SumVisitorSummaries returns the summary of the days whose summaries are
+// sums: per path, and for the project, the sum of their visitors, which
+// is their days' visitors since days share none.
+func SumVisitorSummaries(sums [][]byte) ([]byte, error) {
+	m := getVisitorMerge()
+	defer putVisitorMerge(m)
+	for _, s := range sums {
+		if err := m.readSummary(s); err != nil {
+			return nil, err
+		}
+	}
+	var sum summaryWriter
+	for _, i := range m.order {
+		sum.add(m.path(m.slots[i]), m.lazy[i].known)
+	}
+	return sum.finish(m.known), nil
+}
+
+// summaryWriter encodes a summary, its paths added in byte order.
+type summaryWriter struct {
+	body           []byte
+	prev           []byte
+	entries, names int
+}
+
+// add adds path's visitors, unless it has none.
+func (w *summaryWriter) add(path []byte, v pathVisitors) {
+	if v.total == 0 && v.human == 0 && v.ai == 0 {
+		return // no visitor: a segment keeps none, but be sure
+	}
+	w.body = appendFrontCoded(w.body, w.prev, path)
+	w.body = appendVisitorCounts(w.body, v)
+	w.prev = path
+	w.entries++
+	w.names += len(path)
+}
+
+// finish returns the summary of the paths added and the project's
+// visitors.
+func (w *summaryWriter) finish(project pathVisitors) []byte {
+	dst := make([]byte, 0, 48+len(w.body))
 	dst = append(dst, visitorSummaryFormat)
-	dst = binary.AppendUvarint(dst, uint64(entries))
-	dst = binary.AppendUvarint(dst, uint64(names))
-	dst = binary.AppendUvarint(dst, uint64(estimate(&m.human)))
-	dst = binary.AppendUvarint(dst, uint64(estimate(&m.ai)))
-	dst = binary.AppendUvarint(dst, uint64(unionOf(&m.union, &m.human, &m.ai)))
-	dst = append(dst, body...)
-	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst, castagnoli)), nil
+	dst = binary.AppendUvarint(dst, uint64(w.entries))
+	dst = binary.AppendUvarint(dst, uint64(w.names))
+	dst = appendVisitorCounts(dst, project)
+	dst = append(dst, w.body...)
+	return binary.LittleEndian.AppendUint32(dst, crc32.Checksum(dst, castagnoli))
+}
+
+// appendVisitorCounts appends v's human, AI and total visitors.
+func appendVisitorCounts(dst []byte, v pathVisitors) []byte {
+	dst = binary.AppendUvarint(dst, v.human)
+	dst = binary.AppendUvarint(dst, v.ai)
+	return binary.AppendUvarint(dst, v.total)
 }
 
 // appendFrontCoded appends path front-coded after prev: the length of the

@@ -148,35 +148,118 @@ func TestPlanVisitors(t *testing.T) {
 	if from, to, ok := span.DayRange(); !ok || from != day(-2) || to != day(17) {
 		t.Fatalf("DayRange %d, %d, %v", from, to, ok)
 	}
+	week := func(w int, days ...VisitorDay) VisitorWeek { return VisitorWeek{Week: day(7 * w), Days: days} }
 	for _, c := range []struct {
-		name string
-		days []VisitorDay
-		want VisitorPlan
+		name  string
+		days  []VisitorDay
+		weeks []VisitorWeek
+		want  VisitorPlan
 	}{
-		{"nothing recorded", nil, VisitorPlan{}},
+		{"nothing recorded", nil, nil, VisitorPlan{}},
 		{"every day summarized",
-			[]VisitorDay{summed(-2), summed(-1), summed(0), summed(3), summed(6), summed(7), summed(14), summed(16)},
+			[]VisitorDay{summed(-2), summed(-1), summed(0), summed(3), summed(6), summed(7), summed(14), summed(16)}, nil,
 			VisitorPlan{Summaries: []int64{day(-2), day(-1), day(0), day(3), day(6), day(7), day(14), day(16)}}},
 		{"a stale day opens its week",
-			[]VisitorDay{summed(0), stale(3), summed(6), summed(7), summed(8)},
+			[]VisitorDay{summed(0), stale(3), summed(6), summed(7), summed(8)}, nil,
 			VisitorPlan{Summaries: []int64{day(7), day(8)}, Weeks: []int64{day(0)}}},
 		{"a day without a summary opens its week, not the others",
-			[]VisitorDay{summed(0), summed(7), bare(13)},
+			[]VisitorDay{summed(0), summed(7), bare(13)}, nil,
 			VisitorPlan{Summaries: []int64{day(0)}, Weeks: []int64{day(7)}}},
 		{"days outside the weeks one by one",
-			[]VisitorDay{bare(-2), summed(-1), stale(14), summed(15), bare(16)},
+			[]VisitorDay{bare(-2), summed(-1), stale(14), summed(15), bare(16)}, nil,
 			VisitorPlan{Summaries: []int64{day(-1), day(15)}, Days: []int64{day(-2), day(14), day(16)}}},
 		{"the days' order does not matter",
-			[]VisitorDay{summed(16), bare(8), summed(-1), summed(1), summed(10)},
+			[]VisitorDay{summed(16), bare(8), summed(-1), summed(1), summed(10)}, nil,
 			VisitorPlan{Summaries: []int64{day(-1), day(1), day(16)}, Weeks: []int64{day(7)}}},
+		{"a week summary that describes its week",
+			[]VisitorDay{summed(0), summed(3), stale(7), summed(9)},
+			[]VisitorWeek{week(0, summed(3), summed(0)), week(1, stale(7), summed(9))},
+			VisitorPlan{WeekSummaries: []int64{day(0), day(7)}}},
+		{"a week summary of other seqs, or other days, does not",
+			[]VisitorDay{summed(0), stale(3), summed(7), summed(9), summed(10)},
+			[]VisitorWeek{week(0, summed(0), summed(3)), week(1, summed(7), summed(9))},
+			VisitorPlan{Summaries: []int64{day(7), day(9), day(10)}, Weeks: []int64{day(0)}}},
+		{"a week summary of more days than the week has does not",
+			[]VisitorDay{summed(7)},
+			[]VisitorWeek{week(1, summed(7), summed(9))},
+			VisitorPlan{Summaries: []int64{day(7)}}},
 	} {
 		c.want.Hours = span.Hours
-		if got := PlanVisitors(span, c.days); fmt.Sprint(got) != fmt.Sprint(c.want) {
+		if got := PlanVisitors(span, c.days, c.weeks); fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", c.name, got, c.want)
 		}
 	}
 	// A range of hours holds no whole day.
 	if _, _, ok := Split(time.Unix(day(2)+Hour, 0), time.Unix(day(2)+5*Hour, 0)).DayRange(); ok {
 		t.Error("a range of hours has a day range")
+	}
+}
+
+func TestWeeksToSum(t *testing.T) {
+	mon := WeekOf(time.Date(2026, 5, 4, 0, 0, 0, 0, time.UTC).Unix())
+	day := func(n int) int64 { return mon + int64(n)*Day }
+	summed := func(n int) VisitorDay { return VisitorDay{Day: day(n), LastSeq: 4, SummarySeq: 4} }
+	stale := func(n int) VisitorDay { return VisitorDay{Day: day(n), LastSeq: 5, SummarySeq: 4} }
+	days := []VisitorDay{
+		summed(-3),           // a week that starts before from
+		summed(0), summed(6), // summed already
+		summed(7), summed(12), // to sum
+		summed(14), stale(15), // a stale day
+		summed(21), summed(22), // its summary is of other seqs
+		summed(28), summed(30), // to sum
+		summed(35), // not over by before
+	}
+	weeks := []VisitorWeek{
+		{Week: day(0), Days: []VisitorDay{summed(0), summed(6)}},
+		{Week: day(21), Days: []VisitorDay{summed(21), {Day: day(22), LastSeq: 3}}},
+	}
+	got := WeeksToSum(days, weeks, day(0), day(40))
+	if want := []int64{day(28), day(21), day(7)}; !slices.Equal(got, want) {
+		t.Errorf("WeeksToSum = %v, want %v", got, want)
+	}
+}
+
+// A week's summary is its days' summed; the days it names round-trip and
+// any damage to them is refused.
+func TestSumVisitorWeek(t *testing.T) {
+	segs := [][]byte{daySegment(t, 0, 10, 3), daySegment(t, 1, 20, 3), daySegment(t, 2, 5, 3)}
+	var sums [][]byte
+	var days []VisitorDay
+	for i, seg := range segs {
+		sums = append(sums, summaryOf(t, seg))
+		days = append(days, VisitorDay{Day: int64(i) * Day, LastSeq: int64(3 + i), SummarySeq: int64(3 + i)})
+	}
+	summary, daySeqs, ok, err := SumVisitorWeek(days, sums)
+	if err != nil || !ok {
+		t.Fatalf("SumVisitorWeek: %v, %v", ok, err)
+	}
+	for _, page := range []struct{ offset, limit int }{{0, 30}, {3, 4}} {
+		q := store.ViewsQuery{ProjectID: "p", Offset: page.offset, Limit: page.limit}
+		want, _ := tallied(t, q, segs...)
+		if got, _ := tallied(t, q, summary); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("offset %d: the week's summary gives %+v, its days %+v", page.offset, got, want)
+		}
+	}
+	got, err := ParseVisitorDays(daySeqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if got[i].Day != days[i].Day || got[i].LastSeq != days[i].LastSeq {
+			t.Fatalf("days %+v, want %+v", got, days)
+		}
+	}
+	for n := range len(daySeqs) {
+		if _, err := ParseVisitorDays(daySeqs[:n]); err == nil {
+			t.Errorf("days truncated to %d bytes parsed", n)
+		}
+	}
+	if _, err := ParseVisitorDays(append(slices.Clone(daySeqs), 0)); err == nil {
+		t.Error("days with a byte after them parsed")
+	}
+	// Not every day summarized: nothing is made.
+	days[1].SummarySeq = 2
+	if _, _, ok, err := SumVisitorWeek(days, sums); ok || err != nil {
+		t.Errorf("a stale day summed: %v, %v", ok, err)
 	}
 }

@@ -46,6 +46,11 @@ type VisitorsBackend interface {
 	// in one snapshot and stores summarize's summary of them, naming their
 	// last Seq, unless a summary naming that Seq or a later one is stored.
 	SummarizeVisitorDay(ctx context.Context, op, project string, day int64, summarize func(segs [][]byte) ([]byte, error)) error
+	// SummarizeVisitorWeek reads, in one snapshot, the VisitorDay of each
+	// day roll of project's week and the summary of each day (nil if it
+	// has none), in the same order, and stores the week summary and days
+	// that sum returns, replacing the week's, unless sum's ok is false.
+	SummarizeVisitorWeek(ctx context.Context, op, project string, week int64, sum func(days []rollup.VisitorDay, sums [][]byte) (summary, daySeqs []byte, ok bool, err error)) error
 	// VisitorSalt, in one transaction, deletes the salts of days before
 	// keepFrom, stores fresh as the salt of day unless it has one, and
 	// returns the salt of day. Processes that call it at once for the
@@ -60,6 +65,9 @@ type VisitorsReader interface {
 	// VisitorDays returns the rollup.VisitorDay of each day roll of
 	// project from from to to (day starts, half-open).
 	VisitorDays(project string, from, to int64) ([]rollup.VisitorDay, error)
+	// VisitorWeeks returns the rollup.VisitorWeek of each week summary of
+	// project from from to to (week starts, half-open).
+	VisitorWeeks(project string, from, to int64) ([]rollup.VisitorWeek, error)
 	// TallyVisitors adds to tally what plan names: the summaries of its
 	// days, and the segments of its week, day and hour rolls.
 	TallyVisitors(project string, plan rollup.VisitorPlan, tally *rollup.VisitorTally) error
@@ -156,13 +164,20 @@ func (v *Visitors) QueryVisitors(ctx context.Context, q store.ViewsQuery) (store
 	span := rollup.Split(q.From, q.To)
 	err := v.db.ReadVisitors(ctx, op, func(r VisitorsReader) error {
 		var days []rollup.VisitorDay
+		var weeks []rollup.VisitorWeek
 		if from, to, ok := span.DayRange(); ok {
 			var err error
 			if days, err = r.VisitorDays(q.ProjectID, from, to); err != nil {
 				return err
 			}
 		}
-		return r.TallyVisitors(q.ProjectID, rollup.PlanVisitors(span, days), &tally)
+		if span.Weeks[0] < span.Weeks[1] && len(days) > 0 {
+			var err error
+			if weeks, err = r.VisitorWeeks(q.ProjectID, span.Weeks[0], span.Weeks[1]); err != nil {
+				return err
+			}
+		}
+		return r.TallyVisitors(q.ProjectID, rollup.PlanVisitors(span, days, weeks), &tally)
 	})
 	if err != nil {
 		return store.VisitorsResult{}, err

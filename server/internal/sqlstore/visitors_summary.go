@@ -88,5 +88,50 @@ func (v *Visitors) summarizeDays(ctx context.Context, project string, before int
 			failed = true
 		}
 	}
+	if err := v.summarizeWeeks(ctx, project, before); err != nil {
+		if ctx.Err() != nil {
+			return false
+		}
+		failed = true
+	}
 	return failed || len(days) < summariesPerCall
+}
+
+// weeksPerCall bounds the weeks one AddVisitors sums, and weeksLookBack
+// how far back it looks for weeks to sum: a week is summed once its days
+// are, the day after it ends, so only the recent ones need looking at.
+const (
+	weeksPerCall  = 2
+	weeksLookBack = 4 * rollup.Week
+)
+
+// summarizeWeeks sums the day summaries of project's recent weeks that end
+// by before into week summaries, where every day has a summary describing
+// it and no week summary describes the week yet: a month then reads four
+// week summaries rather than 28 day summaries.
+func (v *Visitors) summarizeWeeks(ctx context.Context, project string, before int64) error {
+	const op = "summarize visitor weeks"
+	from := rollup.WeekOf(before) - weeksLookBack
+	var todo []int64
+	err := v.db.ReadVisitors(ctx, op, func(r VisitorsReader) error {
+		days, err := r.VisitorDays(project, from, before)
+		if err != nil {
+			return err
+		}
+		weeks, err := r.VisitorWeeks(project, from, before)
+		if err != nil {
+			return err
+		}
+		todo = rollup.WeeksToSum(days, weeks, from, before)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, w := range todo[:min(len(todo), weeksPerCall)] {
+		if err := v.db.SummarizeVisitorWeek(ctx, op, project, w, rollup.SumVisitorWeek); err != nil {
+			return err
+		}
+	}
+	return nil
 }
