@@ -2,6 +2,7 @@ package pageviews
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -13,8 +14,10 @@ import (
 // its visitor counted (hashed with the day's salt and inserted into the
 // page's sketch) or without (a Sink that keeps no visitors).
 // "recorded/human/two-visitors" alternates two visitors on the page, so
-// that every request inserts into the sketch. BENCHMARKS.md reports the
-// difference.
+// that every request inserts into the sketch; "recorded/human/new-visitors"
+// is a new client every request (65,536 addresses in turn, more than the
+// visitor cache holds), hashed and inserted each time. BENCHMARKS.md
+// reports the difference.
 func BenchmarkMiddleware(b *testing.B) {
 	page := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	r, err := New(Config{Sink: newVisitorSink()})
@@ -62,6 +65,23 @@ func BenchmarkMiddleware(b *testing.B) {
 			}
 		})
 	}
+	b.Run("recorded/human/new-visitors", func(b *testing.B) {
+		h := mw(page)
+		addrs := make([]string, 1<<16)
+		for i := range addrs {
+			addrs[i] = fmt.Sprintf("10.%d.%d.%d:50000", i>>16, byte(i>>8), byte(i))
+		}
+		req := newRequest(chromeUA)
+		w := &nopWriter{h: http.Header{}}
+		b.ReportAllocs()
+		b.ResetTimer()
+		i := 0
+		for b.Loop() {
+			req.RemoteAddr = addrs[i%len(addrs)]
+			h.ServeHTTP(w, req)
+			i++
+		}
+	})
 	b.Run("recorded/parallel", func(b *testing.B) {
 		h := mw(page)
 		b.ReportAllocs()

@@ -62,7 +62,7 @@ func (r *Recorder) Middleware(cfg MiddlewareConfig) (func(http.Handler) http.Han
 			var visitor uint64
 			hasVisitor := false
 			if r.visSink != nil && visitorClass(class) >= 0 {
-				visitor, hasVisitor = r.visitorOf(cfg.Project, now, r.proxies.Addr(req), ua)
+				visitor, hasVisitor = r.requestVisitor(cfg.Project, now, req, ua)
 			}
 			r.record(cfg.Project, cfg.Normalize(path), class, now, 1, visitor, hasVisitor)
 		})
@@ -135,16 +135,20 @@ func NormalizePath(path string) string {
 	if path == "" {
 		return "/"
 	}
-	for _, index := range [...]string{"/index.html", "/index.htm", "/index.md", "/index.mdx"} {
-		if strings.HasSuffix(path, index) {
-			path = path[:len(path)-len(index)+1]
-			break
+	// Every suffix below ends in one of these letters: most paths end in
+	// another or in a slash, and skip the eight comparisons.
+	if c := path[len(path)-1]; c == 'l' || c == 'm' || c == 'd' || c == 'x' {
+		for _, index := range [...]string{"/index.html", "/index.htm", "/index.md", "/index.mdx"} {
+			if strings.HasSuffix(path, index) {
+				path = path[:len(path)-len(index)+1]
+				break
+			}
 		}
-	}
-	for _, ext := range [...]string{".html", ".htm", ".mdx", ".md"} {
-		if strings.HasSuffix(path, ext) && len(path) > len(ext)+1 {
-			path = path[:len(path)-len(ext)]
-			break
+		for _, ext := range [...]string{".html", ".htm", ".mdx", ".md"} {
+			if strings.HasSuffix(path, ext) && len(path) > len(ext)+1 {
+				path = path[:len(path)-len(ext)]
+				break
+			}
 		}
 	}
 	for len(path) > 1 && path[len(path)-1] == '/' {

@@ -43,9 +43,12 @@
 // are not visitors): the client's address and user agent hashed with the
 // day's secret salt (package visitorhash). The salt is fetched by the
 // flush goroutine, today's at Start and tomorrow's ahead of midnight, so a
-// request never waits for the store; the value is kept only in sketches.
-// A flush writes a batch's sketches (AddVisitors) once its views are
-// written; sketches whose write failed are kept encoded for the next flush.
+// request never waits for the store; the value is kept only in sketches
+// and, for the clients seen lately, in a cache of fixed size (64 KiB) that
+// spares a returning client the hash, keyed by a random seed of the day's
+// salt and cleared when the salt is dropped (see visitorCache). A flush
+// writes a batch's sketches (AddVisitors) once its views are written;
+// sketches whose write failed are kept encoded for the next flush.
 //
 // Sketches are bounded by Config.MaxVisitorBytes, live and pending
 // together, each charged an upper bound of its memory. Past it, visitors
@@ -59,8 +62,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"math"
+	"math/bits"
 	"net/netip"
 	"sync"
 	"sync/atomic"
@@ -183,7 +188,9 @@ type Recorder struct {
 	// Unique visitors, if the Sink counts them (visSink not nil).
 	visSink     VisitorSink
 	proxies     clientip.Proxies
-	visBytes    atomic.Int64 // sketch bytes charged, live and pending
+	proxied     bool          // some proxies are trusted: a client's address is not its RemoteAddr's
+	visCache    *visitorCache // the visitor values of clients seen lately
+	visBytes    atomic.Int64  // sketch bytes charged, live and pending
 	overflowVis overflowVisitors
 	pendingVis  *pendingVisitors // guarded by flushMu
 	salts       atomic.Pointer[saltSet]
@@ -206,10 +213,27 @@ const shardCount = 32
 
 type shard struct {
 	mu     sync.Mutex
-	counts map[key]*counts
+	counts map[key]*liveCounter
 	// vis holds the visitors of counters of counts, by the same key; a
 	// counter of bots alone has none.
 	vis map[key]*liveVisitors
+	// last is the counter of counts found last, by lastKey: a page's
+	// views come in bursts (a link shared, the pages everyone opens
+	// first), and comparing a key costs less than hashing it for the map.
+	last    *liveCounter
+	lastKey key
+}
+
+// lookup returns k's counter of s (locked), or nil.
+func (s *shard) lookup(k key) *liveCounter {
+	if s.last != nil && s.lastKey == k {
+		return s.last
+	}
+	c := s.counts[k]
+	if c != nil {
+		s.last, s.lastKey = c, k
+	}
+	return c
 }
 
 type key struct {
@@ -219,6 +243,15 @@ type key struct {
 
 type counts struct {
 	human, ai, bot int64
+}
+
+// liveCounter is a live counter: its counts and, for a request to count
+// its visitor with the one map lookup that finds the counter, the
+// counter's entry of its shard's vis map. Flush clears vis when it takes
+// the counter, so that a pending counter keeps no sketch alive.
+type liveCounter struct {
+	counts
+	vis *liveVisitors
 }
 
 // FlushInfo is what Config.OnFlush is told of a flush.
@@ -325,12 +358,14 @@ func New(cfg Config) (*Recorder, error) {
 		r.maxLive = 2 * int64(cfg.MaxKeys)
 	}
 	for i := range r.shards {
-		r.shards[i].counts = map[key]*counts{}
+		r.shards[i].counts = map[key]*liveCounter{}
 		r.shards[i].vis = map[key]*liveVisitors{}
 	}
 	if vs, ok := cfg.Sink.(VisitorSink); ok {
 		r.visSink = vs
 		r.proxies = clientip.NewProxies(cfg.TrustedProxies)
+		r.proxied = len(cfg.TrustedProxies) > 0
+		r.visCache = new(visitorCache)
 		r.overflowVis.m = map[key]*liveVisitors{}
 		r.pendingVis = newPendingVisitors(cfg.MaxPendingKeys, cfg.OverflowPath, r.charge, func(n int64) { r.visBytes.Add(n) })
 	}
@@ -356,7 +391,7 @@ func (r *Recorder) record(project, path string, class traffic.Class, at time.Tim
 	}
 	s := &r.shards[shardOf(project, k.path)]
 	s.mu.Lock()
-	c := s.counts[k]
+	c := s.lookup(k)
 	if c == nil {
 		s, c, k = r.newCounter(s, k, n)
 	}
@@ -372,7 +407,7 @@ func (r *Recorder) record(project, path string, class traffic.Class, at time.Tim
 	if hasVisitor {
 		vi = visitorClass(class)
 	}
-	overflowVisitor := vi >= 0 && !r.addVisitor(s, k, vi, visitor)
+	overflowVisitor := vi >= 0 && !r.addVisitor(s, c, k, vi, visitor)
 	s.mu.Unlock()
 	if overflowVisitor {
 		if k.path != r.cfg.OverflowPath {
@@ -388,10 +423,10 @@ func (r *Recorder) record(project, path string, class traffic.Class, at time.Tim
 // else the overflow counter of k's project and hour below 2×MaxKeys, else
 // the overflow counter of k's project and the hour of Now. It returns that
 // counter, its shard, locked, and its key.
-func (r *Recorder) newCounter(s *shard, k key, n int64) (*shard, *counts, key) {
+func (r *Recorder) newCounter(s *shard, k key, n int64) (*shard, *liveCounter, key) {
 	if k.path != r.cfg.OverflowPath {
 		if r.keys.Add(1) <= int64(r.cfg.MaxKeys) {
-			c := new(counts)
+			c := new(liveCounter)
 			s.counts[k] = c
 			return s, c, k
 		}
@@ -420,7 +455,7 @@ func (r *Recorder) newCounter(s *shard, k key, n int64) (*shard, *counts, key) {
 		// The overflow counter of the hour recorded in is made past the
 		// bound: one per project for every hour a flush interval spans.
 	}
-	c := new(counts)
+	c := new(liveCounter)
 	s.counts[k] = c
 	return s, c, k
 }
@@ -435,17 +470,17 @@ func hourOf(t time.Time) int64 {
 	return h
 }
 
-// shardOf hashes without allocating (FNV-1a over both strings).
+// shardOf picks the shard of a counter. It hashes with maphash (the
+// runtime's string hash, several times faster than a loop over the bytes)
+// under a seed of the process: shards live in memory only, and a seed
+// that clients cannot know keeps them from choosing paths that all fall
+// in one shard.
 func shardOf(project, path string) int {
-	h := uint32(2166136261)
-	for i := 0; i < len(project); i++ {
-		h = (h ^ uint32(project[i])) * 16777619
-	}
-	for i := 0; i < len(path); i++ {
-		h = (h ^ uint32(path[i])) * 16777619
-	}
+	h := maphash.String(shardSeed, path) ^ bits.RotateLeft64(maphash.String(shardSeed, project), 32)
 	return int(h % shardCount)
 }
+
+var shardSeed = maphash.MakeSeed()
 
 // Flush writes every count held so far to the Sink, in batches. Counts of a
 // batch that fails stay held and are written by the next flush, added to
@@ -459,7 +494,7 @@ func (r *Recorder) Flush(ctx context.Context) (err error) {
 	// while the batch is written. Counts of a key already pending are
 	// added to it; the others stay in taken, which is written as it is:
 	// only what fails to be written is held within MaxPendingKeys.
-	var taken [shardCount]map[key]*counts
+	var taken [shardCount]map[key]*liveCounter
 	var takenVis [shardCount]map[key]*liveVisitors
 	held := r.pending.len()
 	for i := range r.shards {
@@ -472,7 +507,8 @@ func (r *Recorder) Flush(ctx context.Context) (err error) {
 			continue
 		}
 		taken[i] = s.counts
-		s.counts = make(map[key]*counts, len(taken[i]))
+		s.counts = make(map[key]*liveCounter, len(taken[i]))
+		s.last, s.lastKey = nil, key{}
 		if len(s.vis) > 0 {
 			// Not sized like the counters' map: visitors' room is
 			// charged as it is taken (visitorPairCost).
@@ -482,8 +518,9 @@ func (r *Recorder) Flush(ctx context.Context) (err error) {
 		s.mu.Unlock()
 		r.keys.Add(-int64(len(taken[i])))
 		for k, c := range taken[i] {
+			c.vis = nil // the sketches go by takenVis
 			if have := r.pending.m[k]; have != nil {
-				have.add(c)
+				have.add(&c.counts)
 				delete(taken[i], k)
 			}
 		}
@@ -549,7 +586,7 @@ func (r *Recorder) Flush(ctx context.Context) (err error) {
 	}
 	for i := range taken {
 		for k, c := range taken[i] {
-			add(k, c, i)
+			add(k, &c.counts, i)
 		}
 	}
 	write()
@@ -573,7 +610,7 @@ func (r *Recorder) Flush(ctx context.Context) (err error) {
 	var folded int64
 	for i := range taken {
 		for k, c := range taken[i] {
-			folded += r.pending.merge(k, c)
+			folded += r.pending.merge(k, &c.counts)
 		}
 	}
 	if folded > 0 {

@@ -3,6 +3,7 @@ package pageviews
 import (
 	"context"
 	"errors"
+	"hash/maphash"
 	"log/slog"
 	"net/netip"
 	"sync"
@@ -90,11 +91,12 @@ func (r *Recorder) charge(n int64) bool {
 	return false
 }
 
-// addVisitor counts visitor h of class i under k, whose shard s is locked,
-// in k's sketch while MaxVisitorBytes allow; it reports false when the
-// visitor must go to the overflow sketch of k's project and hour instead.
-func (r *Recorder) addVisitor(s *shard, k key, i int, h uint64) bool {
-	v := s.vis[k]
+// addVisitor counts visitor h of class i under k, whose counter c and
+// shard s (locked) are given, in k's sketch while MaxVisitorBytes allow;
+// it reports false when the visitor must go to the overflow sketch of k's
+// project and hour instead.
+func (r *Recorder) addVisitor(s *shard, c *liveCounter, k key, i int, h uint64) bool {
+	v := c.vis
 	if v.repeat(i, h) {
 		return true
 	}
@@ -110,7 +112,7 @@ func (r *Recorder) addVisitor(s *shard, k key, i int, h uint64) bool {
 	}
 	if v == nil {
 		v = new(liveVisitors)
-		s.vis[k] = v
+		s.vis[k], c.vis = v, v
 	}
 	v.charged += cost
 	v.insert(i, h)
@@ -150,17 +152,30 @@ func (o *overflowVisitors) take() map[key]*liveVisitors {
 // saltSet is the salts the recorder holds: today's, and tomorrow's once
 // fetched ahead of midnight. Never older ones: once a day is over its
 // salt is dropped, so its visitors cannot be hashed again.
-type saltSet [2]*visitorhash.Salt
+type saltSet struct {
+	salts [2]*visitorhash.Salt
+	// seeds[i] keys the visitor cache's fingerprints of salts[i]'s
+	// visitors (see visitorCache): drawn with the salt, dropped with it.
+	seeds [2]maphash.Seed
+}
+
+// index returns the index of the salt of t's day, or -1.
+func (ss *saltSet) index(t time.Time) int {
+	if ss == nil {
+		return -1
+	}
+	for i, s := range ss.salts {
+		if s.For(t) {
+			return i
+		}
+	}
+	return -1
+}
 
 // find returns the salt of t's day, or nil.
 func (ss *saltSet) find(t time.Time) *visitorhash.Salt {
-	if ss == nil {
-		return nil
-	}
-	for _, s := range ss {
-		if s.For(t) {
-			return s
-		}
+	if i := ss.index(t); i >= 0 {
+		return ss.salts[i]
 	}
 	return nil
 }
@@ -192,8 +207,11 @@ func (r *Recorder) refreshSalts(ctx context.Context) {
 		if i == 1 && visitorhash.DayOf(t) == visitorhash.DayOf(now) {
 			break
 		}
-		s := cur.find(t)
-		if s == nil {
+		var s *visitorhash.Salt
+		var seed maphash.Seed
+		if j := cur.index(t); j >= 0 {
+			s, seed = cur.salts[j], cur.seeds[j]
+		} else {
 			secret, err := r.visSink.VisitorSalt(ctx, t)
 			switch {
 			case err != nil:
@@ -201,13 +219,18 @@ func (r *Recorder) refreshSalts(ctx context.Context) {
 			case len(secret) == 0:
 				fetchErr = errors.New("the store returned an empty salt")
 			default:
-				s = visitorhash.New(t, secret)
+				s, seed = visitorhash.New(t, secret), maphash.MakeSeed()
 			}
 		}
-		next[i] = s
+		next.salts[i], next.seeds[i] = s, seed
 	}
 	if cur == nil || next != *cur {
 		r.salts.Store(&next)
+		if cur.drops(&next) {
+			// The cache holds values of the dropped day, under its
+			// seed: forget them with the salt.
+			r.visCache.clear()
+		}
 	}
 	if fetchErr != nil && !r.saltFailing {
 		r.cfg.Logger.WarnContext(ctx, "pageviews: cannot get a day's visitor salt; until it comes, views of that day are counted without their visitors",
@@ -225,8 +248,22 @@ func (r *Recorder) refreshSalts(ctx context.Context) {
 	}
 }
 
+// drops reports whether a salt of ss is not in next.
+func (ss *saltSet) drops(next *saltSet) bool {
+	if ss == nil {
+		return false
+	}
+	for _, s := range ss.salts {
+		if s != nil && s != next.salts[0] && s != next.salts[1] {
+			return true
+		}
+	}
+	return false
+}
+
 // visitorOf returns the visitor value of a request's client, or false when
-// no salt is held for at's day (counted in Stats.NoSalt).
+// no salt is held for at's day (counted in Stats.NoSalt). The middleware
+// finds the same value through the visitor cache (requestVisitor).
 func (r *Recorder) visitorOf(project string, at time.Time, addr netip.Addr, userAgent string) (uint64, bool) {
 	s := r.salts.Load().find(at)
 	if s == nil {
