@@ -102,12 +102,18 @@ func WithHeader(name, value string) RequestOption {
 // ahead only as far as the pages received tell it to. It starts with two
 // requests. AllViews from offset 0 then bounds how many rows are left from
 // the totals each page sends (every row left counts at most the views of the
-// last row received, since rows come sorted by total), and requests only
-// pages that exist: at most one request past the end, the second page of a
-// single-page export. Where that cannot be told (AllVisitors, whose totals
-// are de-duplicated; an export from another offset; rows in another order)
-// the pages in flight double at each round trip, 2, 4, 8..., up to n, and
-// up to n-1 requests may go past the end.
+// last row received, since rows come sorted by total), and requests the
+// pages that exist by that bound. Near the end of an export whose views
+// still fall, the bound falls short, so it also requests the pages that a
+// straight line through the views of the last two pages predicts, if they
+// fell at least as fast over the last page as over the one before (views
+// that fall ever more slowly, as page views usually do, would overshoot
+// it). Requests past the end: none for views that fall steadily or level
+// out, but the second page of a single-page export; at most (n+1)/2 where
+// the line was wrong. Where the totals cannot tell (AllVisitors, whose
+// totals are de-duplicated; an export from another offset; rows in another
+// order) the pages in flight double at each round trip, 2, 4, 8..., up to
+// n, and up to n-1 requests may go past the end.
 //
 // Each request still waits for the client's rate limiter, the pages taking
 // its tokens in their order. n from 1 (no prefetching, the default) to 32; other calls ignore it, the cursor
