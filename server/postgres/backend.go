@@ -13,7 +13,14 @@ import (
 // txn is the statements of a transaction, or of the pool in Read; its
 // methods are the sqlstore.Tx the shared methods use, in jobs.go, keys.go
 // and projects.go.
-type txn struct{ q querier }
+type txn struct {
+	q querier
+	// announce, in a write transaction, is set by AnnounceJobs: the
+	// wake-up rides on the next statement that can carry it (InsertJob),
+	// or is sent by Write before it commits, a round trip fewer a create.
+	// A notification is delivered at commit wherever it was sent from.
+	announce *bool
+}
 
 // queryOne runs a query that selects at most one row and reads it with
 // scan; found is false if the query selects none.
@@ -42,7 +49,18 @@ type backend struct{ s *Store }
 
 // Write runs fn in a transaction.
 func (b backend) Write(ctx context.Context, op string, fn func(sqlstore.Tx) error) error {
-	return b.s.tx(ctx, op, func(tx pgx.Tx) error { return fn(txn{tx}) })
+	return b.s.tx(ctx, op, func(tx pgx.Tx) error {
+		var announce bool
+		if err := fn(txn{q: tx, announce: &announce}); err != nil {
+			return err
+		}
+		if announce {
+			if _, err := tx.Exec(ctx, notifyJobs); err != nil {
+				return b.s.dbErr(op, err)
+			}
+		}
+		return nil
+	})
 }
 
 // Read runs fn on the pool.
@@ -51,7 +69,7 @@ func (b backend) Read(_ context.Context, _ string, fn func(sqlstore.Tx) error) e
 	if err != nil {
 		return err
 	}
-	return fn(txn{db})
+	return fn(txn{q: db})
 }
 
 // Fail wraps an error of op.

@@ -133,16 +133,24 @@ func (t txn) InsertJob(ctx context.Context, j store.Job) error {
 	// The job and its prompts in one statement, one round trip: the
 	// prompts' foreign key is checked at the statement's end, when the
 	// job's row, inserted by the WITH, is there.
+	// A queued wake-up goes in it too: the notify's CTE, joined as one
+	// row, runs once (a volatile function's CTE is not inlined), and its
+	// notification waits for the commit as any other.
 	texts, ats := promptColumns(j.Prompts)
+	notify := `SELECT 1`
+	if t.takeAnnounce() {
+		notify = notifyJobs
+	}
 	_, err := t.q.Exec(ctx,
 		`WITH j AS (
 		   INSERT INTO jobs (id, project_id, status, repository, ref, model, branch, handled, pr_link,
 		           failure_reason, attempts, lease_owner, lease_expires_at, created_at, updated_at, archived_at)
 		   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-		   RETURNING id)
+		   RETURNING id),
+		 wake AS (`+notify+`)
 		 INSERT INTO job_prompts (job_id, position, text, at)
 		 SELECT j.id, u.n - 1, u.text, u.at
-		 FROM j, unnest($17::text[], $18::timestamptz[]) WITH ORDINALITY AS u(text, at, n)`,
+		 FROM j, wake, unnest($17::text[], $18::timestamptz[]) WITH ORDINALITY AS u(text, at, n)`,
 		j.ID, j.ProjectID, string(j.Status), j.Repository, j.Ref, j.Model, j.Branch, j.Handled, j.PRLink,
 		makeStorable(j.FailureReason), j.Attempts, leaseOwner(j.LeaseOwner), ts(j.LeaseExpiresAt), ts(j.CreatedAt),
 		ts(j.UpdatedAt), ts(j.ArchivedAt), texts, ats)
@@ -219,10 +227,25 @@ func (t txn) ExtendLease(ctx context.Context, jobID, owner string, now, until ti
 }
 
 // AnnounceJobs queues a wake-up for the engines of every replica (see
-// notifyJobs).
+// notifyJobs): in a write transaction, for its next statement or its end
+// to send (see txn.announce).
 func (t txn) AnnounceJobs(ctx context.Context) error {
+	if t.announce != nil {
+		*t.announce = true
+		return nil
+	}
 	_, err := t.q.Exec(ctx, notifyJobs)
 	return err
+}
+
+// takeAnnounce reports whether a wake-up is queued for the next statement,
+// which then sends it.
+func (t txn) takeAnnounce() bool {
+	if t.announce == nil || !*t.announce {
+		return false
+	}
+	*t.announce = false
+	return true
 }
 
 // ReserveKey records the idempotency key for a write to jobID, first thing
