@@ -14,6 +14,10 @@ import (
 // its plan.
 const QueryRollsSQL = queryRolls
 
+// QueryRollsArgs returns QueryRollsSQL's arguments for span, for the same
+// test.
+func QueryRollsArgs(project string, span rollup.ViewSpan) []any { return queryRollsArgs(project, span) }
+
 // MigrateTo brings the database at url to version, as an older program
 // would have left it, for the tests of later migrations.
 func MigrateTo(ctx context.Context, url string, version int) error {

@@ -112,12 +112,15 @@ func schemaVersion(ctx context.Context, tx pgx.Tx) (int, error) {
 // file name, not only the version, picks the step, so that a test's own
 // migrations never run it. Migration 2's step built rolls keyed by path
 // IDs, which migration 3 drops and rebuilds: it has none any more.
+// Migration 11's builds the four-week rolls from the week rolls.
 func goStep(name string) func(context.Context, pgx.Tx) error {
 	switch name {
 	case "0003_view_segments.sql":
 		return func(ctx context.Context, tx pgx.Tx) error { return rebuildRolls(ctx, tx, true) }
 	case "0005_rolls_count_bots.sql":
 		return func(ctx context.Context, tx pgx.Tx) error { return rebuildRolls(ctx, tx, false) }
+	case "0011_view_four_week_rolls.sql":
+		return buildFourWeekRolls
 	}
 	return nil
 }

@@ -18,8 +18,9 @@
 //     claim never waits for another replica's claim, and two claims can
 //     never lease the same job, since each takes a row only once it holds
 //     its lock and has re-checked that the job is still ready.
-//   - AddViews first locks the view_days rows of its batch's days, sorted
-//     (they guard the days' rolls and the cap's count of their paths), then
+//   - AddViews first locks the view_days rows of its batch's days and of
+//     the first days of their weeks and four weeks, sorted (they guard the
+//     rolls and the cap's count of the days' paths), then
 //     upserts the whole batch in one statement, its rows sorted by key, so
 //     that concurrent flushes lock rows in the same order and never
 //     deadlock.

@@ -37,11 +37,26 @@ const (
 // lock of a week's Monday guards the week's roll, which the flushes of
 // seven days add to.
 func lockDays(ctx context.Context, tx pgx.Tx, counts []store.ViewCount) (map[rollup.ProjectDay]int64, error) {
+	return lockStarts(ctx, tx, counts, rollup.DayOf, rollup.WeekOf)
+}
+
+// lockViewDays is lockDays for the views, which also lock the first day of
+// the four weeks counts fall in: it guards the four-week roll, which the
+// flushes of 28 days add to.
+func lockViewDays(ctx context.Context, tx pgx.Tx, counts []store.ViewCount) (map[rollup.ProjectDay]int64, error) {
+	return lockStarts(ctx, tx, counts, rollup.DayOf, rollup.WeekOf, rollup.FourWeekOf)
+}
+
+// lockStarts locks, creating them as needed, the view_days rows of the
+// days that each of starts gives for the hours of counts, in sorted order,
+// and returns their counts of paths.
+func lockStarts(ctx context.Context, tx pgx.Tx, counts []store.ViewCount, starts ...func(int64) int64) (map[rollup.ProjectDay]int64, error) {
 	set := make(map[rollup.ProjectDay]struct{})
 	for _, c := range counts {
 		at := c.Hour.Unix()
-		set[rollup.ProjectDay{ProjectID: c.ProjectID, At: rollup.DayOf(at)}] = struct{}{}
-		set[rollup.ProjectDay{ProjectID: c.ProjectID, At: rollup.WeekOf(at)}] = struct{}{}
+		for _, start := range starts {
+			set[rollup.ProjectDay{ProjectID: c.ProjectID, At: start(at)}] = struct{}{}
+		}
 	}
 	days := slices.SortedFunc(maps.Keys(set), func(a, b rollup.ProjectDay) int {
 		return cmp.Or(cmp.Compare(a.ProjectID, b.ProjectID), cmp.Compare(a.At, b.At))
@@ -123,10 +138,10 @@ func (d *dayStore) Record(day rollup.ProjectDay, admitted []string, f store.View
 	return err
 }
 
-// addToRolls adds counts to the hour, day and week rolls, inside the
-// transaction that applies the cap, so the rolls and the days' paths never
-// disagree. The transaction holds the locks of the counts' days and weeks
-// (lockDays), which guard their rolls.
+// addToRolls adds counts to the hour, day, week and four-week rolls,
+// inside the transaction that applies the cap, so the rolls and the days'
+// paths never disagree. The transaction holds the locks of the counts'
+// days, weeks and four weeks (lockViewDays), which guard their rolls.
 func addToRolls(ctx context.Context, tx pgx.Tx, counts []store.ViewCount) error {
 	rolls, err := rollup.Group(counts)
 	if err != nil {
@@ -182,25 +197,37 @@ func appendSegments(ctx context.Context, tx pgx.Tx, kind rollup.Kind, rolls []ro
 }
 
 // queryRolls reads, in one statement and so one snapshot, the segments of
-// the week rolls of a range's whole weeks, of the day rolls of the whole
-// days on either side, and of the hour rolls of its two ragged edges.
-const queryRolls = `SELECT counts FROM view_week_rolls WHERE project_id = $1 AND week >= $2 AND week < $3
+// the four-week rolls of a range's whole four weeks, of the week rolls of
+// the whole weeks on either side, of the day rolls of the whole days on
+// either side of those, and of the hour rolls of its two ragged edges.
+const queryRolls = `SELECT counts FROM view_four_week_rolls WHERE project_id = $1 AND four_week >= $2 AND four_week < $3
+	UNION ALL
+	SELECT counts FROM view_week_rolls WHERE project_id = $1
+	   AND ((week >= $4 AND week < $5) OR (week >= $6 AND week < $7))
 	UNION ALL
 	SELECT counts FROM view_day_rolls WHERE project_id = $1
-	   AND ((day >= $4 AND day < $5) OR (day >= $6 AND day < $7))
+	   AND ((day >= $8 AND day < $9) OR (day >= $10 AND day < $11))
 	UNION ALL
 	SELECT counts FROM view_hour_rolls WHERE project_id = $1
-	   AND ((hour >= $8 AND hour < $9) OR (hour >= $10 AND hour < $11))`
+	   AND ((hour >= $12 AND hour < $13) OR (hour >= $14 AND hour < $15))`
+
+// queryRollsArgs returns queryRolls' arguments for the rolls of project
+// that span covers.
+func queryRollsArgs(project string, span rollup.ViewSpan) []any {
+	var weeks, days, hours [2][2]int64 // empty ranges unless the span has them
+	copy(weeks[:], span.Weeks)
+	copy(days[:], span.Days)
+	copy(hours[:], span.Hours)
+	return []any{project, span.FourWeeks[0], span.FourWeeks[1],
+		weeks[0][0], weeks[0][1], weeks[1][0], weeks[1][1],
+		days[0][0], days[0][1], days[1][0], days[1][1],
+		hours[0][0], hours[0][1], hours[1][0], hours[1][1]}
+}
 
 // tallyRolls adds to tally the segments of the rolls of project that span
 // covers.
-func tallyRolls(ctx context.Context, db querier, project string, span rollup.Span, tally *rollup.Tally) error {
-	var days, hours [2][2]int64 // empty ranges unless the span has them
-	copy(days[:], span.Days)
-	copy(hours[:], span.Hours)
-	rows, err := db.Query(ctx, queryRolls, project, span.Weeks[0], span.Weeks[1],
-		days[0][0], days[0][1], days[1][0], days[1][1],
-		hours[0][0], hours[0][1], hours[1][0], hours[1][1])
+func tallyRolls(ctx context.Context, db querier, project string, span rollup.ViewSpan, tally *rollup.Tally) error {
+	rows, err := db.Query(ctx, queryRolls, queryRollsArgs(project, span)...)
 	if err != nil {
 		return err
 	}
@@ -272,4 +299,49 @@ func rebuildRolls(ctx context.Context, tx pgx.Tx, days bool) error {
 			}
 		}
 	}
+}
+
+// buildFourWeekRolls fills view_four_week_rolls from the week rolls: the
+// step of migration 11. A four-week roll holds exactly the counts of its
+// four week rolls, so each is their segments merged into one. Memory holds
+// one project's four weeks at a time.
+func buildFourWeekRolls(ctx context.Context, tx pgx.Tx) error {
+	rows, err := tx.Query(ctx, `SELECT DISTINCT project_id, week FROM view_week_rolls ORDER BY project_id, week`)
+	if err != nil {
+		return err
+	}
+	var rolls []rollup.ProjectDay // the four weeks to build, in order
+	var r rollup.ProjectDay
+	if _, err := pgx.ForEachRow(rows, []any{&r.ProjectID, &r.At}, func() error {
+		four := rollup.ProjectDay{ProjectID: r.ProjectID, At: rollup.FourWeekOf(r.At)}
+		if n := len(rolls); n == 0 || rolls[n-1] != four {
+			rolls = append(rolls, four)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, r := range rolls {
+		rows, err := tx.Query(ctx, `SELECT counts FROM view_week_rolls
+			WHERE project_id = $1 AND week >= $2 AND week < $3 ORDER BY week, seq`, r.ProjectID, r.At, r.At+rollup.FourWeeks)
+		if err != nil {
+			return err
+		}
+		segs, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+		if err != nil {
+			return err
+		}
+		seg, n, err := rollup.MergeSegments(segs, nil)
+		if err != nil {
+			return fmt.Errorf("four weeks from %d of %q: %w", r.At, r.ProjectID, err)
+		}
+		if n == 0 {
+			continue
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO view_four_week_rolls (project_id, four_week, seq, entries, counts)
+			VALUES ($1, $2, 1, $3, $4)`, r.ProjectID, r.At, n, seg); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -255,14 +255,12 @@ func TestUpgradeFillsRollsAndTheQueryReadsThem(t *testing.T) {
 	// plan, blind to the parameters: both plans must find the hour rolls
 	// by key. (The day rolls are 180 rows here, which PostgreSQL may read
 	// whole; at scale the same key serves them.)
-	if _, err := conn.Exec(ctx, "PREPARE rolls (text, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint) AS "+postgres.QueryRollsSQL); err != nil {
+	if _, err := conn.Exec(ctx, "PREPARE rolls (text"+strings.Repeat(", bigint", 14)+") AS "+postgres.QueryRollsSQL); err != nil {
 		t.Fatal(err)
 	}
-	// The range, split as rollup.Split splits it.
-	span := rollup.Split(from, to)
-	execute := fmt.Sprintf("EXECUTE rolls ('p1', %d, %d, %d, %d, %d, %d, %d, %d, %d, %d)",
-		span.Weeks[0], span.Weeks[1], span.Days[0][0], span.Days[0][1], span.Days[1][0], span.Days[1][1],
-		span.Hours[0][0], span.Hours[0][1], span.Hours[1][0], span.Hours[1][1])
+	// The range, split as rollup.SplitViews splits it.
+	args := postgres.QueryRollsArgs("p1", rollup.SplitViews(from, to))
+	execute := fmt.Sprintf("EXECUTE rolls ('%s'"+strings.Repeat(", %d", len(args)-1)+")", args...)
 	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
 		t.Run(mode, func(t *testing.T) {
 			if _, err := conn.Exec(ctx, "SET plan_cache_mode = "+mode); err != nil {
@@ -330,6 +328,101 @@ func TestUpgradeFromVersion4CountsBotsAndKeepsDays(t *testing.T) {
 		paths != 2 || foldedCounts != 3 || foldedViews != 9 {
 		t.Errorf("view_days holds %d paths, %d counts and %d views folded (%v), want 2, 3 and 9 kept", paths, foldedCounts, foldedViews, err)
 	}
+}
+
+// A database at version 10 holds hour, day and week rolls, some of several
+// segments. Opening it builds the four-week rolls from the week rolls, so
+// that ranges of months answer what the counts add up to, and flushes after
+// the upgrade add to them.
+func TestUpgradeBuildsFourWeekRollsFromWeekRolls(t *testing.T) {
+	db := newDatabase(t)
+	ctx := t.Context()
+	if err := postgres.MigrateTo(ctx, db, 10); err != nil {
+		t.Fatal(err)
+	}
+	conn := connect(t, db)
+	// 100 days of two projects, written as version 10 wrote them: each
+	// batch a segment of every hour, day and week roll it falls in.
+	start := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	var counts []store.ViewCount
+	var writes pgx.Batch
+	for b := range 3 {
+		var batch []store.ViewCount
+		for d := range 100 {
+			for i := range 6 {
+				batch = append(batch, store.ViewCount{ProjectID: "docs", Path: fmt.Sprintf("/p%d", (i*7+d+b)%9),
+					Hour: start.Add(time.Duration(d*24+(i*5+b)%24) * time.Hour), Human: int64(1 + (i+d)%4), AI: int64(b % 2), Bot: 1})
+			}
+			batch = append(batch, store.ViewCount{ProjectID: "other", Path: "/x", Hour: start.Add(time.Duration(d*24) * time.Hour), Human: 3})
+		}
+		rolls, err := rollup.Group(batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for kind := range rollup.FourWeekly {
+			for _, r := range rolls[kind] {
+				writes.Queue(`INSERT INTO `+kind.Table()+` (project_id, `+kind.Column()+`, seq, entries, counts) VALUES ($1, $2, $3, $4, $5)`,
+					r.ProjectID, r.At, b+1, len(r.Counts), rollup.Encode(nil, r.Counts))
+			}
+		}
+		counts = append(counts, batch...)
+	}
+	if err := conn.SendBatch(ctx, &writes).Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The counts, for sumRows to add up.
+	if _, err := conn.Exec(ctx, `CREATE TABLE views_reference (project_id text, path text COLLATE "C", hour timestamptz, human bigint, ai bigint, bot bigint)`); err != nil {
+		t.Fatal(err)
+	}
+	reference := func(counts []store.ViewCount) {
+		t.Helper()
+		if _, err := conn.CopyFrom(ctx, pgx.Identifier{"views_reference"}, []string{"project_id", "path", "hour", "human", "ai", "bot"},
+			pgx.CopyFromSlice(len(counts), func(i int) ([]any, error) {
+				c := counts[i]
+				return []any{c.ProjectID, c.Path, c.Hour, c.Human, c.AI, c.Bot}, nil
+			})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reference(counts)
+
+	s := open(t, db)
+	fours := map[[2]any]bool{}
+	for _, c := range counts {
+		fours[[2]any{c.ProjectID, rollup.FourWeekOf(c.Hour.Unix())}] = true
+	}
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM view_four_week_rolls WHERE seq = 1`).Scan(&n); err != nil || n != len(fours) {
+		t.Errorf("%d four-week rolls (%v), want %d", n, err, len(fours))
+	}
+	check := func(what string) {
+		t.Helper()
+		for _, q := range []store.ViewsQuery{
+			{ProjectID: "docs", Limit: 4},
+			{ProjectID: "docs", From: start.Add(5 * time.Hour), To: start.Add(99*24*time.Hour + 7*time.Hour), Limit: 3, Offset: 2},
+			{ProjectID: "docs", From: start.Add(30 * 24 * time.Hour), Limit: 9},
+			{ProjectID: "other", To: start.Add(70*24*time.Hour + 1*time.Hour), Limit: 5},
+		} {
+			got, err := s.QueryViews(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := sumRows(t, conn, q); !reflect.DeepEqual(got, want) {
+				t.Errorf("QueryViews(%+v) %s:\n got %+v\nwant %+v", q, what, got, want)
+			}
+		}
+	}
+	check("after the upgrade")
+	// A flush after the upgrade adds to the four-week rolls too.
+	late := []store.ViewCount{
+		{ProjectID: "docs", Path: "/p1", Hour: start.Add(40*24*time.Hour + 3*time.Hour), Human: 50},
+		{ProjectID: "docs", Path: "/new", Hour: start.Add(60 * 24 * time.Hour), AI: 7},
+	}
+	if err := s.AddViews(ctx, late); err != nil {
+		t.Fatal(err)
+	}
+	reference(late)
+	check("after a flush")
 }
 
 // sumRows answers q from views_reference, a copy of page_views made

@@ -98,6 +98,7 @@ func apply(ctx context.Context, db *sql.DB, m migration.Migration, know int) err
 // file name, not only the version, picks the step, so that a test's own
 // migrations never run it. Migration 2's step built rolls keyed by path
 // IDs, which migration 3 drops and rebuilds: it has none any more.
+// Migration 11's builds the four-week rolls from the week rolls.
 func goStep(name string) func(context.Context, *sql.Tx) error {
 	switch name {
 	case "0003_view_segments.sql":
@@ -106,6 +107,8 @@ func goStep(name string) func(context.Context, *sql.Tx) error {
 		}
 	case "0005_rolls_count_bots.sql":
 		return func(ctx context.Context, tx *sql.Tx) error { return rebuildRolls(ctx, tx, rebuild{}) }
+	case "0011_view_four_week_rolls.sql":
+		return buildFourWeekRolls
 	}
 	return nil
 }

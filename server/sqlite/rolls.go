@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
@@ -57,9 +58,9 @@ func (d *dayStore) Record(day rollup.ProjectDay, admitted []string, f store.View
 	return err
 }
 
-// addToRolls adds counts to the hour, day and week rolls, inside the
-// transaction that applies the cap, so the rolls and the days' paths never
-// disagree.
+// addToRolls adds counts to the hour, day, week and four-week rolls,
+// inside the transaction that applies the cap, so the rolls and the days'
+// paths never disagree.
 func addToRolls(ctx context.Context, tx *sql.Tx, st *viewStatements, counts []store.ViewCount) error {
 	rolls, err := rollup.Group(counts)
 	if err != nil {
@@ -143,7 +144,7 @@ func readSegments(ctx context.Context, get *sql.Stmt, r rollup.Roll, from int64)
 // covers, rolls of a kind being selected by query (its table and column:
 // see rollRangeQuery). A segment is only valid during the call: it points
 // into the driver's buffer until the next row, so it is never copied.
-func readRolls(ctx context.Context, tx *sql.Tx, query func(rollup.Kind) string, project string, span rollup.Span, add func(seg []byte) error) error {
+func readRolls(ctx context.Context, tx *sql.Tx, query func(rollup.Kind) string, project string, span rollup.ViewSpan, add func(seg []byte) error) error {
 	return span.Ranges(func(kind rollup.Kind, at [2]int64) error {
 		rows, err := tx.QueryContext(ctx, query(kind), project, at[0], at[1])
 		if err != nil {
@@ -246,4 +247,68 @@ func rebuildRolls(ctx context.Context, tx *sql.Tx, r rebuild) error {
 			return b.Flush()
 		}
 	}
+}
+
+// buildFourWeekRolls fills view_four_week_rolls from the week rolls: the
+// step of migration 11. A four-week roll holds exactly the counts of its
+// four week rolls, so each is their segments merged into one. Memory holds
+// one project's four weeks at a time.
+func buildFourWeekRolls(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT project_id, week FROM view_week_rolls ORDER BY project_id, week`)
+	if err != nil {
+		return err
+	}
+	var rolls []rollup.ProjectDay // the four weeks to build, in order
+	for rows.Next() {
+		var r rollup.ProjectDay
+		if err := rows.Scan(&r.ProjectID, &r.At); err != nil {
+			rows.Close()
+			return err
+		}
+		r.At = rollup.FourWeekOf(r.At)
+		if n := len(rolls); n == 0 || rolls[n-1] != r {
+			rolls = append(rolls, r)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range rolls {
+		segs, err := readSegmentsOf(ctx, tx, `SELECT counts FROM view_week_rolls
+			WHERE project_id = ? AND week >= ? AND week < ? ORDER BY week, seq`, r.ProjectID, r.At, r.At+rollup.FourWeeks)
+		if err != nil {
+			return err
+		}
+		seg, n, err := rollup.MergeSegments(segs, nil)
+		if err != nil {
+			return fmt.Errorf("four weeks from %d of %q: %w", r.At, r.ProjectID, err)
+		}
+		if n == 0 {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO view_four_week_rolls (project_id, four_week, seq, entries, counts)
+			VALUES (?, ?, 1, ?, ?)`, r.ProjectID, r.At, n, seg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readSegmentsOf returns the segments query selects with args.
+func readSegmentsOf(ctx context.Context, tx *sql.Tx, query string, args ...any) ([][]byte, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var segs [][]byte
+	for rows.Next() {
+		var seg []byte
+		if err := rows.Scan(&seg); err != nil {
+			return nil, err
+		}
+		segs = append(segs, seg)
+	}
+	return segs, rows.Err()
 }

@@ -111,6 +111,82 @@ func TestUpgradeFromVersion4CountsBotsAndKeepsDays(t *testing.T) {
 	}
 }
 
+// A database at version 10 holds hour, day and week rolls, some of several
+// segments. Opening it builds the four-week rolls from the week rolls, so
+// that ranges of months answer what the counts add up to, and flushes after
+// the upgrade add to them.
+func TestUpgradeBuildsFourWeekRollsFromWeekRolls(t *testing.T) {
+	path := dbPath(t)
+	ms, err := loadMigrations(migrationFiles)
+	must(t, "loadMigrations", err)
+	db := rawOpen(t, path)
+	must(t, "migrate to version 10", migrate(t.Context(), db, ms[:10]))
+
+	// 100 days of two projects, written as version 10 wrote them: each
+	// batch a segment of every hour, day and week roll it falls in.
+	start := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	var counts []store.ViewCount
+	tx, err := db.BeginTx(t.Context(), nil)
+	must(t, "begin", err)
+	for b := range 3 {
+		var batch []store.ViewCount
+		for d := range 100 {
+			for i := range 6 {
+				batch = append(batch, store.ViewCount{ProjectID: "docs", Path: fmt.Sprintf("/p%d", (i*7+d+b)%9),
+					Hour: start.Add(time.Duration(d*24+(i*5+b)%24) * time.Hour), Human: int64(1 + (i+d)%4), AI: int64(b % 2), Bot: 1})
+			}
+			batch = append(batch, store.ViewCount{ProjectID: "other", Path: "/x", Hour: start.Add(time.Duration(d*24) * time.Hour), Human: 3})
+		}
+		rolls, err := rollup.Group(batch)
+		must(t, "Group", err)
+		for kind := range rollup.FourWeekly {
+			for _, r := range rolls[kind] {
+				_, err := tx.ExecContext(t.Context(), `INSERT INTO `+kind.Table()+` (project_id, `+kind.Column()+`, seq, entries, counts) VALUES (?, ?, ?, ?, ?)`,
+					r.ProjectID, r.At, b+1, len(r.Counts), rollup.Encode(nil, r.Counts))
+				must(t, "write a roll as version 10 did", err)
+			}
+		}
+		counts = append(counts, batch...)
+	}
+	must(t, "commit", tx.Commit())
+	must(t, "close", db.Close())
+
+	s := open(t, path)
+	// Every four weeks that a week roll of the 100 days falls in, for
+	// each project, as one segment.
+	weeks := map[[2]any]bool{}
+	for _, c := range counts {
+		weeks[[2]any{c.ProjectID, rollup.FourWeekOf(c.Hour.Unix())}] = true
+	}
+	if n := queryInt(t, s.r, "SELECT count(*) FROM view_four_week_rolls WHERE seq = 1"); n != int64(len(weeks)) {
+		t.Errorf("%d four-week rolls, want %d", n, len(weeks))
+	}
+	check := func(what string) {
+		t.Helper()
+		for _, q := range []store.ViewsQuery{
+			{ProjectID: "docs", Limit: 4},
+			{ProjectID: "docs", From: start.Add(5 * time.Hour), To: start.Add(99*24*time.Hour + 7*time.Hour), Limit: 3, Offset: 2},
+			{ProjectID: "docs", From: start.Add(30 * 24 * time.Hour), Limit: 9},
+			{ProjectID: "other", To: start.Add(70*24*time.Hour + 1*time.Hour), Limit: 5},
+		} {
+			got, err := s.QueryViews(t.Context(), q)
+			must(t, "QueryViews", err)
+			if want := sumRows(counts, q); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("QueryViews(%+v) %s:\n got %v\nwant %v", q, what, got, want)
+			}
+		}
+	}
+	check("after the upgrade")
+	// A flush after the upgrade adds to the four-week rolls too.
+	late := []store.ViewCount{
+		{ProjectID: "docs", Path: "/p1", Hour: start.Add(40*24*time.Hour + 3*time.Hour), Human: 50},
+		{ProjectID: "docs", Path: "/new", Hour: start.Add(60 * 24 * time.Hour), AI: 7},
+	}
+	must(t, "AddViews", s.AddViews(t.Context(), late))
+	counts = append(counts, late...)
+	check("after a flush")
+}
+
 // storedBots returns the bot views that s's hour rolls hold.
 func storedBots(t *testing.T, s *Store) int64 {
 	t.Helper()
@@ -170,12 +246,15 @@ func TestDamagedRollFailsTheQuery(t *testing.T) {
 	s := open(t, dbPath(t))
 	hour := time.Date(2026, 5, 1, 3, 0, 0, 0, time.UTC)
 	must(t, "AddViews", s.AddViews(t.Context(), []store.ViewCount{{ProjectID: "p", Path: "/a", Hour: hour, Human: 1}}))
-	for _, table := range []string{"view_hour_rolls", "view_day_rolls", "view_week_rolls"} {
+	tables := []string{"view_hour_rolls", "view_day_rolls", "view_week_rolls", "view_four_week_rolls"}
+	for _, table := range tables {
 		_, err := s.w.ExecContext(t.Context(), `UPDATE `+table+` SET counts = x'02'`)
 		must(t, "damage the rolls", err)
 	}
+	monday := time.Unix(rollup.WeekOf(hour.Unix()), 0)
 	for _, q := range []store.ViewsQuery{
-		{ProjectID: "p", Limit: 10}, // the week's roll
+		{ProjectID: "p", Limit: 10}, // the four weeks' roll
+		{ProjectID: "p", From: monday, To: monday.Add(7 * 24 * time.Hour), Limit: 10},                                           // the week's
 		{ProjectID: "p", From: hour.Truncate(24 * time.Hour), To: hour.Truncate(24 * time.Hour).Add(24 * time.Hour), Limit: 10}, // the day's
 		{ProjectID: "p", From: hour, To: hour.Add(time.Hour), Limit: 10},                                                        // the hour's
 	} {
@@ -187,7 +266,7 @@ func TestDamagedRollFailsTheQuery(t *testing.T) {
 	if err := s.AddViews(t.Context(), []store.ViewCount{{ProjectID: "p", Path: "/a", Hour: hour, Human: 1}}); err == nil {
 		t.Fatal("AddViews into a damaged roll: no error")
 	}
-	for _, table := range []string{"view_hour_rolls", "view_day_rolls", "view_week_rolls"} {
+	for _, table := range tables {
 		if n := queryInt(t, s.r, `SELECT count(*) FROM `+table+` WHERE counts <> x'02'`); n != 0 {
 			t.Fatalf("%s holds %d segments besides the damaged one: the failed batch must not be stored", table, n)
 		}

@@ -16,7 +16,7 @@ import (
 // (They cannot be prepared lazily: the writer has one connection, which the
 // transaction that needs them holds.)
 type viewStatements struct {
-	rolls [rollup.Weekly + 1]rollStatements // by rollup.Kind
+	rolls [rollup.ViewKinds]rollStatements // by rollup.Kind
 	// The cap's bookkeeping (dayStore).
 	held, addPath, paths, record *sql.Stmt
 }
@@ -47,22 +47,31 @@ func (p *preparer) err() error { return errors.Join(p.errs...) }
 // blob and their sizes in column size.
 func (p *preparer) prepareRolls(table func(rollup.Kind) string, size, blob string) (rolls [rollup.Weekly + 1]rollStatements) {
 	for kind := range rolls {
-		table, col := table(rollup.Kind(kind)), rollup.Kind(kind).Column()
-		where := ` WHERE project_id = ? AND ` + col + ` = ?`
-		rolls[kind] = rollStatements{
-			list: p.prepare(`SELECT seq, ` + size + ` FROM ` + table + where + ` ORDER BY seq`),
-			get:  p.prepare(`SELECT ` + blob + ` FROM ` + table + where + ` AND seq >= ? ORDER BY seq`),
-			del:  p.prepare(`DELETE FROM ` + table + where + ` AND seq >= ?`),
-			put:  p.prepare(`INSERT INTO ` + table + ` (project_id, ` + col + `, seq, ` + size + `, ` + blob + `) VALUES (?, ?, ?, ?, ?)`),
-		}
+		rolls[kind] = p.prepareRoll(table(rollup.Kind(kind)), rollup.Kind(kind).Column(), size, blob)
 	}
 	return rolls
+}
+
+// prepareRoll prepares the statements of the segments in table, whose
+// rolls start at column col.
+func (p *preparer) prepareRoll(table, col, size, blob string) rollStatements {
+	where := ` WHERE project_id = ? AND ` + col + ` = ?`
+	return rollStatements{
+		list: p.prepare(`SELECT seq, ` + size + ` FROM ` + table + where + ` ORDER BY seq`),
+		get:  p.prepare(`SELECT ` + blob + ` FROM ` + table + where + ` AND seq >= ? ORDER BY seq`),
+		del:  p.prepare(`DELETE FROM ` + table + where + ` AND seq >= ?`),
+		put:  p.prepare(`INSERT INTO ` + table + ` (project_id, ` + col + `, seq, ` + size + `, ` + blob + `) VALUES (?, ?, ?, ?, ?)`),
+	}
 }
 
 // prepareViewStatements prepares the statements on db.
 func prepareViewStatements(ctx context.Context, db *sql.DB) (*viewStatements, error) {
 	p := &preparer{ctx: ctx, db: db}
-	st := viewStatements{rolls: p.prepareRolls(rollup.Kind.Table, "entries", "counts")}
+	var st viewStatements
+	// The kinds the visitors keep too, then the views' own four weeks.
+	shared := p.prepareRolls(rollup.Kind.Table, "entries", "counts")
+	copy(st.rolls[:], shared[:])
+	st.rolls[rollup.FourWeekly] = p.prepareRoll(rollup.FourWeekly.Table(), rollup.FourWeekly.Column(), "entries", "counts")
 	st.held = p.prepare(`SELECT 1 FROM view_day_paths WHERE project_id = ? AND day = ? AND path = ?`)
 	st.addPath = p.prepare(`INSERT INTO view_day_paths (project_id, day, path) VALUES (?, ?, ?)`)
 	st.paths = p.prepare(`SELECT paths FROM view_days WHERE project_id = ? AND day = ?`)

@@ -32,9 +32,13 @@ var errOverflow = errors.New("rollup: count overflows int64")
 
 // Normalize sorts counts by path (bytes), adds up the counts of the same
 // path and drops those with no views, in place; it returns the shortened
-// slice. Encode needs normalized counts.
+// slice. Encode needs normalized counts. Counts in path order already (as
+// Group makes them) are only checked, not sorted again.
 func Normalize(counts []Count) ([]Count, error) {
-	slices.SortFunc(counts, func(a, b Count) int { return strings.Compare(a.Path, b.Path) })
+	byPath := func(a, b Count) int { return strings.Compare(a.Path, b.Path) }
+	if !slices.IsSortedFunc(counts, byPath) {
+		slices.SortFunc(counts, byPath)
+	}
 	out := counts[:0]
 	for _, c := range counts {
 		if c.Path == "" || c.Human < 0 || c.AI < 0 || c.Bot < 0 {

@@ -3,12 +3,13 @@ package rollup
 import (
 	"cmp"
 	"slices"
+	"strings"
 
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
 // Roll is the counts a batch adds to one roll: the roll of ProjectID that
-// starts at At (Unix seconds), an hour, a day or a week.
+// starts at At (Unix seconds), an hour, a day, a week or four weeks.
 type Roll struct {
 	ProjectID string
 	At        int64
@@ -16,54 +17,63 @@ type Roll struct {
 }
 
 // Group turns a batch of counts, already validated as whole hours with
-// counts of zero or more, into what it adds to the rolls of each kind
-// (indexed by Kind), each sorted by (ProjectID, At) so that stores take
-// rolls in one order.
-func Group(counts []store.ViewCount) (rolls [kinds][]Roll, err error) {
-	type key struct {
+// counts of zero or more, into what it adds to the views' rolls of each
+// kind (indexed by Kind: the hour, day, week and four-week rolls), each
+// sorted by (ProjectID, At) so that stores take rolls in one order.
+func Group(counts []store.ViewCount) (rolls [ViewKinds][]Roll, err error) {
+	// The batch is sorted by path once, so that every roll's counts come
+	// out in path order and Normalize only checks it: sorting each kind's
+	// rolls apart was most of Group's time, and of a flush's CPU.
+	type entry struct {
 		project string
-		at      int64
+		hour    int64
+		count   Count
 	}
-	var by [kinds]map[key][]Count
-	for k := range by {
-		by[k] = make(map[key][]Count)
-	}
+	batch := make([]entry, 0, len(counts))
 	for _, c := range counts {
 		if c.Human == 0 && c.AI == 0 && c.Bot == 0 {
 			continue
 		}
-		rc := Count{Path: c.Path, Human: c.Human, AI: c.AI, Bot: c.Bot}
-		for k := range Kind(kinds) {
-			at := k.Of(c.Hour.Unix())
-			by[k][key{c.ProjectID, at}] = append(by[k][key{c.ProjectID, at}], rc)
-		}
+		batch = append(batch, entry{c.ProjectID, c.Hour.Unix(), Count{Path: c.Path, Human: c.Human, AI: c.AI, Bot: c.Bot}})
 	}
-	flatten := func(m map[key][]Count) ([]Roll, error) {
-		rolls := make([]Roll, 0, len(m))
-		for k, cs := range m {
-			cs, err := Normalize(cs)
-			if err != nil {
-				return nil, err
+	slices.SortFunc(batch, func(a, b entry) int { return strings.Compare(a.count.Path, b.count.Path) })
+	type key struct {
+		project string
+		at      int64
+	}
+	for k := range Kind(ViewKinds) {
+		at := make(map[key]int) // a roll's place in rolls[k]
+		// A flush's counts are mostly of one hour: the last roll is
+		// nearly always the next count's, found without hashing.
+		last, i := key{}, -1
+		for _, e := range batch {
+			if kk := (key{e.project, k.Of(e.hour)}); i < 0 || kk != last {
+				n, ok := at[kk]
+				if !ok {
+					n = len(rolls[k])
+					at[kk] = n
+					rolls[k] = append(rolls[k], Roll{ProjectID: kk.project, At: kk.at})
+				}
+				last, i = kk, n
 			}
-			rolls = append(rolls, Roll{ProjectID: k.project, At: k.at, Counts: cs})
+			rolls[k][i].Counts = append(rolls[k][i].Counts, e.count)
 		}
-		slices.SortFunc(rolls, func(a, b Roll) int {
+		for n := range rolls[k] {
+			if rolls[k][n].Counts, err = Normalize(rolls[k][n].Counts); err != nil {
+				return rolls, err
+			}
+		}
+		slices.SortFunc(rolls[k], func(a, b Roll) int {
 			return cmp.Or(cmp.Compare(a.ProjectID, b.ProjectID), cmp.Compare(a.At, b.At))
 		})
-		return rolls, nil
-	}
-	for k := range rolls {
-		if rolls[k], err = flatten(by[k]); err != nil {
-			return rolls, err
-		}
 	}
 	return rolls, nil
 }
 
-// Kind tells hour rolls from day and week rolls.
+// Kind tells hour rolls from day, week and four-week rolls.
 type Kind int
 
-// The kinds of rolls.
+// The kinds of rolls that both the views and the visitors keep.
 const (
 	Hourly Kind = iota
 	Daily
@@ -71,16 +81,26 @@ const (
 	kinds = iota // how many
 )
 
-// Table names the SQL table of k's segments, the same in every store's
-// schema.
+// FourWeekly is the kind of the four-week rolls, which only the views keep
+// (viewspan.go): a year's range reads about 13 of them instead of 52 week
+// rolls. It comes after kinds, so that the visitors' rolls, which are
+// indexed by the kinds below it, never include it.
+const FourWeekly Kind = kinds
+
+// ViewKinds is how many kinds of rolls the views keep: the hour, day, week
+// and four-week rolls, the indexes of Group's answer.
+const ViewKinds = kinds + 1
+
+// Table names the SQL table of k's views segments, the same in every
+// store's schema.
 func (k Kind) Table() string {
-	return [...]string{"view_hour_rolls", "view_day_rolls", "view_week_rolls"}[k]
+	return [...]string{"view_hour_rolls", "view_day_rolls", "view_week_rolls", "view_four_week_rolls"}[k]
 }
 
 // Column names the time column of k's table: the Unix time of the roll's
 // start.
 func (k Kind) Column() string {
-	return [...]string{"hour", "day", "week"}[k]
+	return [...]string{"hour", "day", "week", "four_week"}[k]
 }
 
 // Of returns the start of the roll of kind k that the hour starting at t
@@ -91,6 +111,8 @@ func (k Kind) Of(t int64) int64 {
 		return DayOf(t)
 	case Weekly:
 		return WeekOf(t)
+	case FourWeekly:
+		return FourWeekOf(t)
 	}
 	return t
 }

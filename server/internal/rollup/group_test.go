@@ -1,6 +1,7 @@
 package rollup
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -52,12 +53,66 @@ func TestGroupSplitsABatchIntoHourAndDayRolls(t *testing.T) {
 	if !reflect.DeepEqual(weeks, wantWeeks) {
 		t.Errorf("week rolls %v, want %v", weeks, wantWeeks)
 	}
+	// The week is inside the four weeks of April 13th to May 11th: the
+	// four-week rolls hold what the week rolls do.
+	fourWeeks := time.Date(2026, 4, 13, 0, 0, 0, 0, time.UTC).Unix()
+	wantFourWeeks := []Roll{
+		{"o", fourWeeks, wantWeeks[0].Counts},
+		{"p", fourWeeks, wantWeeks[1].Counts},
+	}
+	if got := rolls[FourWeekly]; !reflect.DeepEqual(got, wantFourWeeks) {
+		t.Errorf("four-week rolls %v, want %v", got, wantFourWeeks)
+	}
+}
+
+func TestGroupOrdersRollsAndPathsWhateverTheBatchOrder(t *testing.T) {
+	// Counts of two projects over two four weeks, in a scrambled order
+	// with a path repeated: every roll's counts come out normalized, and
+	// the rolls of each kind sorted by project, then start.
+	start := time.Date(2026, 4, 13, 0, 0, 0, 0, time.UTC)
+	var counts []store.ViewCount
+	var human int64
+	for i := range 200 {
+		human += int64(i%3 + 1)
+		counts = append(counts, store.ViewCount{
+			ProjectID: []string{"q", "p"}[i%2], Path: fmt.Sprintf("/%d", (i*37)%23),
+			Hour: start.Add(time.Duration((i*101)%(56*24)) * time.Hour), Human: int64(i%3 + 1), Bot: int64(i % 2),
+		})
+	}
+	rolls, err := Group(counts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, rs := range rolls {
+		var sum int64
+		for i, r := range rs {
+			if i > 0 && (rs[i-1].ProjectID > r.ProjectID || rs[i-1].ProjectID == r.ProjectID && rs[i-1].At >= r.At) {
+				t.Errorf("kind %d: roll %d (%s, %d) after (%s, %d)", k, i, r.ProjectID, r.At, rs[i-1].ProjectID, rs[i-1].At)
+			}
+			if r.At != Kind(k).Of(r.At) {
+				t.Errorf("kind %d: roll at %d does not start a roll", k, r.At)
+			}
+			for j, c := range r.Counts {
+				if j > 0 && r.Counts[j-1].Path >= c.Path {
+					t.Errorf("kind %d: roll (%s, %d) not in path order: %q after %q", k, r.ProjectID, r.At, c.Path, r.Counts[j-1].Path)
+				}
+				sum += c.Human
+			}
+		}
+		if sum != human {
+			t.Errorf("kind %d: rolls hold %d human views, want %d", k, sum, human)
+		}
+	}
+	if n := len(rolls[FourWeekly]); n != 4 {
+		t.Errorf("%d four-week rolls, want two four weeks of two projects", n)
+	}
 }
 
 func TestKindNamesTablesAndColumns(t *testing.T) {
 	if Hourly.Table() != "view_hour_rolls" || Hourly.Column() != "hour" ||
 		Daily.Table() != "view_day_rolls" || Daily.Column() != "day" ||
-		Weekly.Table() != "view_week_rolls" || Weekly.Column() != "week" {
+		Weekly.Table() != "view_week_rolls" || Weekly.Column() != "week" ||
+		FourWeekly.Table() != "view_four_week_rolls" || FourWeekly.Column() != "four_week" {
 		t.Fatal("the names the stores' migrations use changed")
 	}
 }
