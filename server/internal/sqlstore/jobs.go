@@ -15,16 +15,13 @@ import (
 func (s *Store) CreateJob(ctx context.Context, nj store.NewJob) (store.Job, bool, error) {
 	var replayed bool
 	job, err := write(ctx, s, "create job", s.checkPrompt(nj.Validate(), nj.ID, nj.Prompt), func(tx Tx) (store.Job, error) {
-		found, err := tx.ProjectExists(ctx, nj.ProjectID)
-		if err == nil && !found {
-			err = projectNotFound(nj.ProjectID)
-		}
-		if err != nil {
+		if err := s.requireProject(ctx, tx, nj.ProjectID); err != nil {
 			return store.Job{}, err
 		}
 		// The key comes before the job's ID: a replay answers whatever ID
 		// the retry carries.
 		var job store.Job
+		var err error
 		if job, replayed, err = reserve(ctx, tx, nj.ProjectID, nj.Idempotency, nj.ID); err != nil || replayed {
 			return job, err
 		}

@@ -34,11 +34,7 @@ type SiteTx interface {
 // sorted, duplicates dropped.
 func (s *Store) CreateSiteToken(ctx context.Context, t store.SiteToken) error {
 	return s.exec(ctx, "create site token", t.Validate(), func(tx Tx) error {
-		found, err := tx.ProjectExists(ctx, t.ProjectID)
-		if err == nil && !found {
-			err = projectNotFound(t.ProjectID)
-		}
-		if err != nil {
+		if err := s.requireProject(ctx, tx, t.ProjectID); err != nil {
 			return err
 		}
 		return tx.InsertSiteToken(ctx, t)

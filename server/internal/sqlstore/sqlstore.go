@@ -20,7 +20,8 @@ import (
 // Store has the methods of store.Store that the SQL backends share. A
 // backend embeds it, so that its own type is the store.Store.
 type Store struct {
-	db Backend
+	db       Backend
+	projects knownProjects
 }
 
 // New returns the shared methods over db.

@@ -73,6 +73,10 @@ func testJobs(t *testing.T, open opener) {
 			// Nothing was stored: the ID is still free.
 			mustProject(t, s, "p1")
 			mustCreateJob(t, s, NewJob("p1", "j1", At(0)))
+			// A project unknown once is looked for again: once created,
+			// its writes succeed.
+			mustProject(t, s, "nope")
+			mustCreateJob(t, s, NewJob("nope", "j2", At(0)))
 		}},
 		{"JobOfAnotherProjectIsNotFound", func(t *testing.T, s store.Store) {
 			mustProject(t, s, "p1")
