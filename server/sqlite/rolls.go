@@ -124,7 +124,11 @@ func listSegments(ctx context.Context, list *sql.Stmt, r rollup.Roll) ([]rollup.
 
 // readSegments returns the segments of r's roll from seq from on.
 func readSegments(ctx context.Context, get *sql.Stmt, r rollup.Roll, from int64) ([][]byte, error) {
-	rows, err := get.QueryContext(ctx, r.ProjectID, r.At, from)
+	return collectSegments(get.QueryContext(ctx, r.ProjectID, r.At, from))
+}
+
+// collectSegments returns the segments of rows, each row one, or err.
+func collectSegments(rows *sql.Rows, err error) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -275,8 +279,8 @@ func buildFourWeekRolls(ctx context.Context, tx *sql.Tx) error {
 		return err
 	}
 	for _, r := range rolls {
-		segs, err := readSegmentsOf(ctx, tx, `SELECT counts FROM view_week_rolls
-			WHERE project_id = ? AND week >= ? AND week < ? ORDER BY week, seq`, r.ProjectID, r.At, r.At+rollup.FourWeeks)
+		segs, err := collectSegments(tx.QueryContext(ctx, `SELECT counts FROM view_week_rolls
+			WHERE project_id = ? AND week >= ? AND week < ? ORDER BY week, seq`, r.ProjectID, r.At, r.At+rollup.FourWeeks))
 		if err != nil {
 			return err
 		}
@@ -293,22 +297,4 @@ func buildFourWeekRolls(ctx context.Context, tx *sql.Tx) error {
 		}
 	}
 	return nil
-}
-
-// readSegmentsOf returns the segments query selects with args.
-func readSegmentsOf(ctx context.Context, tx *sql.Tx, query string, args ...any) ([][]byte, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var segs [][]byte
-	for rows.Next() {
-		var seg []byte
-		if err := rows.Scan(&seg); err != nil {
-			return nil, err
-		}
-		segs = append(segs, seg)
-	}
-	return segs, rows.Err()
 }

@@ -65,45 +65,43 @@ func Split(from, to time.Time) Span {
 	if lo >= hi {
 		return Span{}
 	}
-	// The whole days inside: from the first midnight at or after lo to the
-	// last at or before hi. An open side stays open.
-	dayLo, dayHi := lo, hi
-	if lo != math.MinInt64 {
-		dayLo = ceilTo(lo, Day, 0)
-	}
-	if hi != math.MaxInt64 {
-		dayHi = floorTo(hi, Day, 0)
-	}
-	if dayLo >= dayHi {
+	// The whole days inside, then the whole weeks inside those.
+	days, hours, ok := splitUnits(lo, hi, Day, 0)
+	if !ok {
 		return Span{Hours: [][2]int64{{lo, hi}}}
 	}
-	var s Span
-	if lo < dayLo {
-		s.Hours = append(s.Hours, [2]int64{lo, dayLo})
-	}
-	if dayHi < hi {
-		s.Hours = append(s.Hours, [2]int64{dayHi, hi})
-	}
-	// The whole weeks inside the days, the same way.
-	weekLo, weekHi := dayLo, dayHi
-	if dayLo != math.MinInt64 {
-		weekLo = ceilTo(dayLo, Week, weekOffset)
-	}
-	if dayHi != math.MaxInt64 {
-		weekHi = floorTo(dayHi, Week, weekOffset)
-	}
-	if weekLo >= weekHi {
-		s.Days = [][2]int64{{dayLo, dayHi}}
+	s := Span{Hours: hours}
+	weeks, around, ok := splitUnits(days[0], days[1], Week, weekOffset)
+	if !ok {
+		s.Days = [][2]int64{days}
 		return s
 	}
-	s.Weeks = [2]int64{weekLo, weekHi}
-	if dayLo < weekLo {
-		s.Days = append(s.Days, [2]int64{dayLo, weekLo})
-	}
-	if weekHi < dayHi {
-		s.Days = append(s.Days, [2]int64{weekHi, dayHi})
-	}
+	s.Weeks, s.Days = weeks, around
 	return s
+}
+
+// splitUnits splits [lo, hi) into the whole units inside it (those that
+// start at a multiple of unit plus offset), [in[0], in[1]), and the ranges
+// before and after them that are not empty (edges); ok is false when no
+// whole unit fits. An open side (math.MinInt64, math.MaxInt64) stays open.
+func splitUnits(lo, hi, unit, offset int64) (in [2]int64, edges [][2]int64, ok bool) {
+	in = [2]int64{lo, hi}
+	if lo != math.MinInt64 {
+		in[0] = ceilTo(lo, unit, offset)
+	}
+	if hi != math.MaxInt64 {
+		in[1] = floorTo(hi, unit, offset)
+	}
+	if in[0] >= in[1] {
+		return in, nil, false
+	}
+	if lo < in[0] {
+		edges = append(edges, [2]int64{lo, in[0]})
+	}
+	if in[1] < hi {
+		edges = append(edges, [2]int64{in[1], hi})
+	}
+	return in, edges, true
 }
 
 // floorTo rounds t down to the last multiple of unit plus offset (0 <=

@@ -1,7 +1,6 @@
 package rollup
 
 import (
-	"math"
 	"time"
 )
 
@@ -37,30 +36,17 @@ type ViewSpan struct {
 func SplitViews(from, to time.Time) ViewSpan {
 	s := Split(from, to)
 	v := ViewSpan{Hours: s.Hours, Days: s.Days}
-	lo, hi := s.Weeks[0], s.Weeks[1]
-	if lo >= hi {
+	if s.Weeks[0] >= s.Weeks[1] {
 		return v
 	}
 	// The whole four weeks inside the weeks, as Split finds the weeks
-	// inside the days. An open side stays open.
-	fourLo, fourHi := lo, hi
-	if lo != math.MinInt64 {
-		fourLo = ceilTo(lo, FourWeeks, weekOffset)
-	}
-	if hi != math.MaxInt64 {
-		fourHi = floorTo(hi, FourWeeks, weekOffset)
-	}
-	if fourLo >= fourHi {
-		v.Weeks = [][2]int64{{lo, hi}}
+	// inside the days.
+	fours, weeks, ok := splitUnits(s.Weeks[0], s.Weeks[1], FourWeeks, weekOffset)
+	if !ok {
+		v.Weeks = [][2]int64{s.Weeks}
 		return v
 	}
-	v.FourWeeks = [2]int64{fourLo, fourHi}
-	if lo < fourLo {
-		v.Weeks = append(v.Weeks, [2]int64{lo, fourLo})
-	}
-	if fourHi < hi {
-		v.Weeks = append(v.Weeks, [2]int64{fourHi, hi})
-	}
+	v.FourWeeks, v.Weeks = fours, weeks
 	return v
 }
 
