@@ -140,6 +140,16 @@ func TestJobNotifications(t *testing.T) {
 		t.Errorf("payload %q, want empty", p)
 	}
 
+	// A create without a key of a project b has found is its insert
+	// alone, which carries the wake-up.
+	if _, _, err := b.CreateJob(ctx, storetest.NewJob("p1", "j2", storetest.At(2*time.Hour))); err != nil {
+		t.Fatalf("CreateJob of a known project: %v", err)
+	}
+	receive(t, ch, "after a create of a known project")
+	if p := raw.next("after a create of a known project"); p != "" {
+		t.Errorf("payload %q, want empty", p)
+	}
+
 	cancel()
 	waitClosed(t, ch, "after ctx ended")
 }

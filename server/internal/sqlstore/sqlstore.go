@@ -33,6 +33,13 @@ type Backend interface {
 	// nil; fn's error is returned as it is. The rows fn reads through Tx's
 	// Lock methods stay as read until the transaction ends.
 	Write(ctx context.Context, op string, fn func(Tx) error) error
+	// WriteAlone is Write for an fn that makes exactly one statement
+	// (AnnounceJobs before it may ask for the engines' wake-up, which the
+	// backend sends with it or after it). A database that commits a
+	// statement sent alone as a transaction of its own runs it so: one
+	// round trip, where Write's BEGIN and COMMIT cost two more. Any other
+	// runs it as Write.
+	WriteAlone(ctx context.Context, op string, fn func(Tx) error) error
 	// Read runs fn, which only reads; each of Tx's reading methods sees one
 	// consistent state of the database.
 	Read(ctx context.Context, op string, fn func(Tx) error) error
