@@ -51,34 +51,22 @@ type Capped struct {
 // not count. cache answers for the paths it knows to be held, so a batch of
 // known paths asks ds nothing.
 func Cap(counts []store.ViewCount, limit int64, cache *DayCache, ds DayStore) (Capped, error) {
-	perDay := make(map[ProjectDay]map[string]struct{})
 	kept := make([]store.ViewCount, 0, len(counts))
 	for _, c := range counts {
 		if c.Human == 0 && c.AI == 0 && c.Bot == 0 {
 			continue // adds nothing
 		}
 		kept = append(kept, c)
-		if c.Path == store.OtherPagesPath {
-			continue
-		}
-		d := ProjectDay{c.ProjectID, DayOf(c.Hour.Unix())}
-		if perDay[d] == nil {
-			perDay[d] = make(map[string]struct{})
-		}
-		perDay[d][c.Path] = struct{}{}
 	}
 	res := Capped{Counts: kept, Learned: make(map[ProjectDay][]string)}
-	days := slices.SortedFunc(maps.Keys(perDay), func(a, b ProjectDay) int {
-		return cmp.Or(cmp.Compare(a.ProjectID, b.ProjectID), cmp.Compare(a.At, b.At))
+	unknown := unknownByDay(cache, kept, func(c store.ViewCount) (ProjectDay, string) {
+		return ProjectDay{c.ProjectID, DayOf(c.Hour.Unix())}, c.Path
 	})
+	days := sortedDays(unknown)
 	folded := make(map[ProjectDay]map[string]struct{})
 	admitted := make(map[ProjectDay][]string)
 	for _, d := range days {
-		unknown := cache.Unknown(d, slices.Sorted(maps.Keys(perDay[d])))
-		if len(unknown) == 0 {
-			continue
-		}
-		held, err := ds.Held(d, unknown)
+		held, err := ds.Held(d, unknown[d])
 		if err != nil {
 			return Capped{}, err
 		}
@@ -88,7 +76,7 @@ func Cap(counts []store.ViewCount, limit int64, cache *DayCache, ds DayStore) (C
 		}
 		learned := held
 		var fresh []string
-		for _, p := range unknown {
+		for _, p := range unknown[d] {
 			if !isHeld[p] {
 				fresh = append(fresh, p)
 			}
@@ -164,18 +152,50 @@ type DayCache struct {
 	n    int
 }
 
-// Unknown returns those of paths that the cache does not know d holds.
-func (c *DayCache) Unknown(d ProjectDay, paths []string) []string {
+// unknownByDay returns, for each day of a batch, the distinct paths of its
+// counts (store.OtherPagesPath aside) that the cache does not know the day
+// holds, sorted; of returns a count's day and path. Days whose paths are
+// all known are left out: a batch of known paths, a flush's usual, builds
+// no set and sorts nothing.
+func unknownByDay[T any](c *DayCache, counts []T, of func(T) (ProjectDay, string)) map[ProjectDay][]string {
+	sets := make(map[ProjectDay]map[string]struct{})
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	known := c.days[d]
-	var unknown []string
-	for _, p := range paths {
-		if _, ok := known[p]; !ok {
-			unknown = append(unknown, p)
+	var (
+		last   ProjectDay
+		known  map[string]struct{}
+		looked bool
+	)
+	for _, count := range counts {
+		d, path := of(count)
+		if path == store.OtherPagesPath {
+			continue
 		}
+		// A flush's counts are mostly of one day: its set is looked up
+		// once for the run of counts that share it.
+		if !looked || d != last {
+			last, known, looked = d, c.days[d], true
+		}
+		if _, ok := known[path]; ok {
+			continue
+		}
+		if sets[d] == nil {
+			sets[d] = make(map[string]struct{})
+		}
+		sets[d][path] = struct{}{}
+	}
+	c.mu.Unlock()
+	unknown := make(map[ProjectDay][]string, len(sets))
+	for d, set := range sets {
+		unknown[d] = slices.Sorted(maps.Keys(set))
 	}
 	return unknown
+}
+
+// sortedDays returns the days of byDay in the order stores take them.
+func sortedDays[V any](byDay map[ProjectDay]V) []ProjectDay {
+	return slices.SortedFunc(maps.Keys(byDay), func(a, b ProjectDay) int {
+		return cmp.Or(cmp.Compare(a.ProjectID, b.ProjectID), cmp.Compare(a.At, b.At))
+	})
 }
 
 // Add remembers paths that days hold, once committed.

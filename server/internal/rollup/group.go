@@ -41,22 +41,34 @@ func Group(counts []store.ViewCount) (rolls [ViewKinds][]Roll, err error) {
 		project string
 		at      int64
 	}
+	place := make([]int, len(batch)) // each count's roll in rolls[k]
 	for k := range Kind(ViewKinds) {
 		at := make(map[key]int) // a roll's place in rolls[k]
 		// A flush's counts are mostly of one hour: the last roll is
 		// nearly always the next count's, found without hashing.
 		last, i := key{}, -1
-		for _, e := range batch {
+		var sizes []int
+		for j, e := range batch {
 			if kk := (key{e.project, k.Of(e.hour)}); i < 0 || kk != last {
 				n, ok := at[kk]
 				if !ok {
 					n = len(rolls[k])
 					at[kk] = n
 					rolls[k] = append(rolls[k], Roll{ProjectID: kk.project, At: kk.at})
+					sizes = append(sizes, 0)
 				}
 				last, i = kk, n
 			}
-			rolls[k][i].Counts = append(rolls[k][i].Counts, e.count)
+			place[j] = i
+			sizes[i]++
+		}
+		// Each roll's counts are made to size: appended one by one, the
+		// few large ones were copied over and over as they grew.
+		for n := range rolls[k] {
+			rolls[k][n].Counts = make([]Count, 0, sizes[n])
+		}
+		for j, e := range batch {
+			rolls[k][place[j]].Counts = append(rolls[k][place[j]].Counts, e.count)
 		}
 		for n := range rolls[k] {
 			if rolls[k][n].Counts, err = Normalize(rolls[k][n].Counts); err != nil {

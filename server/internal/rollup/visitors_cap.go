@@ -1,8 +1,6 @@
 package rollup
 
 import (
-	"cmp"
-	"maps"
 	"slices"
 
 	"github.com/docsapi/docsapi-go/server/store"
@@ -31,27 +29,13 @@ type CappedVisitors struct {
 // no more paths of visitors than of views. cache answers for the paths it
 // knows to be held, so a batch of known paths asks ds nothing.
 func CapVisitors(counts []store.VisitorCount, cache *DayCache, ds HeldPaths) (CappedVisitors, error) {
-	perDay := make(map[ProjectDay]map[string]struct{})
-	for _, c := range counts {
-		if c.Path == store.OtherPagesPath {
-			continue
-		}
-		d := ProjectDay{c.ProjectID, DayOf(c.Hour.Unix())}
-		if perDay[d] == nil {
-			perDay[d] = make(map[string]struct{})
-		}
-		perDay[d][c.Path] = struct{}{}
-	}
 	res := CappedVisitors{Counts: counts, Learned: make(map[ProjectDay][]string)}
-	days := slices.SortedFunc(maps.Keys(perDay), func(a, b ProjectDay) int {
-		return cmp.Or(cmp.Compare(a.ProjectID, b.ProjectID), cmp.Compare(a.At, b.At))
+	unknownOf := unknownByDay(cache, counts, func(c store.VisitorCount) (ProjectDay, string) {
+		return ProjectDay{c.ProjectID, DayOf(c.Hour.Unix())}, c.Path
 	})
 	folded := make(map[ProjectDay]map[string]struct{})
-	for _, d := range days {
-		unknown := cache.Unknown(d, slices.Sorted(maps.Keys(perDay[d])))
-		if len(unknown) == 0 {
-			continue
-		}
+	for _, d := range sortedDays(unknownOf) {
+		unknown := unknownOf[d]
 		held, err := ds.Held(d, unknown)
 		if err != nil {
 			return CappedVisitors{}, err
