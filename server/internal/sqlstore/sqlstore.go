@@ -33,9 +33,9 @@ type Backend interface {
 	// nil; fn's error is returned as it is. The rows fn reads through Tx's
 	// Lock methods stay as read until the transaction ends.
 	Write(ctx context.Context, op string, fn func(Tx) error) error
-	// WriteAlone is Write for an fn that makes exactly one statement
-	// (AnnounceJobs before it may ask for the engines' wake-up, which the
-	// backend sends with it or after it). A database that commits a
+	// WriteAlone is Write for an fn that makes exactly one statement,
+	// after AnnounceJobs if it wakes the engines: that statement must be
+	// one that carries the wake-up (InsertJob). A database that commits a
 	// statement sent alone as a transaction of its own runs it so: one
 	// round trip, where Write's BEGIN and COMMIT cost two more. Any other
 	// runs it as Write.
