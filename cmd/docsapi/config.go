@@ -113,6 +113,9 @@ type gitConfig struct {
 	WorkDir     string   `json:"workDir,omitempty"` // where workspaces are made
 	Timeout     duration `json:"timeout,omitzero"`
 	Env         []string `json:"env,omitempty"` // KEY=value for git, such as HTTPS_PROXY
+	// MirrorIdle: how long a repository's mirror is kept with no job
+	// fetching into it (default 720h, 30 days).
+	MirrorIdle duration `json:"mirrorIdle,omitzero"`
 }
 
 type projectConfig struct {

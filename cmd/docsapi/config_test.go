@@ -51,6 +51,7 @@ func TestConfigErrors(t *testing.T) {
 		{"syntax error", "{\n  \"listen\": \"x\",\n  \"data\" \"y\"\n}", []string{"line 3, column 10"}},
 		{"wrong type", `{"projects": [{"id": "p", "host": {"draft": "yes"}}]}`, []string{"projects[0].host.draft: want true or false, got a string"}},
 		{"bad duration", `{"shutdownGrace": "a while"}`, []string{`shutdownGrace: "a while" is not a duration`}},
+		{"negative mirror idle", `{"git": {"mirrorIdle": "-1h"}}`, []string{`git.mirrorIdle: "-1h" is negative`}},
 		{"wrong type in a map", `{"projects": [{"agent": {"env": {"A": 1}}}]}`, []string{`projects[0].agent.env["A"]: want a string, got a number`}},
 		{"fraction", `{"engine": {"concurrency": 1.5}}`, []string{"engine.concurrency: want a whole number"}},
 		{"two objects", `{} {}`, []string{"data after the JSON object"}},
@@ -109,6 +110,17 @@ func TestConfigErrors(t *testing.T) {
 // TestSandboxSettings: a command agent is sandboxed unless its
 // configuration says "off", which serve warns about at every start; the
 // settings reach the agent and read back the same.
+// git.mirrorIdle reaches the mirrors' settings as a duration.
+func TestMirrorIdleSetting(t *testing.T) {
+	cfg, err := decodeConfig([]byte(`{"git": {"mirrorIdle": "240h"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := time.Duration(cfg.Git.MirrorIdle); got != 240*time.Hour {
+		t.Fatalf("git.mirrorIdle = %v, want 240h", got)
+	}
+}
+
 func TestSandboxSettings(t *testing.T) {
 	path := configFile(t, `{"projects": [
   {"id": "open", "repository": "r", "host": {"kind": "push-only"},

@@ -338,7 +338,7 @@ func buildParts(g gitConfig, projects resolvedProjects, log *slog.Logger) (func(
 	}
 	r, err := runner.New(runner.Config{
 		Git: gitrepo.Config{Git: g.Binary, Dir: g.WorkDir, AuthorName: g.AuthorName, AuthorEmail: g.AuthorEmail,
-			Timeout: time.Duration(g.Timeout), Env: g.Env, Logger: log},
+			Timeout: time.Duration(g.Timeout), Env: g.Env, MirrorIdle: time.Duration(g.MirrorIdle), Logger: log},
 		Projects: projects.runner,
 		Logger:   log,
 	})

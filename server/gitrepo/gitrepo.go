@@ -111,6 +111,11 @@ type Config struct {
 	// the others this package sets for isolation (GIT_TERMINAL_PROMPT,
 	// LC_ALL, ...) win over Env.
 	Env []string
+	// MirrorIdle is how long a mirror may go without a job fetching into
+	// it before it is removed (its repository's next job then makes it
+	// anew): after a fetch, at most once a day, the idle mirrors in Dir
+	// are removed. Default DefaultMirrorIdle; negative keeps every mirror.
+	MirrorIdle time.Duration
 	// Logger receives one debug line per git command (step, command,
 	// duration, outcome) and one info line per Open and Publish; never an
 	// environment, a credential or file contents. Default: discard.
@@ -154,6 +159,9 @@ func New(cfg Config) (*Repositories, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MirrorIdle == 0 {
+		cfg.MirrorIdle = DefaultMirrorIdle
 	}
 	for _, s := range []string{cfg.AuthorName, cfg.AuthorEmail} {
 		if strings.ContainsAny(s, "<>\n\x00") {

@@ -150,6 +150,13 @@ func (m *mirror) sync(ctx context.Context, home string, cred *credential, refs [
 	if err := m.link(packs, objects); err != nil {
 		return nil, err
 	}
+	// The manifest record wrote tells the time; the other mirrors are
+	// pruned once this one is free for the jobs waiting on it.
+	fi, err := os.Lstat(filepath.Join(m.dir, manifestName))
+	_ = lock.Release() // early, as the deferred call would: nothing of the sync depends on it
+	if err == nil {
+		m.repos.pruneIfDue(fi.ModTime())
+	}
 	return ids, nil
 }
 

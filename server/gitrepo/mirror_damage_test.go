@@ -452,8 +452,8 @@ func TestMirrorKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != 4 { // two mirrors, two locks
-		t.Errorf("the mirror folder holds %d entries, want 4", len(entries))
+	if len(entries) != 5 { // two mirrors, two locks, the mark of the last prune
+		t.Errorf("the mirror folder holds %d entries, want 5", len(entries))
 	}
 }
 
