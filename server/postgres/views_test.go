@@ -341,31 +341,14 @@ func TestUpgradeBuildsFourWeekRollsFromWeekRolls(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn := connect(t, db)
-	// 100 days of two projects, written as version 10 wrote them: each
-	// batch a segment of every hour, day and week roll it falls in.
-	start := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
-	var counts []store.ViewCount
+	u := storetest.NewFourWeekUpgrade()
 	var writes pgx.Batch
-	for b := range 3 {
-		var batch []store.ViewCount
-		for d := range 100 {
-			for i := range 6 {
-				batch = append(batch, store.ViewCount{ProjectID: "docs", Path: fmt.Sprintf("/p%d", (i*7+d+b)%9),
-					Hour: start.Add(time.Duration(d*24+(i*5+b)%24) * time.Hour), Human: int64(1 + (i+d)%4), AI: int64(b % 2), Bot: 1})
-			}
-			batch = append(batch, store.ViewCount{ProjectID: "other", Path: "/x", Hour: start.Add(time.Duration(d*24) * time.Hour), Human: 3})
-		}
-		rolls, err := rollup.Group(batch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for kind := range rollup.FourWeekly {
-			for _, r := range rolls[kind] {
-				writes.Queue(`INSERT INTO `+kind.Table()+` (project_id, `+kind.Column()+`, seq, entries, counts) VALUES ($1, $2, $3, $4, $5)`,
-					r.ProjectID, r.At, b+1, len(r.Counts), rollup.Encode(nil, r.Counts))
-			}
-		}
-		counts = append(counts, batch...)
+	if err := u.WriteAsVersion10(func(kind rollup.Kind, r rollup.Roll, seq int, seg []byte) error {
+		writes.Queue(`INSERT INTO `+kind.Table()+` (project_id, `+kind.Column()+`, seq, entries, counts) VALUES ($1, $2, $3, $4, $5)`,
+			r.ProjectID, r.At, seq, len(r.Counts), seg)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	if err := conn.SendBatch(ctx, &writes).Close(); err != nil {
 		t.Fatal(err)
@@ -384,25 +367,16 @@ func TestUpgradeBuildsFourWeekRollsFromWeekRolls(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	reference(counts)
+	reference(u.Counts())
 
 	s := open(t, db)
-	fours := map[[2]any]bool{}
-	for _, c := range counts {
-		fours[[2]any{c.ProjectID, rollup.FourWeekOf(c.Hour.Unix())}] = true
-	}
 	var n int
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM view_four_week_rolls WHERE seq = 1`).Scan(&n); err != nil || n != len(fours) {
-		t.Errorf("%d four-week rolls (%v), want %d", n, err, len(fours))
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM view_four_week_rolls WHERE seq = 1`).Scan(&n); err != nil || n != u.FourWeekRolls() {
+		t.Errorf("%d four-week rolls (%v), want %d", n, err, u.FourWeekRolls())
 	}
 	check := func(what string) {
 		t.Helper()
-		for _, q := range []store.ViewsQuery{
-			{ProjectID: "docs", Limit: 4},
-			{ProjectID: "docs", From: start.Add(5 * time.Hour), To: start.Add(99*24*time.Hour + 7*time.Hour), Limit: 3, Offset: 2},
-			{ProjectID: "docs", From: start.Add(30 * 24 * time.Hour), Limit: 9},
-			{ProjectID: "other", To: start.Add(70*24*time.Hour + 1*time.Hour), Limit: 5},
-		} {
+		for _, q := range u.Queries {
 			got, err := s.QueryViews(ctx, q)
 			if err != nil {
 				t.Fatal(err)
@@ -413,15 +387,10 @@ func TestUpgradeBuildsFourWeekRollsFromWeekRolls(t *testing.T) {
 		}
 	}
 	check("after the upgrade")
-	// A flush after the upgrade adds to the four-week rolls too.
-	late := []store.ViewCount{
-		{ProjectID: "docs", Path: "/p1", Hour: start.Add(40*24*time.Hour + 3*time.Hour), Human: 50},
-		{ProjectID: "docs", Path: "/new", Hour: start.Add(60 * 24 * time.Hour), AI: 7},
-	}
-	if err := s.AddViews(ctx, late); err != nil {
+	if err := s.AddViews(ctx, u.Late); err != nil {
 		t.Fatal(err)
 	}
-	reference(late)
+	reference(u.Late)
 	check("after a flush")
 }
 

@@ -122,53 +122,25 @@ func TestUpgradeBuildsFourWeekRollsFromWeekRolls(t *testing.T) {
 	db := rawOpen(t, path)
 	must(t, "migrate to version 10", migrate(t.Context(), db, ms[:10]))
 
-	// 100 days of two projects, written as version 10 wrote them: each
-	// batch a segment of every hour, day and week roll it falls in.
-	start := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
-	var counts []store.ViewCount
+	u := storetest.NewFourWeekUpgrade()
 	tx, err := db.BeginTx(t.Context(), nil)
 	must(t, "begin", err)
-	for b := range 3 {
-		var batch []store.ViewCount
-		for d := range 100 {
-			for i := range 6 {
-				batch = append(batch, store.ViewCount{ProjectID: "docs", Path: fmt.Sprintf("/p%d", (i*7+d+b)%9),
-					Hour: start.Add(time.Duration(d*24+(i*5+b)%24) * time.Hour), Human: int64(1 + (i+d)%4), AI: int64(b % 2), Bot: 1})
-			}
-			batch = append(batch, store.ViewCount{ProjectID: "other", Path: "/x", Hour: start.Add(time.Duration(d*24) * time.Hour), Human: 3})
-		}
-		rolls, err := rollup.Group(batch)
-		must(t, "Group", err)
-		for kind := range rollup.FourWeekly {
-			for _, r := range rolls[kind] {
-				_, err := tx.ExecContext(t.Context(), `INSERT INTO `+kind.Table()+` (project_id, `+kind.Column()+`, seq, entries, counts) VALUES (?, ?, ?, ?, ?)`,
-					r.ProjectID, r.At, b+1, len(r.Counts), rollup.Encode(nil, r.Counts))
-				must(t, "write a roll as version 10 did", err)
-			}
-		}
-		counts = append(counts, batch...)
-	}
+	must(t, "write the rolls as version 10 did", u.WriteAsVersion10(func(kind rollup.Kind, r rollup.Roll, seq int, seg []byte) error {
+		_, err := tx.ExecContext(t.Context(), `INSERT INTO `+kind.Table()+` (project_id, `+kind.Column()+`, seq, entries, counts) VALUES (?, ?, ?, ?, ?)`,
+			r.ProjectID, r.At, seq, len(r.Counts), seg)
+		return err
+	}))
 	must(t, "commit", tx.Commit())
 	must(t, "close", db.Close())
 
 	s := open(t, path)
-	// Every four weeks that a week roll of the 100 days falls in, for
-	// each project, as one segment.
-	weeks := map[[2]any]bool{}
-	for _, c := range counts {
-		weeks[[2]any{c.ProjectID, rollup.FourWeekOf(c.Hour.Unix())}] = true
+	if n := queryInt(t, s.r, "SELECT count(*) FROM view_four_week_rolls WHERE seq = 1"); n != int64(u.FourWeekRolls()) {
+		t.Errorf("%d four-week rolls, want %d", n, u.FourWeekRolls())
 	}
-	if n := queryInt(t, s.r, "SELECT count(*) FROM view_four_week_rolls WHERE seq = 1"); n != int64(len(weeks)) {
-		t.Errorf("%d four-week rolls, want %d", n, len(weeks))
-	}
+	counts := u.Counts()
 	check := func(what string) {
 		t.Helper()
-		for _, q := range []store.ViewsQuery{
-			{ProjectID: "docs", Limit: 4},
-			{ProjectID: "docs", From: start.Add(5 * time.Hour), To: start.Add(99*24*time.Hour + 7*time.Hour), Limit: 3, Offset: 2},
-			{ProjectID: "docs", From: start.Add(30 * 24 * time.Hour), Limit: 9},
-			{ProjectID: "other", To: start.Add(70*24*time.Hour + 1*time.Hour), Limit: 5},
-		} {
+		for _, q := range u.Queries {
 			got, err := s.QueryViews(t.Context(), q)
 			must(t, "QueryViews", err)
 			if want := sumRows(counts, q); fmt.Sprint(got) != fmt.Sprint(want) {
@@ -177,13 +149,8 @@ func TestUpgradeBuildsFourWeekRollsFromWeekRolls(t *testing.T) {
 		}
 	}
 	check("after the upgrade")
-	// A flush after the upgrade adds to the four-week rolls too.
-	late := []store.ViewCount{
-		{ProjectID: "docs", Path: "/p1", Hour: start.Add(40*24*time.Hour + 3*time.Hour), Human: 50},
-		{ProjectID: "docs", Path: "/new", Hour: start.Add(60 * 24 * time.Hour), AI: 7},
-	}
-	must(t, "AddViews", s.AddViews(t.Context(), late))
-	counts = append(counts, late...)
+	must(t, "AddViews", s.AddViews(t.Context(), u.Late))
+	counts = append(counts, u.Late...)
 	check("after a flush")
 }
 
