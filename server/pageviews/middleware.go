@@ -135,24 +135,30 @@ func NormalizePath(path string) string {
 	if path == "" {
 		return "/"
 	}
-	// Every suffix below ends in one of these letters: most paths end in
-	// another or in a slash, and skip the eight comparisons.
+	// Every suffix trimPageSuffix trims ends in one of these letters: most
+	// paths end in another or in a slash, and skip its eight comparisons.
 	if c := path[len(path)-1]; c == 'l' || c == 'm' || c == 'd' || c == 'x' {
-		for _, index := range [...]string{"/index.html", "/index.htm", "/index.md", "/index.mdx"} {
-			if strings.HasSuffix(path, index) {
-				path = path[:len(path)-len(index)+1]
-				break
-			}
-		}
-		for _, ext := range [...]string{".html", ".htm", ".mdx", ".md"} {
-			if strings.HasSuffix(path, ext) && len(path) > len(ext)+1 {
-				path = path[:len(path)-len(ext)]
-				break
-			}
-		}
+		path = trimPageSuffix(path)
 	}
 	for len(path) > 1 && path[len(path)-1] == '/' {
 		path = path[:len(path)-1]
+	}
+	return path
+}
+
+// trimPageSuffix trims a folder's index file to the folder (its slash
+// kept), then a page's ".html", ".htm", ".mdx" or ".md" from path.
+func trimPageSuffix(path string) string {
+	for _, index := range [...]string{"/index.html", "/index.htm", "/index.md", "/index.mdx"} {
+		if strings.HasSuffix(path, index) {
+			path = path[:len(path)-len(index)+1]
+			break
+		}
+	}
+	for _, ext := range [...]string{".html", ".htm", ".mdx", ".md"} {
+		if strings.HasSuffix(path, ext) && len(path) > len(ext)+1 {
+			return path[:len(path)-len(ext)]
+		}
 	}
 	return path
 }

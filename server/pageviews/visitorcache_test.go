@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -268,22 +267,12 @@ func TestRecordAfterFlushStartsAfresh(t *testing.T) {
 // NormalizePath's shortcut (paths ending in no suffix's last letter) gives
 // what the full comparison gives.
 func TestNormalizePathShortcut(t *testing.T) {
+	// The full comparison: every suffix tried, whatever the last letter.
 	full := func(path string) string {
 		if path == "" {
 			return "/"
 		}
-		for _, index := range [...]string{"/index.html", "/index.htm", "/index.md", "/index.mdx"} {
-			if strings.HasSuffix(path, index) {
-				path = path[:len(path)-len(index)+1]
-				break
-			}
-		}
-		for _, ext := range [...]string{".html", ".htm", ".mdx", ".md"} {
-			if strings.HasSuffix(path, ext) && len(path) > len(ext)+1 {
-				path = path[:len(path)-len(ext)]
-				break
-			}
-		}
+		path = trimPageSuffix(path)
 		for len(path) > 1 && path[len(path)-1] == '/' {
 			path = path[:len(path)-1]
 		}
