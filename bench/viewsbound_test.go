@@ -296,17 +296,10 @@ func BenchmarkViewsBound(b *testing.B) {
 					if !slices.Equal(res.Rows, wantRows) || !res.HasMore {
 						b.Fatalf("page at %d: got %v (more %v), want %v", page.offset, res.Rows[:min(3, len(res.Rows))], res.HasMore, wantRows[:3])
 					}
-					times := make([]time.Duration, 0, 256)
-					b.ResetTimer()
-					for b.Loop() {
-						t0 := time.Now()
-						if _, err := s.QueryViews(context.Background(), q); err != nil {
-							b.Fatal(err)
-						}
-						times = append(times, time.Since(t0))
-					}
-					slices.Sort(times)
-					b.ReportMetric(float64(times[len(times)/2])/1e6, "p50-ms")
+					reportP50(b, func() error {
+						_, err := s.QueryViews(context.Background(), q)
+						return err
+					})
 				})
 			}
 		}

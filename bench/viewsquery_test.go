@@ -187,17 +187,10 @@ func benchViewsQuery(b *testing.B, s store.Store, paths int) {
 			if len(res.Rows) != viewsLimit || res.Totals.Human == 0 || (c.offset+viewsLimit < paths) != res.HasMore {
 				b.Fatalf("unexpected result: %d rows, totals %+v, more %v", len(res.Rows), res.Totals, res.HasMore)
 			}
-			times := make([]time.Duration, 0, 64)
-			b.ResetTimer()
-			for b.Loop() {
-				t0 := time.Now()
-				if _, err := s.QueryViews(ctx, q); err != nil {
-					b.Fatal(err)
-				}
-				times = append(times, time.Since(t0))
-			}
-			slices.Sort(times)
-			b.ReportMetric(float64(times[len(times)/2])/1e6, "p50-ms")
+			reportP50(b, func() error {
+				_, err := s.QueryViews(ctx, q)
+				return err
+			})
 		})
 	}
 }

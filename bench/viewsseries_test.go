@@ -58,25 +58,10 @@ func benchViewsSeries(b *testing.B, s store.Store, paths int) {
 			if want := seriesReference(paths, c.q, c.path); !slices.Equal(got, want) {
 				b.Fatalf("the store answered\n%v\nthe counts add up to\n%v", got, want)
 			}
-			times := make([]time.Duration, 0, 64)
-			b.ResetTimer()
-			cpu0, cpuOK := processCPU()
-			for b.Loop() {
-				t0 := time.Now()
-				if _, err := s.ViewSeries(ctx, c.q); err != nil {
-					b.Fatal(err)
-				}
-				times = append(times, time.Since(t0))
-			}
-			cpu1, _ := processCPU()
-			slices.Sort(times)
-			b.ReportMetric(float64(times[len(times)/2])/1e6, "p50-ms")
-			if cpuOK {
-				// The wall time counts the waits for a core that a
-				// shared machine's other work holds; the CPU time does
-				// not (on PostgreSQL, the server's own is not in it).
-				b.ReportMetric(float64(cpu1-cpu0)/1e6/float64(len(times)), "cpu-ms/op")
-			}
+			reportP50(b, func() error {
+				_, err := s.ViewSeries(ctx, c.q)
+				return err
+			})
 		})
 	}
 }

@@ -120,22 +120,10 @@ func BenchmarkViewsYear(b *testing.B) {
 					b.Fatalf("page at %d: the store answered totals %+v, more %v, rows %v...; the counts add up to totals %+v, more %v, rows %v...",
 						q.Offset, got.Totals, got.HasMore, got.Rows[:min(3, len(got.Rows))], want.Totals, want.HasMore, want.Rows[:min(3, len(want.Rows))])
 				}
-				times := make([]time.Duration, 0, 256)
-				b.ResetTimer()
-				cpu0, cpuOK := processCPU()
-				for b.Loop() {
-					t0 := time.Now()
-					if _, err := s.QueryViews(ctx, q); err != nil {
-						b.Fatal(err)
-					}
-					times = append(times, time.Since(t0))
-				}
-				cpu1, _ := processCPU()
-				slices.Sort(times)
-				b.ReportMetric(float64(times[len(times)/2])/1e6, "p50-ms")
-				if cpuOK {
-					b.ReportMetric(float64(cpu1-cpu0)/1e6/float64(len(times)), "cpu-ms/op")
-				}
+				reportP50(b, func() error {
+					_, err := s.QueryViews(ctx, q)
+					return err
+				})
 			})
 		}
 	}

@@ -117,16 +117,10 @@ func benchVisitorsQuery(b *testing.B, s store.Store, storedBytes int64) {
 		b.Fatalf("unexpected result: %d rows, hasMore %v, totals %+v", len(res.Rows), res.HasMore, res.Totals)
 	}
 	b.Logf("totals %+v; top row %+v", res.Totals, res.Rows[0])
-	var times []time.Duration
-	for b.Loop() {
-		start := time.Now()
-		if _, err := s.QueryVisitors(ctx, q); err != nil {
-			b.Fatal(err)
-		}
-		times = append(times, time.Since(start))
-	}
-	slices.Sort(times)
-	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+	reportP50(b, func() error {
+		_, err := s.QueryVisitors(ctx, q)
+		return err
+	})
 	b.ReportMetric(float64(storedBytes)/visitorsDays/(1<<20), "MiB/day")
 }
 
