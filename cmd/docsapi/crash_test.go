@@ -75,8 +75,14 @@ exec sh -c 'while :; do sleep 0.2; done' `+marker+`-agent
 	}
 
 	started := waitForFile(t, workDir, "started", 2*time.Minute, srv)
-	if n := markedProcesses(marker); n < 2 {
-		t.Fatalf("found %d marked processes while the agent runs, want the agent and its grandchild", n)
+	// The agent touches its file before it execs into its marked command,
+	// and the grandchild may not have exec'd yet either: wait for both.
+	deadline := time.Now().Add(30 * time.Second)
+	for n := markedProcesses(marker); n < 2; n = markedProcesses(marker) {
+		if time.Now().After(deadline) {
+			t.Fatalf("found %d marked processes while the agent runs, want the agent and its grandchild", n)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	runFolder := filepath.Join(workDir, strings.Split(must(filepath.Rel(workDir, started)), string(filepath.Separator))[0])
 
@@ -84,7 +90,7 @@ exec sh -c 'while :; do sleep 0.2; done' `+marker+`-agent
 		t.Fatal(err)
 	}
 	<-srv.done
-	deadline := time.Now().Add(10 * time.Second)
+	deadline = time.Now().Add(10 * time.Second)
 	for markedProcesses(marker) > 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d agent processes outlived the killed server", markedProcesses(marker))
