@@ -56,13 +56,30 @@ func (r *Repositories) mirrorOf(url string) *mirror {
 	return &mirror{repos: r, url: url, shown: redactURL(url), dir: base + ".git", lock: base + ".lock"}
 }
 
-// mirrorRef is where the mirror keeps the remote's ref name: under a hash
-// of it, so that the remote's names never clash in the mirror (a branch
-// "a" that was deleted, and "a/b" made later, cannot both be files), and
-// no ref name becomes a path.
-func mirrorRef(name string) string {
+// A mirror's refs are its bases and, while a workspace is built, the job's
+// branch. A base (the ref jobs start from) is kept between jobs, so that
+// the next fetch tells the remote what it need not send. A job's branch is
+// dropped once its workspace has the packs (see dropJobRefs): kept, the
+// mirror would gain a ref for every job ever continued, and every fetch
+// offers the remote each ref's tip in its negotiation, most of them
+// branches the remote deleted long ago. What such a branch brought stays
+// in the mirror's packs (rolled packs keep unreachable objects), so a later
+// follow-up fetches at most the commits the branch has beyond its base.
+const (
+	baseRefs = "refs/docsapi/base/"
+	jobRefs  = "refs/docsapi/job/"
+)
+
+// mirrorRef is where the mirror keeps the remote's ref name, a base or a
+// job's branch: under a hash of it, so that the remote's names never clash
+// in the mirror (a branch "a" that was deleted, and "a/b" made later,
+// cannot both be files), and no ref name becomes a path.
+func mirrorRef(name string, base bool) string {
 	sum := sha256.Sum256([]byte(name))
-	return "refs/docsapi/" + hex.EncodeToString(sum[:])
+	if base {
+		return baseRefs + hex.EncodeToString(sum[:])
+	}
+	return jobRefs + hex.EncodeToString(sum[:])
 }
 
 // makeMirrorFolder makes Config.Dir's mirror folder, or checks the one
@@ -94,8 +111,9 @@ type refIDs struct {
 }
 
 // sync brings the mirror up to date with the remote's refs (full names,
-// all of which the remote has), and links its packs into objects, the pack
-// folder of a workspace's git directory. It returns what each ref holds.
+// all of which the remote has: the job's base first, then the job's branch
+// if it continues one), and links its packs into objects, the pack folder
+// of a workspace's git directory. It returns what each ref holds.
 // It holds the mirror's lock throughout: the checks, a rebuild, the fetch
 // and the links see one mirror that nobody else changes meanwhile.
 //
@@ -149,6 +167,12 @@ func (m *mirror) sync(ctx context.Context, home string, cred *credential, refs [
 	}
 	if err := m.link(packs, objects); err != nil {
 		return nil, err
+	}
+	if err := m.dropJobRefs(ctx, home); err != nil {
+		// The workspace has what it needs; a ref left is tried again by
+		// the next sync.
+		m.repos.cfg.Logger.Warn("gitrepo: cannot drop the job refs of the mirror", slog.String("repository", m.shown),
+			slog.Any("error", err))
 	}
 	// The manifest record wrote tells the time; the other mirrors are
 	// pruned once this one is free for the jobs waiting on it.
@@ -219,10 +243,35 @@ func (m *mirror) create(ctx context.Context, home string) error {
 // as loose files: packs are what workspaces link.
 func (m *mirror) fetch(ctx context.Context, home string, cred *credential, refs []string) error {
 	args := []string{"-c", "fetch.unpackLimit=1", "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", m.url}
-	for _, ref := range refs {
-		args = append(args, "+"+ref+":"+mirrorRef(ref))
+	for i, ref := range refs {
+		args = append(args, "+"+ref+":"+mirrorRef(ref, i == 0))
 	}
 	_, err := m.git(ctx, home, cred, args...)
+	return err
+}
+
+// dropJobRefs deletes every ref of the mirror but its bases: the job's
+// branch, whose workspace now links the packs; one left by a process that
+// died before this; and those of the layout before bases had their own
+// (refs/docsapi/<hash>, bases and branches alike), which the fetch before
+// this one still offered the remote as what the mirror holds.
+func (m *mirror) dropJobRefs(ctx context.Context, home string) error {
+	// Ref names hold no control characters, so a line is a name.
+	out, err := m.git(ctx, home, nil, "for-each-ref", "--format=%(refname)")
+	if err != nil {
+		return err
+	}
+	var deletes strings.Builder
+	for ref := range strings.Lines(out) {
+		if ref = strings.TrimSuffix(ref, "\n"); ref != "" && !strings.HasPrefix(ref, baseRefs) {
+			deletes.WriteString("delete " + ref + "\n")
+		}
+	}
+	if deletes.Len() == 0 {
+		return nil
+	}
+	spec := cmdSpec{step: "clone", dir: home, home: home, gitDir: m.dir, stdin: deletes.String()}
+	_, err = m.repos.run(ctx, spec, "update-ref", "--stdin")
 	return err
 }
 
@@ -230,8 +279,8 @@ func (m *mirror) fetch(ctx context.Context, home string, cred *credential, refs 
 func (m *mirror) resolve(ctx context.Context, home string, refs []string) (map[string]refIDs, error) {
 	// The names are mirrorRef's: none can be read as an option.
 	args := []string{"rev-parse"}
-	for _, ref := range refs {
-		args = append(args, mirrorRef(ref), mirrorRef(ref)+"^{commit}")
+	for i, ref := range refs {
+		args = append(args, mirrorRef(ref, i == 0), mirrorRef(ref, i == 0)+"^{commit}")
 	}
 	out, err := m.git(ctx, home, nil, args...)
 	if err != nil {

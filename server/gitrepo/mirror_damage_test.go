@@ -40,7 +40,9 @@ func TestMirrorDamageIsRepaired(t *testing.T) {
 		}
 		return filepath.Join(m.dir, "objects", "pack", p.name)
 	}
-	mainRef := func(m *mirror) string { return filepath.Join(m.dir, filepath.FromSlash(mirrorRef("refs/heads/main"))) }
+	mainRef := func(m *mirror) string {
+		return filepath.Join(m.dir, filepath.FromSlash(mirrorRef("refs/heads/main", true)))
+	}
 	for _, tc := range []struct {
 		name   string
 		damage func(t *testing.T, m *mirror, remote string)
@@ -163,7 +165,7 @@ func TestMirrorDamageIsRepaired(t *testing.T) {
 // staleFiles are what git commands killed on a mirror leave: lock files,
 // which fail the next command that needs the same lock ("Unable to create
 // '…/packed-refs.lock': File exists"), and a pack half-written.
-var staleFiles = []string{"packed-refs.lock", "HEAD.lock", "config.lock", mirrorRef("refs/heads/main") + ".lock",
+var staleFiles = []string{"packed-refs.lock", "HEAD.lock", "config.lock", mirrorRef("refs/heads/main", true) + ".lock",
 	"objects/pack/tmp_pack_0Xa1b2", "objects/pack/tmp_idx_0Xa1b2", "objects/pack/pack-0123.keep"}
 
 // An object damaged inside a pack, where its ends still match its index,

@@ -377,3 +377,59 @@ func TestImmediateSameSizeEditIsPublished(t *testing.T) {
 		t.Fatalf("the pushed README.md is %q, want %q", got, edited)
 	}
 }
+
+// mirrorRefs lists the refs of the mirror m.
+func mirrorRefs(t *testing.T, m *mirror) []string {
+	t.Helper()
+	return strings.Fields(gitT(t, m.dir, "for-each-ref", "--format=%(refname)"))
+}
+
+// Between jobs a mirror holds its bases only: a continued branch's ref goes
+// once the workspace is built, and so do refs a process killed before that
+// left, and those of the earlier layout (one ref name for bases and
+// branches). Later follow-ups still find the branch, and what the remote
+// pushed to it since.
+func TestMirrorKeepsOnlyItsBases(t *testing.T) {
+	t.Parallel()
+	f := newMirrorFixture(t)
+	remote, m := f.remote, f.m
+	first := f.open(t, "job-e")
+	publishNew(t, first, remote, "e.md")
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	base := mirrorRef("refs/heads/main", true)
+	if got := mirrorRefs(t, m); !slices.Equal(got, []string{base}) {
+		t.Fatalf("after a new branch the mirror holds the refs %v, want only its base %s", got, base)
+	}
+
+	// What an earlier layout and a killed process would have left.
+	tip := gitT(t, remote, "rev-parse", "main")
+	oldLayout := "refs/docsapi/" + strings.TrimPrefix(mirrorRef("refs/heads/other", true), baseRefs)
+	killed := mirrorRef("refs/heads/job-x", false)
+	gitWithStdin(t, m.dir, "create "+oldLayout+" "+tip+"\ncreate "+killed+" "+tip+"\n", "update-ref", "--stdin")
+
+	followUp := f.open(t, "job-e")
+	if got := readFile(t, filepath.Join(followUp.Dir(), "e.md")); got != "e.md\n" {
+		t.Fatalf("the follow-up does not continue the pushed branch: e.md = %q", got)
+	}
+	if err := followUp.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := mirrorRefs(t, m); !slices.Equal(got, []string{base}) {
+		t.Fatalf("after a follow-up the mirror holds the refs %v, want only its base %s", got, base)
+	}
+
+	advance(t, remote, "job-e", "later.md", "pushed by someone else\n")
+	again := f.open(t, "job-e")
+	if got := wsGit(t, again, "rev-parse", "HEAD"); got != gitT(t, remote, "rev-parse", "job-e") {
+		t.Fatalf("the second follow-up is at %s, not at the remote's branch", got)
+	}
+	wsGit(t, again, "fsck", "--no-dangling")
+	if err := again.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := mirrorRefs(t, m); !slices.Equal(got, []string{base}) {
+		t.Fatalf("after a second follow-up the mirror holds the refs %v, want only its base %s", got, base)
+	}
+}
