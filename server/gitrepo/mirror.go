@@ -120,8 +120,8 @@ type refIDs struct {
 // Only the refs the job needs are fetched, not every branch: a clone has
 // always fetched one branch (and no tags), and a repository's other
 // branches and tags may be many and large. Each job's fetch is incremental
-// all the same: every ref the mirror holds (every base, every job branch
-// fetched before) tells the remote what not to send.
+// all the same: every base the mirror holds tells the remote what not to
+// send.
 func (m *mirror) sync(ctx context.Context, home string, cred *credential, refs []string, objects string) (map[string]refIDs, error) {
 	lock, err := m.acquire(ctx)
 	if err != nil {
