@@ -252,19 +252,7 @@ func testViews(t *testing.T, open opener) {
 			// edges, open sides and late counts exactly.
 			r := rand.New(rand.NewPCG(7, 11))
 			const hours = 5 * 24
-			var counts []store.ViewCount
-			for range 6 {
-				var batch []store.ViewCount
-				for range 80 {
-					batch = append(batch, store.ViewCount{
-						ProjectID: "p1", Path: "/" + string(rune('a'+r.IntN(12))),
-						Hour: Hour(r.IntN(hours) - 24), Human: r.Int64N(3), AI: r.Int64N(2), Bot: r.Int64N(2),
-					})
-				}
-				batch = append(batch, store.ViewCount{ProjectID: "p2", Path: "/a", Hour: Hour(r.IntN(hours) - 24), Human: 9})
-				add(t, s, batch...)
-				counts = append(counts, batch...)
-			}
+			counts := addRandomCounts(t, s, r, randomCounts{batches: 6, perBatch: 80, paths: 12, first: Hour(-24), hours: hours, p2: true})
 			for range 150 {
 				q := all("p1")
 				if r.IntN(6) > 0 {
@@ -274,8 +262,7 @@ func testViews(t *testing.T, open opener) {
 					q.To = Hour(r.IntN(hours+10) - 30)
 				}
 				q.Limit, q.Offset = 1+r.IntN(5), r.IntN(14)
-				wantResult(t, fmt.Sprintf("QueryViews [%v, %v) limit %d offset %d", q.From, q.To, q.Limit, q.Offset),
-					sumHourByHour(counts, q), mustQuery(t, s, q))
+				wantSummed(t, s, counts, q)
 			}
 		}},
 		{"RangesAcrossWeeksAgreeWithHourlySums", func(t *testing.T, s store.Store) {
@@ -286,18 +273,7 @@ func testViews(t *testing.T, open opener) {
 			// weeks, days and hours exactly too.
 			r := rand.New(rand.NewPCG(13, 17))
 			const hours = 42 * 24
-			var counts []store.ViewCount
-			for range 5 {
-				var batch []store.ViewCount
-				for range 120 {
-					batch = append(batch, store.ViewCount{
-						ProjectID: "p1", Path: "/" + string(rune('a'+r.IntN(10))),
-						Hour: Hour(r.IntN(hours) - 24*7), Human: r.Int64N(3), AI: r.Int64N(2), Bot: r.Int64N(2),
-					})
-				}
-				add(t, s, batch...)
-				counts = append(counts, batch...)
-			}
+			counts := addRandomCounts(t, s, r, randomCounts{batches: 5, perBatch: 120, paths: 10, first: Hour(-24 * 7), hours: hours})
 			for range 80 {
 				q := all("p1")
 				if r.IntN(8) > 0 {
@@ -307,8 +283,7 @@ func testViews(t *testing.T, open opener) {
 					q.To = Hour(r.IntN(hours+48) - 24*8)
 				}
 				q.Limit, q.Offset = 1+r.IntN(5), r.IntN(12)
-				wantResult(t, fmt.Sprintf("QueryViews [%v, %v) limit %d offset %d", q.From, q.To, q.Limit, q.Offset),
-					sumHourByHour(counts, q), mustQuery(t, s, q))
+				wantSummed(t, s, counts, q)
 			}
 		}},
 		{"RangesAcrossFourWeeksAgreeWithHourlySums", func(t *testing.T, s store.Store) {
@@ -323,19 +298,7 @@ func testViews(t *testing.T, open opener) {
 			r := rand.New(rand.NewPCG(19, 23))
 			const hours = 140 * 24
 			first := Hour(-28 * 24)
-			var counts []store.ViewCount
-			for range 5 {
-				var batch []store.ViewCount
-				for range 150 {
-					batch = append(batch, store.ViewCount{
-						ProjectID: "p1", Path: "/" + string(rune('a'+r.IntN(10))),
-						Hour: first.Add(time.Duration(r.IntN(hours)) * time.Hour), Human: r.Int64N(3), AI: r.Int64N(2), Bot: r.Int64N(2),
-					})
-				}
-				batch = append(batch, store.ViewCount{ProjectID: "p2", Path: "/a", Hour: first.Add(time.Duration(r.IntN(hours)) * time.Hour), Human: 9})
-				add(t, s, batch...)
-				counts = append(counts, batch...)
-			}
+			counts := addRandomCounts(t, s, r, randomCounts{batches: 5, perBatch: 150, paths: 10, first: first, hours: hours, p2: true})
 			var ranges [][2]time.Time
 			for range 60 {
 				var from, to time.Time
@@ -361,8 +324,7 @@ func testViews(t *testing.T, open opener) {
 				q := all("p1")
 				q.From, q.To = rg[0], rg[1]
 				q.Limit, q.Offset = 1+r.IntN(5), r.IntN(12)
-				wantResult(t, fmt.Sprintf("QueryViews [%v, %v) limit %d offset %d", q.From, q.To, q.Limit, q.Offset),
-					sumHourByHour(counts, q), mustQuery(t, s, q))
+				wantSummed(t, s, counts, q)
 			}
 		}},
 		{"InvalidQueryIsAnError", func(t *testing.T, s store.Store) {
@@ -379,6 +341,47 @@ func testViews(t *testing.T, open opener) {
 			}
 		}},
 	})
+}
+
+// randomCounts describes the counts addRandomCounts adds: batches of
+// perBatch counts of p1, on paths /a, /b... (paths of them), in the hours
+// from first to first+hours; with p2, each batch adds one count of p2 too.
+type randomCounts struct {
+	batches, perBatch, paths int
+	first                    time.Time
+	hours                    int
+	p2                       bool
+}
+
+// addRandomCounts adds the counts c describes, batch by batch, drawn from
+// r, and returns them all.
+func addRandomCounts(t *testing.T, s store.Store, r *rand.Rand, c randomCounts) []store.ViewCount {
+	t.Helper()
+	at := func() time.Time { return c.first.Add(time.Duration(r.IntN(c.hours)) * time.Hour) }
+	var counts []store.ViewCount
+	for range c.batches {
+		var batch []store.ViewCount
+		for range c.perBatch {
+			batch = append(batch, store.ViewCount{
+				ProjectID: "p1", Path: "/" + string(rune('a'+r.IntN(c.paths))),
+				Hour: at(), Human: r.Int64N(3), AI: r.Int64N(2), Bot: r.Int64N(2),
+			})
+		}
+		if c.p2 {
+			batch = append(batch, store.ViewCount{ProjectID: "p2", Path: "/a", Hour: at(), Human: 9})
+		}
+		must(t, "AddViews", s.AddViews(t.Context(), batch))
+		counts = append(counts, batch...)
+	}
+	return counts
+}
+
+// wantSummed fails unless the store answers q as summing counts hour by
+// hour does.
+func wantSummed(t *testing.T, s store.Store, counts []store.ViewCount, q store.ViewsQuery) {
+	t.Helper()
+	wantResult(t, fmt.Sprintf("QueryViews [%v, %v) limit %d offset %d", q.From, q.To, q.Limit, q.Offset),
+		sumHourByHour(counts, q), mustQuery(t, s, q))
 }
 
 // sumHourByHour answers q from counts the plain way, as the contract

@@ -1,0 +1,43 @@
+package storetest
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// CreateJobOfAProjectDeletedByHand is each SQL backend's test that a Store
+// which found a project, and so creates its jobs without asking again (no
+// store method deletes a project), answers ErrNotFound naming the project
+// once another program has deleted its row, as for a project never seen,
+// and stores nothing. exec runs a statement on the store's database from
+// outside the store; count answers a query of one integer there.
+func CreateJobOfAProjectDeletedByHand(t *testing.T, s store.Store, exec func(query string) error, count func(query string) (int, error)) {
+	t.Helper()
+	ctx := t.Context()
+	if err := s.CreateProject(ctx, NewProject("p1")); err != nil {
+		t.Fatalf("CreateProject: %v", err)
+	}
+	if _, _, err := s.CreateJob(ctx, NewJob("p1", "j1", At(0))); err != nil {
+		t.Fatalf("CreateJob: %v", err)
+	}
+	for _, q := range []string{`DELETE FROM job_prompts`, `DELETE FROM jobs`, `DELETE FROM projects WHERE id = 'p1'`} {
+		if err := exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	_, _, err := s.CreateJob(ctx, NewJob("p1", "j2", At(time.Minute)))
+	if !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), `project "p1"`) {
+		t.Fatalf("CreateJob after the project was deleted: %v, want ErrNotFound naming project p1", err)
+	}
+	jobs, err := count(`SELECT count(*) FROM jobs`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jobs != 0 {
+		t.Errorf("%d jobs stored for a project that is gone", jobs)
+	}
+}
