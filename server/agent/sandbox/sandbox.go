@@ -114,8 +114,11 @@ type Config struct {
 type Sandbox struct {
 	bwrap    string
 	readOnly []string
-	allow    *allowlist // nil: no network
-	bridge   []string   // Bridge with its program resolved; nil without allow
+	// readOnlyReal are the readOnly paths with their links followed, as
+	// New found them: a run whose paths lead elsewhere is refused.
+	readOnlyReal []string
+	allow        *allowlist // nil: no network
+	bridge       []string   // Bridge with its program resolved; nil without allow
 }
 
 // ErrUnavailable is the error New and Check return when this machine
@@ -139,7 +142,12 @@ func New(cfg Config) (*Sandbox, error) {
 		if err != nil {
 			return nil, err
 		}
+		real, err := filepath.EvalSymlinks(clean)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: ReadOnly path %q: %w", p, err)
+		}
 		s.readOnly = append(s.readOnly, clean)
+		s.readOnlyReal = append(s.readOnlyReal, real)
 	}
 	if len(cfg.AllowAddresses) > 0 && len(cfg.AllowHosts) == 0 {
 		return nil, errors.New("sandbox: AllowAddresses applies only to the hosts of AllowHosts, which is empty")
@@ -211,6 +219,23 @@ func checkReadOnly(p string) (string, error) {
 // ReadOnly returns the host paths the sandbox adds read-only
 // (Config.ReadOnly, cleaned).
 func (s *Sandbox) ReadOnly() []string { return slices.Clone(s.readOnly) }
+
+// checkReadOnlyLinks refuses a run whose ReadOnly paths no longer lead
+// where they led at New: bubblewrap follows a path's links at each run, and
+// a link changed since (to the server's data, say) would show the program
+// what the server checked it could not see.
+func (s *Sandbox) checkReadOnlyLinks() error {
+	for i, p := range s.readOnly {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return fmt.Errorf("sandbox: ReadOnly path %s: %w", p, err)
+		}
+		if real != s.readOnlyReal[i] {
+			return fmt.Errorf("sandbox: ReadOnly path %s now leads to %s, not to %s as when the server started and checked it: restore it, or restart the server to check it anew", p, real, s.readOnlyReal[i])
+		}
+	}
+	return nil
+}
 
 // within reports whether path is root or lies under it. Both are clean
 // and absolute.
