@@ -122,7 +122,7 @@ func TestMirrorIdleSetting(t *testing.T) {
 }
 
 func TestSandboxSettings(t *testing.T) {
-	path := configFile(t, `{"projects": [
+	path := configFile(t, `{"git": {"workDir": "runs"}, "projects": [
   {"id": "open", "repository": "r", "host": {"kind": "push-only"},
    "agent": {"kind": "command", "command": "sh", "sandbox": "off"}},
   {"id": "tight", "repository": "r", "host": {"kind": "push-only"},

@@ -176,7 +176,11 @@ others), whether named or written as an address, unless
 sandbox.allowAddresses lists them: addresses or CIDR networks, such as
 "10.0.0.5" or "10.0.0.0/24" (a metadata address only by itself).
 sandbox.readOnly adds host paths it may read (where its runtime lives);
-sandbox.bwrap names the bubblewrap program. Where the sandbox cannot run, serve refuses to start
+serve refuses one that holds, or lies in, its own files, links resolved:
+the data folder and database, the configuration file, the TLS and secret
+files, git.workDir (workspaces, mirrors, the agents' runs), and the
+SSH and PostgreSQL files of the server's user. sandbox.bwrap names the
+bubblewrap program. Where the sandbox cannot run, serve refuses to start
 unless the agent says "sandbox": "off", which runs it as the server's user
 with access to all the server can read (serve warns at every start).`
 
@@ -220,6 +224,9 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	}
 	projects, err := resolveProjects(set.file, s.getenv)
 	if err != nil {
+		return set.inConfig(err)
+	}
+	if err := checkSandboxPaths(set, s.getenv); err != nil {
 		return set.inConfig(err)
 	}
 	if f.printConfig {
