@@ -83,7 +83,7 @@ if (exec 5<>/dev/tcp/127.0.0.1/$allowed) 2>/dev/null; then echo "direct: connect
     {"id": "handbook", "repository": %q, "ref": "main",
      "host": {"kind": "push-only"},
      "agent": {"kind": "command", "command": %q, "timeout": "1m",
-               "sandbox": {"allowHosts": ["127.0.0.1:%d"]}}}
+               "sandbox": {"allowHosts": ["127.0.0.1:%d"], "allowAddresses": ["127.0.0.1"]}}}
   ]
 }`, filepath.Join(work, "runs"), bare, agent, allowedPort))
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + work, "LANG=C.UTF-8", "DOCSAPI_DATA=" + filepath.Join(work, "data")}

@@ -170,8 +170,11 @@ type agentConfig struct {
 type sandboxConfig struct {
 	Off        bool     `json:"-"`
 	AllowHosts []string `json:"allowHosts,omitempty"` // hosts reachable through the proxy
-	ReadOnly   []string `json:"readOnly,omitempty"`   // more host paths, read-only
-	Bwrap      string   `json:"bwrap,omitempty"`      // the bubblewrap program
+	// AllowAddresses are the addresses, otherwise refused (loopback,
+	// private, link-local, metadata...), the proxy may dial for them.
+	AllowAddresses []string `json:"allowAddresses,omitempty"`
+	ReadOnly       []string `json:"readOnly,omitempty"` // more host paths, read-only
+	Bwrap          string   `json:"bwrap,omitempty"`    // the bubblewrap program
 }
 
 // sandboxOff is the one string a "sandbox" field takes.

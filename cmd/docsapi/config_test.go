@@ -122,11 +122,11 @@ func TestMirrorIdleSetting(t *testing.T) {
 }
 
 func TestSandboxSettings(t *testing.T) {
-	path := configFile(t, `{"projects": [
+	path := configFile(t, `{"git": {"workDir": "runs"}, "projects": [
   {"id": "open", "repository": "r", "host": {"kind": "push-only"},
    "agent": {"kind": "command", "command": "sh", "sandbox": "off"}},
   {"id": "tight", "repository": "r", "host": {"kind": "push-only"},
-   "agent": {"kind": "command", "command": "sh", "sandbox": {"allowHosts": ["api.anthropic.com"], "readOnly": ["tools"]}}}
+   "agent": {"kind": "command", "command": "sh", "sandbox": {"allowHosts": ["api.anthropic.com"], "allowAddresses": ["10.0.0.0/8"], "readOnly": ["tools"]}}}
 ]}`)
 	cfg, err := loadConfigFile(path)
 	if err != nil {
@@ -140,7 +140,7 @@ func TestSandboxSettings(t *testing.T) {
 	if open.Mode != sandbox.Off {
 		t.Errorf(`"off" gave %+v`, open)
 	}
-	if tight.Mode != "" || !slices.Equal(tight.AllowHosts, []string{"api.anthropic.com"}) ||
+	if tight.Mode != "" || !slices.Equal(tight.AllowHosts, []string{"api.anthropic.com"}) || !slices.Equal(tight.AllowAddresses, []string{"10.0.0.0/8"}) ||
 		!slices.Equal(tight.ReadOnly, []string{filepath.Join(filepath.Dir(path), "tools")}) {
 		t.Errorf("the object gave %+v", tight)
 	}
@@ -153,7 +153,7 @@ func TestSandboxSettings(t *testing.T) {
 	}
 	r := runCLI(t, nil, "", "serve", "--config", path, "--data", t.TempDir(), "--print-config")
 	r.expect(t, exitOK)
-	if !strings.Contains(r.stdout, `"sandbox": "off"`) || !strings.Contains(r.stdout, `"allowHosts": [`) {
+	if !strings.Contains(r.stdout, `"sandbox": "off"`) || !strings.Contains(r.stdout, `"allowHosts": [`) || !strings.Contains(r.stdout, `"allowAddresses": [`) {
 		t.Errorf("--print-config does not show the sandbox settings:\n%s", r.stdout)
 	}
 }

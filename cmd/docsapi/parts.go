@@ -206,7 +206,7 @@ func resolveAgent(where string, a agentConfig, model *string, getenv func(string
 }
 
 func (s sandboxConfig) isZero() bool {
-	return !s.Off && len(s.AllowHosts) == 0 && len(s.ReadOnly) == 0 && s.Bwrap == ""
+	return !s.Off && len(s.AllowHosts) == 0 && len(s.AllowAddresses) == 0 && len(s.ReadOnly) == 0 && s.Bwrap == ""
 }
 
 // bridgeCommand is the hidden command that runs the sandbox's network
@@ -222,7 +222,7 @@ func resolveSandbox(where string, s sandboxConfig) (sandbox.Config, string, erro
 		return sandbox.Config{Mode: sandbox.Off},
 			where + `: sandbox is "off": the command agent runs as the server's user, and can read the server's environment, configuration and secret files, reach any host, and leave processes behind`, nil
 	}
-	cfg := sandbox.Config{Bwrap: s.Bwrap, ReadOnly: s.ReadOnly, AllowHosts: s.AllowHosts}
+	cfg := sandbox.Config{Bwrap: s.Bwrap, ReadOnly: s.ReadOnly, AllowHosts: s.AllowHosts, AllowAddresses: s.AllowAddresses}
 	if len(s.AllowHosts) > 0 {
 		self, err := os.Executable()
 		if err != nil {

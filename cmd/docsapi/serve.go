@@ -168,8 +168,18 @@ bubblewrap): it writes only to its workspace and home, sees a read-only
 /usr and a few files of /etc, cannot see the server's environment, files or
 processes, reaches no network, and dies with its run and with the server.
 sandbox.allowHosts lists hosts it may reach over HTTPS through a proxy the
-server runs (host, host:port, *.example.com); sandbox.readOnly adds host
-paths it may read (where its runtime lives); sandbox.bwrap names the
+server runs (host, host:port, *.example.com). The proxy resolves each name
+itself and dials only the addresses it checked: never this machine's or
+its networks' (loopback, private, shared, link-local, unique-local,
+multicast, reserved) nor a cloud metadata service (169.254.169.254 and
+others), whether named or written as an address, unless
+sandbox.allowAddresses lists them: addresses or CIDR networks, such as
+"10.0.0.5" or "10.0.0.0/24" (a metadata address only by itself).
+sandbox.readOnly adds host paths it may read (where its runtime lives);
+serve refuses one that holds, or lies in, its own files, links resolved:
+the data folder and database, the configuration file, the TLS and secret
+files, git.workDir (workspaces, mirrors, the agents' runs), and the
+SSH and PostgreSQL files of the server's user. sandbox.bwrap names the
 bubblewrap program. Where the sandbox cannot run, serve refuses to start
 unless the agent says "sandbox": "off", which runs it as the server's user
 with access to all the server can read (serve warns at every start).`
@@ -214,6 +224,9 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	}
 	projects, err := resolveProjects(set.file, s.getenv)
 	if err != nil {
+		return set.inConfig(err)
+	}
+	if err := checkSandboxPaths(set, s.getenv); err != nil {
 		return set.inConfig(err)
 	}
 	if f.printConfig {

@@ -38,7 +38,10 @@
 // unprivileged user namespaces allowed; where they are not, the program
 // refuses to start with an agent, and says why. -allow-host names a host
 // the agent may reach, through a proxy (HTTPS), such as its model's API;
-// repeat it or separate hosts with commas. -no-sandbox runs the agent without a sandbox, as this program's
+// repeat it or separate hosts with commas. The proxy dials no address of
+// this machine or its networks (loopback, private, link-local, cloud
+// metadata...) unless -allow-address names it, such as a model server at
+// 127.0.0.1 or 10.0.0.0/24. -no-sandbox runs the agent without a sandbox, as this program's
 // user: it can then read everything this program can, and reach any host.
 // For example, with Claude Code:
 //
@@ -93,6 +96,7 @@ type config struct {
 	passEnv    []string      // variables of this environment the agent receives
 	noSandbox  bool          // run the agent without its sandbox
 	allowHosts hostList      // the hosts the sandboxed agent may reach
+	allowAddrs hostList      // the addresses of this machine or its networks the proxy may dial for them
 	flush      time.Duration // how often views are written to the store
 	logger     *slog.Logger
 }
@@ -118,6 +122,7 @@ func main() {
 	passEnv := flag.String("pass-env", "", "comma-separated variables the agent receives, such as ANTHROPIC_API_KEY")
 	flag.BoolVar(&cfg.noSandbox, "no-sandbox", false, "run the agent without a sandbox: it can then read everything this program can")
 	flag.Var(&cfg.allowHosts, "allow-host", "a `host` the sandboxed agent may reach through a proxy (HTTPS), such as api.anthropic.com; repeat the flag or separate hosts with commas")
+	flag.Var(&cfg.allowAddrs, "allow-address", "an `address` or CIDR network of this machine or its networks that the proxy may dial for the allowed hosts, such as 127.0.0.1 or 10.0.0.0/24 (refused by default)")
 	flag.Usage = func() {
 		fmt.Fprintln(flag.CommandLine.Output(), "usage: embed-server [flags] [-- agent command and arguments]")
 		flag.PrintDefaults()
@@ -328,12 +333,12 @@ func newEngine(st store.Store, cfg config) (*engine.Engine, error) {
 // required (the zero sandbox.Config) unless -no-sandbox turns it off.
 func agentSandbox(cfg config) (sandbox.Config, error) {
 	if cfg.noSandbox {
-		if len(cfg.allowHosts) > 0 {
-			return sandbox.Config{}, errors.New("-allow-host names the hosts the agent's sandbox lets it reach: without a sandbox (-no-sandbox) it reaches any host; give one flag or the other")
+		if len(cfg.allowHosts) > 0 || len(cfg.allowAddrs) > 0 {
+			return sandbox.Config{}, errors.New("-allow-host and -allow-address name what the agent's sandbox lets it reach: without a sandbox (-no-sandbox) it reaches any host; give one flag or the other")
 		}
 		return sandbox.Config{Mode: sandbox.Off}, nil
 	}
-	sb := sandbox.Config{AllowHosts: cfg.allowHosts}
+	sb := sandbox.Config{AllowHosts: cfg.allowHosts, AllowAddresses: cfg.allowAddrs}
 	if len(cfg.allowHosts) > 0 {
 		// The sandbox has no network: the agent reaches the allowed hosts
 		// through a proxy that this program runs, and a bridge inside the
@@ -349,8 +354,8 @@ func agentSandbox(cfg config) (sandbox.Config, error) {
 	return sb, nil
 }
 
-// hostList is the value of -allow-host: the flag repeated, or hosts
-// separated by commas.
+// hostList is the value of -allow-host and -allow-address: the flag
+// repeated, or values separated by commas.
 type hostList []string
 
 func (h *hostList) String() string { return strings.Join(*h, ",") }
@@ -359,7 +364,7 @@ func (h *hostList) Set(value string) error {
 	for _, host := range strings.Split(value, ",") {
 		host = strings.TrimSpace(host)
 		if host == "" {
-			return fmt.Errorf("an empty host in %q", value)
+			return fmt.Errorf("an empty entry in %q", value)
 		}
 		*h = append(*h, host)
 	}

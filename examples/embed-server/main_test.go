@@ -429,7 +429,11 @@ exit 0
 	// As the command line gives it: repeated and comma-separated.
 	fs := flag.NewFlagSet("embed-server", flag.ContinueOnError)
 	fs.Var(&cfg.allowHosts, "allow-host", "")
-	if err := fs.Parse([]string{"-allow-host", "127.0.0.1:" + strconv.Itoa(allowedPort) + ",api.example.com", "-allow-host", "*.example.org"}); err != nil {
+	fs.Var(&cfg.allowAddrs, "allow-address", "")
+	// The allowed host listens on this machine's loopback interface, which
+	// the proxy dials only when told.
+	if err := fs.Parse([]string{"-allow-host", "127.0.0.1:" + strconv.Itoa(allowedPort) + ",api.example.com", "-allow-host", "*.example.org",
+		"-allow-address", "127.0.0.1"}); err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{"127.0.0.1:" + strconv.Itoa(allowedPort), "api.example.com", "*.example.org"}; !slices.Equal(cfg.allowHosts, want) {

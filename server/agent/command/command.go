@@ -303,8 +303,8 @@ func newSandbox(cfg sandbox.Config, dir string) (*sandbox.Sandbox, error) {
 	if cfg.Mode == sandbox.Off {
 		// Settings that only the sandbox applies would be ignored, and the
 		// operator believe the agent confined.
-		if len(cfg.ReadOnly) > 0 || len(cfg.AllowHosts) > 0 || len(cfg.Bridge) > 0 {
-			return nil, errors.New("command agent: Sandbox.Mode is off, yet ReadOnly, AllowHosts or Bridge is set: they apply only in the sandbox; remove them or turn the sandbox on")
+		if len(cfg.ReadOnly) > 0 || len(cfg.AllowHosts) > 0 || len(cfg.AllowAddresses) > 0 || len(cfg.Bridge) > 0 {
+			return nil, errors.New("command agent: Sandbox.Mode is off, yet ReadOnly, AllowHosts, AllowAddresses or Bridge is set: they apply only in the sandbox; remove them or turn the sandbox on")
 		}
 		return nil, nil
 	}

@@ -88,6 +88,10 @@ func checkLeftoverSwept(t *testing.T, runs string) {
 	}
 }
 
+// loopback is the AllowAddresses of tests whose allowed hosts listen on
+// the loopback interface, which the proxy dials only when told.
+var loopback = []string{"127.0.0.1"}
+
 func TestSandboxAllowHosts(t *testing.T) {
 	allowed := lineServer(t, "hello through the proxy")
 	refused := lineServer(t, "never read")
@@ -101,7 +105,7 @@ func TestSandboxAllowHosts(t *testing.T) {
 		Command: exe,
 		Args:    []string{"test-agent-connect", allowed, refused},
 		Env:     noRaceExitSleep,
-		Sandbox: sandbox.Config{AllowHosts: []string{allowed}, Bridge: []string{exe, "sandbox-bridge"}},
+		Sandbox: sandbox.Config{AllowHosts: []string{allowed}, AllowAddresses: loopback, Bridge: []string{exe, "sandbox-bridge"}},
 		Logger:  slog.New(slog.NewTextHandler(&logs, nil)),
 	}))
 	if err := a.Run(context.Background(), task(dir, "x")); err != nil {
@@ -244,6 +248,7 @@ func TestSandboxNew(t *testing.T) {
 	}{
 		{"an unknown mode", Config{Sandbox: sandbox.Config{Mode: "maybe"}}, `Mode "maybe" is neither`},
 		{"off with hosts", Config{Sandbox: sandbox.Config{Mode: sandbox.Off, AllowHosts: []string{"example.com"}}}, "apply only in the sandbox"},
+		{"off with addresses", Config{Sandbox: sandbox.Config{Mode: sandbox.Off, AllowAddresses: []string{"10.0.0.0/8"}}}, "apply only in the sandbox"},
 		{"hosts without a bridge", Config{Sandbox: sandbox.Config{AllowHosts: []string{"example.com"}}}, "AllowHosts needs Bridge"},
 		{"a bad host", Config{Sandbox: sandbox.Config{AllowHosts: []string{"https://example.com"}, Bridge: bridge}}, "not a URL"},
 		{"a relative read-only path", Config{Sandbox: sandbox.Config{ReadOnly: []string{"opt/node"}}}, "is relative"},
@@ -278,7 +283,7 @@ func TestSandboxConcurrentRuns(t *testing.T) {
 	}
 	a := newAgent(t, hardened(t, Config{
 		Command: exe, Args: []string{"test-agent-connect", allowed}, Env: noRaceExitSleep,
-		Sandbox: sandbox.Config{AllowHosts: []string{allowed}, Bridge: []string{exe, "sandbox-bridge"}},
+		Sandbox: sandbox.Config{AllowHosts: []string{allowed}, AllowAddresses: loopback, Bridge: []string{exe, "sandbox-bridge"}},
 	}))
 	dirs := make([]string, 4)
 	var wg sync.WaitGroup

@@ -3,8 +3,10 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -13,10 +15,12 @@ import (
 // talk to their model's API over HTTPS.
 const defaultPort = 443
 
-// allowlist holds the destinations the proxy opens tunnels to.
+// allowlist holds the destinations the proxy opens tunnels to: the hosts
+// it may name, and the addresses it may dial for them.
 type allowlist struct {
 	exact map[string]bool // "host:port", host lower-case, IPv6 in brackets
 	wild  []wildcard
+	addrs *addressPolicy // never nil
 }
 
 // wildcard is a "*.example.com" entry: any subdomain of domain, at any
@@ -30,7 +34,7 @@ type wildcard struct {
 // strict on purpose: a typo that widened the list (a scheme, a path, a
 // bare "*") would quietly let an agent reach more than the operator meant.
 func parseAllowlist(entries []string) (*allowlist, error) {
-	a := &allowlist{exact: map[string]bool{}}
+	a := &allowlist{exact: map[string]bool{}, addrs: &addressPolicy{}}
 	for _, e := range entries {
 		host, port, err := splitEntry(e)
 		if err != nil {
@@ -97,6 +101,33 @@ func splitEntry(e string) (string, int, error) {
 		return "", 0, err
 	}
 	return host, port, nil
+}
+
+// checkAddresses refuses an entry that names an address the proxy would
+// refuse to dial: it would be refused at every connection, so it is a
+// mistake to be told at start, with the setting that allows it.
+func (a *allowlist) checkAddresses() error {
+	for _, entry := range slices.Sorted(maps.Keys(a.exact)) {
+		host, _, _ := net.SplitHostPort(entry)
+		ip, err := netip.ParseAddr(host)
+		if err != nil {
+			continue // a name, checked at each connection
+		}
+		if err := a.addrs.check(ip); err != nil {
+			return fmt.Errorf("sandbox: AllowHosts entry %q: %s is %s, which the proxy refuses unless AllowAddresses allows it (add %q to AllowAddresses if the agent must reach it)",
+				entry, ip, refusedClass(ip), ip.Unmap().String())
+		}
+	}
+	return nil
+}
+
+// refusedClass says what kind of refused address ip is.
+func refusedClass(ip netip.Addr) string {
+	if ip.Zone() != "" {
+		return "an address with a zone"
+	}
+	class, _ := classify(ip.Unmap())
+	return class
 }
 
 // parsePort parses a decimal port from 1 to 65535.

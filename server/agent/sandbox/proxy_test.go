@@ -5,6 +5,7 @@ package sandbox
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -61,19 +62,47 @@ func (s *syncBuffer) String() string {
 }
 
 // startProxy starts a proxy allowing allow, with limit tunnels, and
-// returns it, its socket and its logs.
+// returns it, its socket and its logs. The tests' hosts listen on the
+// loopback interface, which the proxy dials only where AllowAddresses says
+// so: the proxy allows 127.0.0.1.
 func startProxy(t *testing.T, limit int, allow ...string) (*proxy, string, *syncBuffer) {
 	t.Helper()
-	list, err := parseAllowlist(allow)
+	return startProxyWith(t, proxyTest{limit: limit, hosts: allow, addresses: []string{"127.0.0.1"}})
+}
+
+// proxyTest describes a proxy for startProxyWith.
+type proxyTest struct {
+	limit            int
+	hosts, addresses []string // AllowHosts, AllowAddresses
+	resolve          resolver // nil: the system's
+	// dial, if not nil, replaces the proxy's dialing of an address.
+	dial func(ctx context.Context, address string) (net.Conn, error)
+}
+
+// startProxyWith starts the proxy pt describes, and returns it, its socket
+// and its logs.
+func startProxyWith(t *testing.T, pt proxyTest) (*proxy, string, *syncBuffer) {
+	t.Helper()
+	list, err := parseAllowlist(pt.hosts)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if list.addrs, err = parseAllowAddresses(pt.addresses); err != nil {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(t.TempDir(), "proxy.sock")
 	logs := &syncBuffer{}
-	p, err := listenProxy(sock, list, limit, slog.New(slog.NewTextHandler(logs, nil)), "job_7")
+	p, err := newProxy(sock, list, pt.limit, slog.New(slog.NewTextHandler(logs, nil)), "job_7")
 	if err != nil {
 		t.Fatal(err)
 	}
+	if pt.resolve != nil {
+		p.resolve = pt.resolve
+	}
+	if pt.dial != nil {
+		p.dial = pt.dial
+	}
+	p.start()
 	t.Cleanup(func() { p.Close() })
 	return p, sock, logs
 }

@@ -94,6 +94,9 @@ func (s *Sandbox) Command(ctx context.Context, r Run) (*Cmd, error) {
 		}
 	}
 	r.Dir, r.Home, r.Private = filepath.Clean(r.Dir), filepath.Clean(r.Home), filepath.Clean(r.Private)
+	if err := s.checkReadOnlyLinks(); err != nil {
+		return nil, err
+	}
 	if within(r.Private, r.Dir) || within(r.Private, r.Home) {
 		return nil, fmt.Errorf("sandbox: the run's private folder %s lies in the workspace or the home, which the program sees", r.Private)
 	}

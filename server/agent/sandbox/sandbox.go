@@ -17,7 +17,10 @@
 // Config.AllowHosts, the server runs an HTTP CONNECT proxy for the run that
 // opens tunnels to those hosts only, and a bridge inside the sandbox (see
 // BridgeMain) makes it reachable at a loopback address, which the program
-// finds in HTTPS_PROXY and its kin.
+// finds in HTTPS_PROXY and its kin. The proxy resolves an allowed name
+// itself and dials only the addresses it checked, none of the server's own
+// machine, networks or cloud metadata services unless
+// Config.AllowAddresses allows them: a name's owner can point it anywhere.
 //
 // Nothing outlives the run: bwrap gets SIGKILL when the server's thread
 // that started it dies (and the sandbox when bwrap dies), and killing
@@ -79,7 +82,25 @@ type Config struct {
 	// "api.example.com:8443", "[2001:db8::1]:443", or "*.example.com" for
 	// every subdomain of example.com (not example.com itself), with an
 	// optional port. Empty: no network at all. Needs Bridge.
+	//
+	// The proxy resolves a name itself and dials only the addresses it
+	// checked, never those of the server's own machine or networks:
+	// loopback, private (RFC 1918), shared (100.64.0.0/10), link-local,
+	// unique-local, multicast, unspecified, broadcast, documentation and
+	// reserved addresses, their IPv4-mapped, NAT64 and 6to4 forms, and the
+	// cloud metadata services (169.254.169.254 and others), unless
+	// AllowAddresses allows them. An IP address written here counts the
+	// same: "127.0.0.1:8080" needs "127.0.0.1" in AllowAddresses.
 	AllowHosts []string
+	// AllowAddresses lists the addresses the proxy refuses by default
+	// that it may dial for AllowHosts: an address ("10.0.0.5",
+	// "fd00::5") or a network in CIDR notation ("10.0.0.0/24"), such as a
+	// model server on the local network. A cloud metadata address is
+	// allowed only by an entry of that one address, never by a network
+	// holding it. An entry that allows no refused address is an error
+	// (an ordinary public address needs none), and so is one of every
+	// address (0.0.0.0/0, ::/0). Needs AllowHosts.
+	AllowAddresses []string
 	// Bridge is the command that starts the network bridge inside the
 	// sandbox, the program and its first arguments: a program that calls
 	// BridgeMain with the arguments that follow them, such as
@@ -93,8 +114,11 @@ type Config struct {
 type Sandbox struct {
 	bwrap    string
 	readOnly []string
-	allow    *allowlist // nil: no network
-	bridge   []string   // Bridge with its program resolved; nil without allow
+	// readOnlyReal are the readOnly paths with their links followed, as
+	// New found them: a run whose paths lead elsewhere is refused.
+	readOnlyReal []string
+	allow        *allowlist // nil: no network
+	bridge       []string   // Bridge with its program resolved; nil without allow
 }
 
 // ErrUnavailable is the error New and Check return when this machine
@@ -118,11 +142,25 @@ func New(cfg Config) (*Sandbox, error) {
 		if err != nil {
 			return nil, err
 		}
+		real, err := filepath.EvalSymlinks(clean)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: ReadOnly path %q: %w", p, err)
+		}
 		s.readOnly = append(s.readOnly, clean)
+		s.readOnlyReal = append(s.readOnlyReal, real)
+	}
+	if len(cfg.AllowAddresses) > 0 && len(cfg.AllowHosts) == 0 {
+		return nil, errors.New("sandbox: AllowAddresses applies only to the hosts of AllowHosts, which is empty")
 	}
 	if len(cfg.AllowHosts) > 0 {
 		allow, err := parseAllowlist(cfg.AllowHosts)
 		if err != nil {
+			return nil, err
+		}
+		if allow.addrs, err = parseAllowAddresses(cfg.AllowAddresses); err != nil {
+			return nil, err
+		}
+		if err := allow.checkAddresses(); err != nil {
 			return nil, err
 		}
 		if len(cfg.Bridge) == 0 {
@@ -181,6 +219,23 @@ func checkReadOnly(p string) (string, error) {
 // ReadOnly returns the host paths the sandbox adds read-only
 // (Config.ReadOnly, cleaned).
 func (s *Sandbox) ReadOnly() []string { return slices.Clone(s.readOnly) }
+
+// checkReadOnlyLinks refuses a run whose ReadOnly paths no longer lead
+// where they led at New: bubblewrap follows a path's links at each run, and
+// a link changed since (to the server's data, say) would show the program
+// what the server checked it could not see.
+func (s *Sandbox) checkReadOnlyLinks() error {
+	for i, p := range s.readOnly {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return fmt.Errorf("sandbox: ReadOnly path %s: %w", p, err)
+		}
+		if real != s.readOnlyReal[i] {
+			return fmt.Errorf("sandbox: ReadOnly path %s now leads to %s, not to %s as when the server started and checked it: restore it, or restart the server to check it anew", p, real, s.readOnlyReal[i])
+		}
+	}
+	return nil
+}
 
 // within reports whether path is root or lies under it. Both are clean
 // and absolute.
