@@ -28,7 +28,9 @@ const day = 24 * time.Hour
 // traffic over a range of UTC days. Its numbers are the store's answers
 // to the API's own queries over the same hours: the totals and the top
 // pages are the views export's (QueryViews), the chart the views series'
-// (ViewSeries), the visitors the visitors export's (QueryVisitors).
+// (ViewSeries), the visitors the visitors export's (QueryVisitors). Above
+// them, when readers' submissions met a daily cap or a client's share of
+// it today, it says so (siteShares.todayOf).
 func (s *Server) dashOverview(w http.ResponseWriter, r *http.Request, d *dashRequest) {
 	page := dashboard.OverviewPage{Frame: d.frame}
 	page.Title, page.Section = "Overview of "+d.project.ID, "overview"
@@ -73,6 +75,11 @@ func (s *Server) dashOverview(w http.ResponseWriter, r *http.Request, d *dashReq
 		chart[i] = dashboard.Point{At: p.At, Human: p.Human, AI: p.AI}
 	}
 	page.Chart = dashboard.NewChart(chart, interval == time.Hour)
+	today := s.siteShares.todayOf(project, s.now())
+	page.Site = dashboard.SiteToday{
+		Feedback: dashboard.SiteLimits(today[shareFeedback]),
+		Searches: dashboard.SiteLimits(today[shareSearches]),
+	}
 	s.dashRender(w, r, status, page)
 }
 

@@ -53,13 +53,26 @@ func (s *Server) recordFeedback(w http.ResponseWriter, r *http.Request, tok stor
 		return
 	}
 	n.ID, n.ProjectID, n.CreatedAt, n.DailyCap = "fb_"+randomBase62(20), tok.ProjectID, now, s.cfg.Site.MaxFeedbackPerDay
+	addr := s.clientAddr(r)
+	hold, refused := s.siteShares.take(tok.ProjectID, shareFeedback, addr, now)
+	if refused != shareTaken {
+		s.siteCounters.feedbackShare.Add(1)
+		s.siteLimited(r, tok.ProjectID, shareFeedback, SiteLimitShare, now)
+		w.Header().Set("Retry-After", untilTomorrow(now))
+		writeError(w, http.StatusTooManyRequests, feedbackShareMessage(refused, addr, s.cfg.Site))
+		return
+	}
 	_, err := s.cfg.Store.AddFeedback(r.Context(), n)
+	if err != nil {
+		s.siteShares.release(hold) // nothing stored: nothing taken
+	}
 	switch {
 	case err == nil:
 		writeAccepted(w)
 	case errors.Is(err, store.ErrFull):
 		s.siteCounters.feedbackFull.Add(1)
-		w.Header().Set("Retry-After", retryAfterSeconds(store.FeedbackDay(now).Add(24*time.Hour).Sub(now)))
+		s.siteLimited(r, tok.ProjectID, shareFeedback, SiteLimitCap, now)
+		w.Header().Set("Retry-After", untilTomorrow(now))
 		writeError(w, http.StatusTooManyRequests, "this site has sent as much feedback as the server keeps in a day; nothing was stored")
 	default:
 		s.storeError(w, r, err, "project "+quote(tok.ProjectID), "recording feedback")

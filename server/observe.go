@@ -2,8 +2,8 @@ package server
 
 import "time"
 
-// What the server's hooks are told (Config.OnRequest, Config.OnIngestCommit):
-// server/metrics counts with them.
+// What the server's hooks are told (Config.OnRequest, Config.OnIngestCommit,
+// Config.OnSiteLimit): server/metrics counts with them.
 
 // RequestInfo is what Config.OnRequest is told of a request.
 type RequestInfo struct {
@@ -31,4 +31,26 @@ type IngestCommitInfo struct {
 	// Err is the store's error: nil if the views are stored, else every
 	// request of the commit was answered 503.
 	Err error
+}
+
+// The values of SiteLimitInfo.
+const (
+	// SiteLimitFeedback: feedback, refused with 429 and not stored.
+	SiteLimitFeedback = "feedback"
+	// SiteLimitSearches: a search, counted under store.OtherSearchesQuery
+	// or its opened result counted without the result.
+	SiteLimitSearches = "searches"
+	// SiteLimitCap: the project's UTC day held its cap
+	// (SiteConfig.MaxFeedbackPerDay, MaxQueriesPerDay).
+	SiteLimitCap = "cap"
+	// SiteLimitShare: the client's address or network had added its
+	// share of the day (SiteConfig.MaxFeedbackPerAddress and the like).
+	SiteLimitShare = "share"
+)
+
+// SiteLimitInfo is what Config.OnSiteLimit is told of a submission to a
+// public site endpoint that met a day's cap or a client's share of it.
+type SiteLimitInfo struct {
+	Kind   string // SiteLimitFeedback or SiteLimitSearches
+	Reason string // SiteLimitCap or SiteLimitShare
 }

@@ -36,13 +36,36 @@ func (s *Server) recordSearch(w http.ResponseWriter, r *http.Request, tok store.
 		return
 	}
 	sr.ProjectID, sr.At = tok.ProjectID, s.cfg.Now().UTC().Truncate(time.Microsecond)
-	folds, err := s.cfg.Store.AddSearches(r.Context(), store.SearchBatch{Searches: []store.Search{sr}, DailyQueryCap: s.cfg.Site.MaxQueriesPerDay})
+	// A search may add a query, and a pair of query and opened result,
+	// new to the day: it takes a unit of its client's share, given back
+	// if it added neither. Past the share, it is counted with a cap of 1,
+	// under which the day keeps counting what it holds and takes nothing
+	// new: the client's earlier searches left it holding a query at least
+	// (a pair may still be admitted while the day holds none, so one at
+	// most a day).
+	hold, refused := s.siteShares.take(tok.ProjectID, shareSearches, s.clientAddr(r), sr.At)
+	dailyCap := s.cfg.Site.MaxQueriesPerDay
+	if refused != shareTaken {
+		dailyCap = 1
+	}
+	folds, err := s.cfg.Store.AddSearches(r.Context(), store.SearchBatch{Searches: []store.Search{sr}, DailyQueryCap: dailyCap})
+	if refused == shareTaken && (err != nil || folds.Added == store.SearchDayCounts{}) {
+		s.siteShares.release(hold)
+	}
 	if err != nil {
 		s.storeError(w, r, err, "project "+quote(tok.ProjectID), "recording a search")
 		return
 	}
 	s.siteCounters.foldedSearches.Add(folds.Searches)
 	s.siteCounters.unattributed.Add(folds.Clicks)
+	if folds.Searches+folds.Clicks > 0 {
+		reason := SiteLimitCap
+		if refused != shareTaken {
+			reason = SiteLimitShare
+			s.siteCounters.searchesShare.Add(1)
+		}
+		s.siteLimited(r, tok.ProjectID, shareSearches, reason, sr.At)
+	}
 	writeAccepted(w)
 }
 

@@ -123,6 +123,11 @@ type Config struct {
 	// answered. It runs on the committing goroutine, which the requests
 	// and the next commit wait for, so it must return quickly.
 	OnIngestCommit func(IngestCommitInfo)
+	// OnSiteLimit, if set, is told of every submission to a public site
+	// endpoint that met a day's cap or a client's share of it (see
+	// SiteLimitInfo). It runs on the request's goroutine, so it must
+	// return quickly.
+	OnSiteLimit func(SiteLimitInfo)
 }
 
 // JobEvents is told about job changes made through the API.
@@ -144,6 +149,7 @@ type Server struct {
 
 	// The site endpoints and the cursor exports (site.go, cursor.go).
 	siteLimiter  *addrLimiter
+	siteShares   *siteShares
 	siteCounters siteCounters
 	cursorKeys   cursorKeys
 	dash         *dashState // nil without the dashboard (dashboard.go)
@@ -208,6 +214,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, limiter: newKeyLimiter(cfg.RateLimits), ingest: ingest, proxies: clientip.NewProxies(cfg.TrustedProxies)}
 	s.auth = newAuthCache(cfg.KeyCacheTTL)
 	s.siteLimiter = newAddrLimiter(cfg.Site.PerAddress, cfg.Site.MaxAddresses)
+	s.siteShares = newSiteShares(cfg.Site)
 	s.cursorKeys.key = bytes.Clone(cfg.CursorSecret)
 	if cfg.Dashboard.Enabled {
 		s.dash = newDashState(cfg.Dashboard, cfg.Site.MaxAddresses)

@@ -365,7 +365,9 @@ func TestSiteHoneypot(t *testing.T) {
 // A script posting made-up feedback from many addresses fills at most a
 // day's cap; past it, 429 until the next UTC day, and nothing stored.
 func TestSiteFeedbackDailyCap(t *testing.T) {
-	e := newSiteEnv(t, func(c *server.Config) { c.Site.MaxFeedbackPerDay = 2 })
+	e := newSiteEnv(t, func(c *server.Config) {
+		c.Site.MaxFeedbackPerDay, c.Site.MaxFeedbackPerAddress, c.Site.MaxFeedbackPerNetwork = 2, 2, 2
+	})
 	e.mustPost("feedback", `{"path": "/a", "helpful": true}`)
 	e.mustPost("feedback", `{"path": "/b", "helpful": false}`)
 	resp, body := e.site(siteRequest{method: "POST", target: "/v1/site/alpha/feedback?token=" + e.keys["site"],
@@ -388,7 +390,9 @@ func TestSiteFeedbackDailyCap(t *testing.T) {
 // fold into "(other searches)", so they cannot grow the storage, and the
 // total stays exact.
 func TestSiteSearchesAreNormalisedAndCapped(t *testing.T) {
-	e := newSiteEnv(t, func(c *server.Config) { c.Site.MaxQueriesPerDay = 2 })
+	e := newSiteEnv(t, func(c *server.Config) {
+		c.Site.MaxQueriesPerDay, c.Site.MaxQueriesPerAddress, c.Site.MaxQueriesPerNetwork = 2, 2, 2
+	})
 	e.mustPost("searches", `{"query": "  Install\tGUIDE  ", "clickedPath": "/guides/install/"}`)
 	e.mustPost("searches", `{"query": "install guide"}`)
 	e.mustPost("searches", `{"query": "API keys", "clickedPath": "/keys.html"}`)

@@ -70,6 +70,11 @@ type siteConfig struct {
 	MaxBodyBytes      int64     `json:"maxBodyBytes,omitempty"`
 	MaxFeedbackPerDay int       `json:"maxFeedbackPerDay,omitempty"`
 	MaxQueriesPerDay  int       `json:"maxQueriesPerDay,omitempty"`
+	// The shares of those caps one address, and one network, may take.
+	MaxFeedbackPerAddress int `json:"maxFeedbackPerAddress,omitempty"`
+	MaxFeedbackPerNetwork int `json:"maxFeedbackPerNetwork,omitempty"`
+	MaxQueriesPerAddress  int `json:"maxQueriesPerAddress,omitempty"`
+	MaxQueriesPerNetwork  int `json:"maxQueriesPerNetwork,omitempty"`
 }
 
 // dashboardConfig is "dashboard": the web pages under /dashboard/ and

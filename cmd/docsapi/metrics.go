@@ -24,7 +24,7 @@ func newServeMetrics(st store.Store, log *slog.Logger, eng *engine.Config, rec *
 		return nil, err
 	}
 	eng.OnRunEnd, rec.OnFlush = m.ObserveRun, m.ObserveFlush
-	srv.OnRequest, srv.OnIngestCommit = m.ObserveRequest, m.ObserveIngestCommit
+	srv.OnRequest, srv.OnIngestCommit, srv.OnSiteLimit = m.ObserveRequest, m.ObserveIngestCommit, m.ObserveSiteLimit
 	return m, nil
 }
 

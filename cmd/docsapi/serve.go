@@ -75,7 +75,9 @@ and agent.kind is optional):
                  "ingest": {"requests": 6000, "per": "1m"}},
   "trustedProxies": ["10.0.0.0/8", "2001:db8::1"],
   "site": {"perAddress": {"requests": 60, "per": "1m"}, "maxAddresses": 100000,
-           "maxBodyBytes": 65536, "maxFeedbackPerDay": 10000, "maxQueriesPerDay": 10000},
+           "maxBodyBytes": 65536, "maxFeedbackPerDay": 10000, "maxQueriesPerDay": 10000,
+           "maxFeedbackPerAddress": 20, "maxFeedbackPerNetwork": 200,
+           "maxQueriesPerAddress": 20, "maxQueriesPerNetwork": 200},
   "dashboard": {"enabled": true, "sessionMaxAge": "12h", "sessionIdleTimeout": "1h"},
   "engine": {"concurrency": 2, "jobTimeout": "30m", "maxAttempts": 3,
              "leaseFor": "2m", "pollInterval": "5s", "retryDelay": "30s"},
@@ -136,7 +138,22 @@ perAddress is the budget of one client address (an IPv6 client's /64; 60
 a minute by default), kept for up to maxAddresses addresses at once;
 maxBodyBytes bounds a request's body; maxFeedbackPerDay and
 maxQueriesPerDay bound a project's feedback entries and distinct search
-queries a UTC day. Absent or 0 takes the default; none can be turned off.
+queries a UTC day. So that no one can fill those caps for everyone, one
+address (an IPv6 client's /64) may take only a share of each, and its
+network (IPv4 /24, IPv6 /48) a larger one: maxFeedbackPerAddress and
+maxFeedbackPerNetwork bound the feedback one address and one network add to
+a project's day (past either, 429 for them, not for others);
+maxQueriesPerAddress and maxQueriesPerNetwork bound the searches of one
+address or network that add a query or opened result new to the day (past
+either, their searches still count, new queries under "(other searches)").
+By default a share is a 500th of its cap for an address and a 50th for a
+network (20 and 200), so filling a cap takes 500 addresses in 50 networks;
+raise them for readers behind one address (an office's NAT) that is not a
+trusted proxy. An address must not exceed its network's share, nor a
+network the cap. Shares are counted in memory, by each server process on
+its own, for the current UTC day; past maxAddresses addresses (or networks)
+in a day, the others share one allowance. Absent or 0 takes the default;
+none can be turned off.
 
 dashboard: web pages under /dashboard/ on the API's listener, on by
 default (--dashboard=false or "enabled": false turns them off): a project's

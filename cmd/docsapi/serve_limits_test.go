@@ -356,20 +356,25 @@ func TestServeRateLimitsFromTheFile(t *testing.T) {
 }
 
 // "site" bounds the public feedback and search endpoints: every field
-// defaults on its own, the values reach the server, and a budget cannot be
-// turned off or made negative.
+// defaults on its own (a share of a cap after the cap), the values reach
+// the server, and a budget cannot be turned off, made negative, or a share
+// made larger than what holds it.
 func TestServeSiteSetting(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"HOME": dir, "DOCSAPI_DATA": filepath.Join(dir, "data")}
-	def := `{"perAddress":{"requests":60,"per":"1m"},"maxAddresses":100000,"maxBodyBytes":65536,"maxFeedbackPerDay":10000,"maxQueriesPerDay":10000}`
+	const shares = `"maxFeedbackPerAddress":20,"maxFeedbackPerNetwork":200`
+	def := `{"perAddress":{"requests":60,"per":"1m"},"maxAddresses":100000,"maxBodyBytes":65536,"maxFeedbackPerDay":10000,"maxQueriesPerDay":10000,` + shares + `,"maxQueriesPerAddress":20,"maxQueriesPerNetwork":200}`
 	for _, tt := range []struct {
 		name, config, want string
 	}{
 		{"defaults", `{}`, def},
 		{"each field on its own", `{"site": {"perAddress": {"per": "1h"}, "maxQueriesPerDay": 500}}`,
-			`{"perAddress":{"requests":60,"per":"1h"},"maxAddresses":100000,"maxBodyBytes":65536,"maxFeedbackPerDay":10000,"maxQueriesPerDay":500}`},
-		{"all", `{"site": {"perAddress": {"requests": 5, "per": "10s"}, "maxAddresses": 10, "maxBodyBytes": 4096, "maxFeedbackPerDay": 3, "maxQueriesPerDay": 4}}`,
-			`{"perAddress":{"requests":5,"per":"10s"},"maxAddresses":10,"maxBodyBytes":4096,"maxFeedbackPerDay":3,"maxQueriesPerDay":4}`},
+			`{"perAddress":{"requests":60,"per":"1h"},"maxAddresses":100000,"maxBodyBytes":65536,"maxFeedbackPerDay":10000,"maxQueriesPerDay":500,` + shares + `,"maxQueriesPerAddress":1,"maxQueriesPerNetwork":10}`},
+		{"a share on its own", `{"site": {"maxFeedbackPerAddress": 50}}`,
+			`{"perAddress":{"requests":60,"per":"1m"},"maxAddresses":100000,"maxBodyBytes":65536,"maxFeedbackPerDay":10000,"maxQueriesPerDay":10000,"maxFeedbackPerAddress":50,"maxFeedbackPerNetwork":200,"maxQueriesPerAddress":20,"maxQueriesPerNetwork":200}`},
+		{"all", `{"site": {"perAddress": {"requests": 5, "per": "10s"}, "maxAddresses": 10, "maxBodyBytes": 4096, "maxFeedbackPerDay": 3, "maxQueriesPerDay": 4,
+			"maxFeedbackPerAddress": 1, "maxFeedbackPerNetwork": 2, "maxQueriesPerAddress": 3, "maxQueriesPerNetwork": 4}}`,
+			`{"perAddress":{"requests":5,"per":"10s"},"maxAddresses":10,"maxBodyBytes":4096,"maxFeedbackPerDay":3,"maxQueriesPerDay":4,"maxFeedbackPerAddress":1,"maxFeedbackPerNetwork":2,"maxQueriesPerAddress":3,"maxQueriesPerNetwork":4}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			config := configFile(t, tt.config)
@@ -396,6 +401,8 @@ func TestServeSiteSetting(t *testing.T) {
 				PerAddress:   printedLimit(site.PerAddress),
 				MaxAddresses: site.MaxAddresses, MaxBodyBytes: site.MaxBodyBytes,
 				MaxFeedbackPerDay: site.MaxFeedbackPerDay, MaxQueriesPerDay: site.MaxQueriesPerDay,
+				MaxFeedbackPerAddress: site.MaxFeedbackPerAddress, MaxFeedbackPerNetwork: site.MaxFeedbackPerNetwork,
+				MaxQueriesPerAddress: site.MaxQueriesPerAddress, MaxQueriesPerNetwork: site.MaxQueriesPerNetwork,
 			})), &given); err != nil {
 				t.Fatal(err)
 			}
@@ -405,10 +412,15 @@ func TestServeSiteSetting(t *testing.T) {
 		})
 	}
 	for config, msg := range map[string]string{
-		`{"site": {"perAddress": {"requests": 0}}}`: "site.perAddress needs requests of 1 or more",
-		`{"site": {"perAddress": {"per": "-1s"}}}`:  `site.perAddress.per: "-1s" is negative`,
-		`{"site": {"maxBodyBytes": -1}}`:            "site.maxBodyBytes must be 0 (the default) or more, got -1",
-		`{"site": {"maxFeedbackPerDay": -5}}`:       "site.maxFeedbackPerDay must be 0 (the default) or more, got -5",
+		`{"site": {"perAddress": {"requests": 0}}}`:                        "site.perAddress needs requests of 1 or more",
+		`{"site": {"perAddress": {"per": "-1s"}}}`:                         `site.perAddress.per: "-1s" is negative`,
+		`{"site": {"maxBodyBytes": -1}}`:                                   "site.maxBodyBytes must be 0 (the default) or more, got -1",
+		`{"site": {"maxFeedbackPerDay": -5}}`:                              "site.maxFeedbackPerDay must be 0 (the default) or more, got -5",
+		`{"site": {"maxQueriesPerNetwork": -1}}`:                           "site.maxQueriesPerNetwork must be 0 (the default) or more, got -1",
+		`{"site": {"maxFeedbackPerAddress": 300}}`:                         "site.maxFeedbackPerAddress (300) must not be more than site.maxFeedbackPerNetwork (200)",
+		`{"site": {"maxQueriesPerAddress": 5, "maxQueriesPerNetwork": 4}}`: "site.maxQueriesPerAddress (5) must not be more than site.maxQueriesPerNetwork (4)",
+		`{"site": {"maxQueriesPerDay": 100, "maxQueriesPerNetwork": 101}}`: "site.maxQueriesPerNetwork (101) must not be more than site.maxQueriesPerDay (100)",
+		`{"site": {"maxFeedbackPerNetwork": 20000}}`:                       "site.maxFeedbackPerNetwork (20000) must not be more than site.maxFeedbackPerDay (10000)",
 	} {
 		runCLI(t, env, "", "serve", "--print-config", "--config", configFile(t, config)).expect(t, exitUsage, msg)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -246,6 +247,10 @@ func serveSite(c siteConfig) (server.SiteConfig, error) {
 		{"maxBodyBytes", c.MaxBodyBytes},
 		{"maxFeedbackPerDay", int64(c.MaxFeedbackPerDay)},
 		{"maxQueriesPerDay", int64(c.MaxQueriesPerDay)},
+		{"maxFeedbackPerAddress", int64(c.MaxFeedbackPerAddress)},
+		{"maxFeedbackPerNetwork", int64(c.MaxFeedbackPerNetwork)},
+		{"maxQueriesPerAddress", int64(c.MaxQueriesPerAddress)},
+		{"maxQueriesPerNetwork", int64(c.MaxQueriesPerNetwork)},
 	} {
 		if f.v < 0 {
 			return out, usagef("site.%s must be 0 (the default) or more, got %d", f.name, f.v)
@@ -253,7 +258,37 @@ func serveSite(c siteConfig) (server.SiteConfig, error) {
 	}
 	out.MaxAddresses, out.MaxBodyBytes = c.MaxAddresses, c.MaxBodyBytes
 	out.MaxFeedbackPerDay, out.MaxQueriesPerDay = c.MaxFeedbackPerDay, c.MaxQueriesPerDay
+	out.MaxFeedbackPerAddress, out.MaxFeedbackPerNetwork = c.MaxFeedbackPerAddress, c.MaxFeedbackPerNetwork
+	out.MaxQueriesPerAddress, out.MaxQueriesPerNetwork = c.MaxQueriesPerAddress, c.MaxQueriesPerNetwork
+	if err := checkSiteShares(out); err != nil {
+		return out, err
+	}
 	return out.WithDefaults()
+}
+
+// checkSiteShares checks that each share of a daily cap fits in the next
+// (an address in its network, a network in the day), with the defaults of
+// the absent ones, naming the configuration's keys.
+func checkSiteShares(c server.SiteConfig) error {
+	for _, sh := range []struct {
+		kind                string
+		dailyCap, addr, net int
+		defaultCap          int
+	}{
+		{"Feedback", c.MaxFeedbackPerDay, c.MaxFeedbackPerAddress, c.MaxFeedbackPerNetwork, store.DefaultDailyFeedbackCap},
+		{"Queries", c.MaxQueriesPerDay, c.MaxQueriesPerAddress, c.MaxQueriesPerNetwork, store.DefaultDailyQueryCap},
+	} {
+		dailyCap := cmp.Or(sh.dailyCap, sh.defaultCap)
+		defAddr, defNet := server.SiteShareDefaults(dailyCap)
+		addr, net := cmp.Or(sh.addr, defAddr), cmp.Or(sh.net, defNet)
+		switch {
+		case addr > net:
+			return usagef("site.max%[1]sPerAddress (%[2]d) must not be more than site.max%[1]sPerNetwork (%[3]d): an address is part of its network", sh.kind, addr, net)
+		case net > dailyCap:
+			return usagef("site.max%[1]sPerNetwork (%[2]d) must not be more than site.max%[1]sPerDay (%[3]d)", sh.kind, net, dailyCap)
+		}
+	}
+	return nil
 }
 
 // serveDashboard reads whether the dashboard is served (the flag over the
@@ -340,6 +375,8 @@ func printConfig(s *stdio, set *serveSettings) error {
 		PerAddress:   printedLimit(set.site.PerAddress),
 		MaxAddresses: set.site.MaxAddresses, MaxBodyBytes: set.site.MaxBodyBytes,
 		MaxFeedbackPerDay: set.site.MaxFeedbackPerDay, MaxQueriesPerDay: set.site.MaxQueriesPerDay,
+		MaxFeedbackPerAddress: set.site.MaxFeedbackPerAddress, MaxFeedbackPerNetwork: set.site.MaxFeedbackPerNetwork,
+		MaxQueriesPerAddress: set.site.MaxQueriesPerAddress, MaxQueriesPerNetwork: set.site.MaxQueriesPerNetwork,
 	}
 	eff.Dashboard = dashboardConfig{Enabled: &set.dashboard.Enabled, MaxAge: duration(set.dashboard.MaxAge), IdleTimeout: duration(set.dashboard.IdleTimeout)}
 	if eff.PageViews.MaxKeys == 0 {

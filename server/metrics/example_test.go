@@ -42,7 +42,7 @@ func ExampleNew() {
 	m.WatchPageViews(rec)
 	srv, err := server.New(server.Config{
 		Store: st, Jobs: eng, PageViews: rec,
-		OnRequest: m.ObserveRequest, OnIngestCommit: m.ObserveIngestCommit,
+		OnRequest: m.ObserveRequest, OnIngestCommit: m.ObserveIngestCommit, OnSiteLimit: m.ObserveSiteLimit,
 	})
 	if err != nil {
 		log.Fatal(err)

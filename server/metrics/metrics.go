@@ -2,8 +2,8 @@
 // page-view recorder measure, in the Prometheus format.
 //
 // It is the only package of the module that imports the Prometheus client.
-// The packages it reads expose small hooks instead (server.Config.OnRequest
-// and OnIngestCommit, engine.Config.OnRunEnd, pageviews.Config.OnFlush,
+// The packages it reads expose small hooks instead (server.Config.OnRequest,
+// OnIngestCommit and OnSiteLimit, engine.Config.OnRunEnd, pageviews.Config.OnFlush,
 // pageviews.Recorder.Stats and store.JobCounter), so a program that embeds
 // them without metrics compiles none of it:
 //
@@ -11,7 +11,8 @@
 //	eng, err := engine.New(engine.Config{..., OnRunEnd: m.ObserveRun})
 //	rec, err := pageviews.New(pageviews.Config{..., OnFlush: m.ObserveFlush})
 //	m.WatchPageViews(rec)
-//	srv, err := server.New(server.Config{..., OnRequest: m.ObserveRequest, OnIngestCommit: m.ObserveIngestCommit})
+//	srv, err := server.New(server.Config{..., OnRequest: m.ObserveRequest, OnIngestCommit: m.ObserveIngestCommit,
+//		OnSiteLimit: m.ObserveSiteLimit})
 //	go http.ListenAndServe("127.0.0.1:9464", m.Handler()) // not the API's listener
 //
 // Every label takes a bounded set of values: a request is labelled with its
@@ -79,6 +80,7 @@ type Metrics struct {
 	flushes  *prometheus.HistogramVec // result
 	ingested *prometheus.CounterVec   // result
 	commits  *prometheus.HistogramVec // result
+	site     *prometheus.CounterVec   // kind, reason
 	views    *viewsCollector
 	parts    []prometheus.Collector // all of the above, and the job counts with Config.Jobs
 	registry *prometheus.Registry
@@ -115,6 +117,9 @@ func New(cfg Config) (*Metrics, error) {
 			"Page views sent to the ingestion endpoint, by result: ok if stored, error if the store failed (and the requests were answered 503).", "result"),
 		commits: histogram("docsapi_ingest_commit_duration_seconds",
 			"How long commits of ingested page views (one per group of requests) took, by result (ok or error).", prometheus.DefBuckets, "result"),
+		site: counter("docsapi_site_limited_total",
+			"Submissions to the public site endpoints that met a project's daily cap or a client's share of it, by kind (feedback: refused with 429; searches: counted under \"(other searches)\" or without the result opened) and reason (cap: the project's day was full; share: the client's address or network had added its share of the day).",
+			"kind", "reason"),
 		views:    newViewsCollector(),
 		errorLog: cfg.Logger,
 	}
@@ -128,7 +133,12 @@ func New(cfg Config) (*Metrics, error) {
 		m.ingested.WithLabelValues(r)
 		m.commits.WithLabelValues(r)
 	}
-	m.parts = []prometheus.Collector{m.requests, m.latency, m.runs, m.flushes, m.ingested, m.commits, m.views}
+	for _, kind := range []string{server.SiteLimitFeedback, server.SiteLimitSearches} {
+		for _, reason := range []string{server.SiteLimitCap, server.SiteLimitShare} {
+			m.site.WithLabelValues(kind, reason)
+		}
+	}
+	m.parts = []prometheus.Collector{m.requests, m.latency, m.runs, m.flushes, m.ingested, m.commits, m.site, m.views}
 	if cfg.Jobs != nil {
 		m.parts = append(m.parts, newJobsCollector(cfg.Jobs, cfg.JobsTimeout, cfg.Now, cfg.Logger))
 	}
@@ -171,6 +181,12 @@ func (m *Metrics) ObserveRequest(r server.RequestInfo) {
 	}
 	m.requests.WithLabelValues(route, strconv.Itoa(r.Status)).Inc()
 	m.latency.WithLabelValues(route).Observe(r.Duration.Seconds())
+}
+
+// ObserveSiteLimit counts a submission that met a day's cap or a client's
+// share of it; it is server.Config.OnSiteLimit.
+func (m *Metrics) ObserveSiteLimit(l server.SiteLimitInfo) {
+	m.site.WithLabelValues(l.Kind, l.Reason).Inc()
 }
 
 // ObserveRun counts a job run; it is engine.Config.OnRunEnd.

@@ -72,7 +72,12 @@ func newStack(t *testing.T) *stack {
 	m.WatchPageViews(s.rec)
 	if s.srv, err = server.New(server.Config{
 		Store: st, Jobs: eng, PageViews: s.rec,
-		OnRequest: m.ObserveRequest, OnIngestCommit: m.ObserveIngestCommit,
+		OnRequest: m.ObserveRequest, OnIngestCommit: m.ObserveIngestCommit, OnSiteLimit: m.ObserveSiteLimit,
+		// Small caps and shares, which TestSiteLimitsAreCounted meets.
+		Site: server.SiteConfig{
+			MaxFeedbackPerDay: 3, MaxFeedbackPerAddress: 1, MaxFeedbackPerNetwork: 2,
+			MaxQueriesPerDay: 2, MaxQueriesPerAddress: 1, MaxQueriesPerNetwork: 2,
+		},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -182,6 +187,53 @@ func TestScrapeAfterRequestsARunAndAFlush(t *testing.T) {
 	if len(series(got, "go_goroutines")) != 1 {
 		t.Error("no go_goroutines")
 	}
+}
+
+// Submissions that meet a day's cap, or a client's share of it, are
+// counted by kind and reason.
+func TestSiteLimitsAreCounted(t *testing.T) {
+	s := newStack(t)
+	const origin = "https://docs.example"
+	tok, err := s.srv.CreateSiteToken(t.Context(), server.SiteTokenParams{Project: "handbook", Name: "docs", Origins: []string{origin}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(endpoint, addr, body string, status int) {
+		t.Helper()
+		r := httptest.NewRequest("POST", "/v1/site/handbook/"+endpoint+"?token="+tok.Token, strings.NewReader(body))
+		r.RemoteAddr, r.Header["Origin"] = addr+":1", []string{origin}
+		w := httptest.NewRecorder()
+		s.srv.ServeHTTP(w, r)
+		if w.Code != status {
+			t.Fatalf("%s from %s: %d %s, want %d", endpoint, addr, w.Code, w.Body, status)
+		}
+	}
+	h := s.m.Handler()
+	before := scrape(t, h)
+	for _, kind := range []string{"feedback", "searches"} {
+		for _, reason := range []string{"cap", "share"} {
+			want(t, before, `docsapi_site_limited_total{kind="`+kind+`",reason="`+reason+`"}`, 0)
+		}
+	}
+
+	const vote = `{"path": "/a", "helpful": true}`
+	post("feedback", "192.0.2.1", vote, http.StatusAccepted)
+	post("feedback", "192.0.2.1", vote, http.StatusTooManyRequests) // its address's share
+	post("feedback", "192.0.2.2", vote, http.StatusAccepted)
+	post("feedback", "192.0.2.3", vote, http.StatusTooManyRequests) // its network's share
+	post("feedback", "198.51.100.1", vote, http.StatusAccepted)     // the day's third: the cap
+	post("feedback", "203.0.113.1", vote, http.StatusTooManyRequests)
+
+	post("searches", "192.0.2.1", `{"query": "one"}`, http.StatusAccepted)
+	post("searches", "192.0.2.1", `{"query": "two"}`, http.StatusAccepted) // folded: its share
+	post("searches", "192.0.2.2", `{"query": "two"}`, http.StatusAccepted) // the day's second: the cap
+	post("searches", "198.51.100.1", `{"query": "three"}`, http.StatusAccepted)
+
+	got := scrape(t, h)
+	want(t, got, `docsapi_site_limited_total{kind="feedback",reason="share"}`, 2)
+	want(t, got, `docsapi_site_limited_total{kind="feedback",reason="cap"}`, 1)
+	want(t, got, `docsapi_site_limited_total{kind="searches",reason="share"}`, 1)
+	want(t, got, `docsapi_site_limited_total{kind="searches",reason="cap"}`, 1)
 }
 
 // Clients that invent paths, methods and malformed paths cannot add series:

@@ -28,7 +28,8 @@ type SearchStore interface {
 	// then new pairs are admitted in byte order. The searches of
 	// OtherSearchesQuery never tie their openings to a result. The
 	// function TallySearches says all of this in one place; the result
-	// reports what was folded.
+	// reports what was folded, and what the batch added that was new to
+	// its days (the room of the caps it took).
 	AddSearches(ctx context.Context, b SearchBatch) (SearchFolds, error)
 	// QuerySearches returns one page of a project's queries over a day
 	// range, most searched first: Hits descending, then Query ascending
@@ -75,16 +76,23 @@ type SearchBatch struct {
 	DailyQueryCap int // at least 1; see DefaultDailyQueryCap
 }
 
-// SearchFolds counts what AddSearches did not keep apart.
+// SearchFolds counts what AddSearches did not keep apart, and what it
+// added to the days' counts.
 type SearchFolds struct {
 	Searches int64 // searches counted under OtherSearchesQuery past the cap
 	Clicks   int64 // openings counted without their result past the cap
+	// Added is what the days' counts grew by: the queries and pairs new
+	// to their day that were admitted (SearchTally.Added), so that the
+	// server can charge them to the client that sent them.
+	Added SearchDayCounts
 }
 
 // Add adds o to f.
 func (f *SearchFolds) Add(o SearchFolds) {
 	f.Searches += o.Searches
 	f.Clicks += o.Clicks
+	f.Added.Queries += o.Added.Queries
+	f.Added.ClickPaths += o.Added.ClickPaths
 }
 
 // SearchDay returns the UTC day (its midnight) a search made at t counts in.
@@ -118,7 +126,7 @@ type SearchTally struct {
 	// Added is what the day's counts grow by: the queries and pairs new
 	// to the day that were admitted.
 	Added SearchDayCounts
-	Folds SearchFolds
+	Folds SearchFolds // with Added again, as AddSearches reports it
 }
 
 // SearchKeys returns the distinct queries and pairs of query and opened
@@ -210,6 +218,7 @@ func TallySearches(searches []Search, day SearchDayCounts, heldQueries map[strin
 	for _, c := range counts {
 		t.Queries = append(t.Queries, *c)
 	}
+	t.Folds.Added = t.Added
 	slices.SortFunc(t.Queries, func(a, b QueryCount) int { return strings.Compare(a.Query, b.Query) })
 	return t
 }

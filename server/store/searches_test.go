@@ -55,7 +55,7 @@ func TestTallySearches(t *testing.T) {
 		},
 		Clicks: []ClickCount{{Query: "alpha", Path: "/a", Clicks: 2}, {Query: "held", Path: "/old", Clicks: 1}},
 		Added:  SearchDayCounts{Queries: 1, ClickPaths: 1},
-		Folds:  SearchFolds{Searches: 1, Clicks: 2},
+		Folds:  SearchFolds{Searches: 1, Clicks: 2, Added: SearchDayCounts{Queries: 1, ClickPaths: 1}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("TallySearches (-want +got):\n%s", diff)

@@ -57,7 +57,25 @@ type OverviewPage struct {
 	Chart    Chart
 	Top      []PageViews
 	TopMore  bool // more pages were viewed than Top lists
+	// Site is what readers' submissions met today, shown when anything.
+	Site SiteToday
 }
+
+// SiteToday is what the public site endpoints met on the current UTC day,
+// as this server process counted it.
+type SiteToday struct {
+	Feedback, Searches SiteLimits
+}
+
+// SiteLimits is what one kind of submission met: the project's daily cap,
+// and how many a client's share refused (feedback) or folded (searches).
+type SiteLimits struct {
+	CapReached   bool
+	ShareRefused int64
+}
+
+// Any reports whether a cap or a share was met.
+func (s SiteToday) Any() bool { return s != SiteToday{} }
 
 // JobsPage is one page of a project's jobs, newest first.
 type JobsPage struct {

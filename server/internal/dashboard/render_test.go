@@ -29,7 +29,8 @@ func TestEveryPageRenders(t *testing.T) {
 	for _, p := range []Page{
 		LoginPage{Frame: Frame{Base: "/dashboard", CSRF: "tok"}, Error: "Sign-in failed"},
 		OverviewPage{Frame: signedIn(), From: "2026-08-01", To: "2026-08-14", Chart: NewChart([]Point{{At: at, Human: 3, AI: 1}}, false),
-			Top: []PageViews{{Path: "/guide", Views: Views{Human: 3, AI: 1, Total: 4}}}},
+			Top:  []PageViews{{Path: "/guide", Views: Views{Human: 3, AI: 1, Total: 4}}},
+			Site: SiteToday{Feedback: SiteLimits{CapReached: true, ShareRefused: 1234}, Searches: SiteLimits{ShareRefused: 5}}},
 		JobsPage{Frame: signedIn(), Statuses: []docsapi.JobStatus{docsapi.JobStatusActive}, Jobs: []store.Job{job}, Next: "/dashboard/projects/alpha/jobs?cursor=x"},
 		JobPage{Frame: signedIn(), Job: job, CanWrite: true, Archivable: true},
 		ErrorPage{Frame: Frame{Base: "/dashboard"}, Heading: "Not Found", Message: "no job"},
@@ -68,5 +69,24 @@ func TestFailureReasonAndArchiveAreForWriters(t *testing.T) {
 	}
 	if strings.Contains(reader, "push refused") || strings.Contains(reader, `id="archive"`) {
 		t.Error("a reader's page shows the failure reason or the archive button")
+	}
+}
+
+// The overview speaks of readers' limits only when one was met today, and
+// says which.
+func TestOverviewShowsSiteLimitsMet(t *testing.T) {
+	if html := render(t, OverviewPage{Frame: signedIn()}); strings.Contains(html, `id="site-limits"`) {
+		t.Error("the overview speaks of limits when none was met")
+	}
+	html := render(t, OverviewPage{Frame: signedIn(), Site: SiteToday{Feedback: SiteLimits{ShareRefused: 1234}, Searches: SiteLimits{CapReached: true}}})
+	for _, want := range []string{`id="site-limits"`, "Feedback: 1,234 refused by the per-address share today.", `id="searches-cap"`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the overview lacks %q", want)
+		}
+	}
+	for _, absent := range []string{`id="feedback-cap"`, `id="searches-share"`} {
+		if strings.Contains(html, absent) {
+			t.Errorf("the overview shows %s, which was not met", absent)
+		}
 	}
 }

@@ -71,6 +71,7 @@ var siteMutants = map[string][]string{
 	"searchesIgnoreCap":          {"Searches/QueriesPastTheDailyCapFoldIntoOther", "Searches/ConcurrentBatchesCountExactlyAndKeepTheCap"},
 	"capAdmitsInBatchOrder":      {"Searches/QueriesPastTheDailyCapFoldIntoOther"},
 	"foldsNotReported":           {"Searches/QueriesPastTheDailyCapFoldIntoOther"},
+	"addedNotReported":           {"Searches/AddThenQueryCountsHitsClicksAndTheTopResult", "Searches/QueriesPastTheDailyCapFoldIntoOther"},
 	"clickPairsUncapped":         {"Searches/OpenedResultsPastTheDailyCapCountWithoutTheirPage"},
 	"searchesLeakProjects":       {"Searches/OtherProjectsSearchesNeverLeak"},
 	"searchesNonAtomic":          {"Searches/RefusedBatchStoresNothing"},
@@ -349,6 +350,9 @@ func (m *memStore) addSearchDay(k dayKey, searches []store.Search, cap int, fold
 		if day.Queries < int64(cap) || m.is("searchesIgnoreCap") {
 			admitted[q] = true
 			day.Queries++
+			if !m.is("addedNotReported") {
+				folds.Added.Queries++
+			}
 		}
 	}
 	var pairs []clickKey
@@ -391,6 +395,7 @@ func (m *memStore) addSearchDay(k dayKey, searches []store.Search, cap int, fold
 				continue
 			}
 			day.ClickPaths++
+			folds.Added.ClickPaths++
 		}
 		s.clicks[p]++
 	}

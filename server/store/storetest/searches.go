@@ -78,12 +78,14 @@ func testSearches(t *testing.T, open opener) {
 				search("tie", "/b", d0.Add(time.Hour)),
 				search("tie", "/a", d0.Add(time.Hour)),
 				search("nothing opened", "", d0.Add(time.Hour)))
-			diff(t, "folds", store.SearchFolds{}, folds)
-			// A second batch adds to the first, across days too.
-			mustAddSearches(t, s, manyQueries,
+			// Nothing is folded; what was new to the day is reported.
+			diff(t, "folds", store.SearchFolds{Added: store.SearchDayCounts{Queries: 4, ClickPaths: 5}}, folds)
+			// A second batch adds to the first, across days too: what the
+			// day holds already is not new to it.
+			diff(t, "folds of the second batch", store.SearchFolds{Added: store.SearchDayCounts{Queries: 1}}, mustAddSearches(t, s, manyQueries,
 				search("install", "/install", d0.Add(2*time.Hour+time.Microsecond).In(elsewhere)),
 				search("install", "", d0.Add(30*time.Minute)),
-				search("api keys", "", d1.Add(5*time.Hour)))
+				search("api keys", "", d1.Add(5*time.Hour))))
 			diff(t, "QuerySearches", store.SearchesResult{Total: 9, Rows: []store.SearchRow{
 				{Query: "install", Hits: 4, Clicks: 3, TopClickedPage: "/install", LastSearchedAt: d0.Add(3 * time.Hour)},
 				{Query: "api keys", Hits: 2, Clicks: 1, TopClickedPage: "/keys", LastSearchedAt: d1.Add(5 * time.Hour)},
@@ -158,7 +160,7 @@ func testSearches(t *testing.T, open opener) {
 				search("c", "/x", d0.Add(2*time.Hour)),
 				search(other, "/y", d0.Add(time.Hour)), // always admitted, never tied to a result
 				search("d", "", searchDay(1)))          // a new day has room
-			diff(t, "folds", store.SearchFolds{Searches: 2, Clicks: 2}, folds)
+			diff(t, "folds", store.SearchFolds{Searches: 2, Clicks: 2, Added: store.SearchDayCounts{Queries: 1}}, folds)
 			q := searchesOf("p1")
 			q.To = searchDay(1)
 			diff(t, "day 0", store.SearchesResult{Total: 6, Rows: []store.SearchRow{
@@ -170,7 +172,7 @@ func testSearches(t *testing.T, open opener) {
 			diff(t, "day 1", []string{"d"}, queries(mustQuerySearches(t, s, q).Rows))
 			// New queries of one batch are admitted in byte order.
 			d2 := searchDay(2)
-			diff(t, "folds of day 2", store.SearchFolds{Searches: 1},
+			diff(t, "folds of day 2", store.SearchFolds{Searches: 1, Added: store.SearchDayCounts{Queries: 2}},
 				mustAddSearches(t, s, 2, search("z", "", d2), search("m", "", d2), search("b", "", d2)))
 			q.From, q.To = d2, searchDay(3)
 			diff(t, "day 2", []string{other, "b", "m"}, queries(mustQuerySearches(t, s, q).Rows))
@@ -180,7 +182,7 @@ func testSearches(t *testing.T, open opener) {
 			d0 := searchDay(0)
 			folds := mustAddSearches(t, s, 2,
 				search("q", "/3", d0), search("q", "/1", d0), search("q", "/2", d0), search("q", "/3", d0))
-			diff(t, "folds", store.SearchFolds{Clicks: 2}, folds)
+			diff(t, "folds", store.SearchFolds{Clicks: 2, Added: store.SearchDayCounts{Queries: 1, ClickPaths: 2}}, folds)
 			// A pair the day holds keeps counting.
 			diff(t, "folds of a held pair", store.SearchFolds{}, mustAddSearches(t, s, 2, search("q", "/2", d0), search("q", "/2", d0)))
 			diff(t, "day 0", store.SearchesResult{Total: 6, Rows: []store.SearchRow{
