@@ -38,6 +38,7 @@ type fileConfig struct {
 	TrustedProxies []string        `json:"trustedProxies,omitempty"`
 	Site           siteConfig      `json:"site,omitzero"`
 	Dashboard      dashboardConfig `json:"dashboard,omitzero"`
+	Jobs           jobsConfig      `json:"jobs,omitzero"`
 	Engine         engineConfig    `json:"engine,omitzero"`
 	Git            gitConfig       `json:"git,omitzero"`
 	Projects       []projectConfig `json:"projects"`
@@ -95,6 +96,14 @@ type rateLimitsConfig struct {
 type rateLimit struct {
 	Requests *int     `json:"requests,omitempty"`
 	Per      duration `json:"per,omitzero"`
+}
+
+// jobsConfig is "jobs": the caps on an agent job's prompt history
+// (server.Config.MaxJobPrompts and MaxJobPromptLength); absent or 0 takes
+// the default.
+type jobsConfig struct {
+	MaxPrompts          int `json:"maxPrompts,omitempty"`
+	MaxPromptCharacters int `json:"maxPromptCharacters,omitempty"`
 }
 
 type engineConfig struct {

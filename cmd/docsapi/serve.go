@@ -77,6 +77,7 @@ and agent.kind is optional):
   "site": {"perAddress": {"requests": 60, "per": "1m"}, "maxAddresses": 100000,
            "maxBodyBytes": 65536, "maxFeedbackPerDay": 10000, "maxQueriesPerDay": 10000},
   "dashboard": {"enabled": true, "sessionMaxAge": "12h", "sessionIdleTimeout": "1h"},
+  "jobs": {"maxPrompts": 50, "maxPromptCharacters": 128000},
   "engine": {"concurrency": 2, "jobTimeout": "30m", "maxAttempts": 3,
              "leaseFor": "2m", "pollInterval": "5s", "retryDelay": "30s"},
   "git": {"authorName": "Docs Agent", "authorEmail": "docs-agent@example.com",
@@ -155,6 +156,13 @@ headers (and to finish a TLS handshake), a minute to send the whole request,
 and 2m idle between requests; a request refused before its body is read
 (401, 403, 404, 413, 429) closes its connection rather than wait for the
 body.
+
+jobs: the caps on an agent job's prompts, its first and its follow-ups
+(POST .../job/{id}/message), which every run hands to the agent whole.
+maxPrompts (default 50) caps how many a job holds, maxPromptCharacters
+(default 128000, at least 32000) their characters together; a follow-up
+past either is answered 400 naming the cap, and not stored. Absent or 0
+takes the default; neither can be turned off.
 
 metricsListen (--metrics-listen; off by default) serves GET /metrics in the
 Prometheus text format on a listener of its own: requests by route and
@@ -342,7 +350,8 @@ func (set *serveSettings) serverConfig(st store.Store, log *slog.Logger) server.
 	return server.Config{
 		Store: st, Logger: log,
 		RateLimits: set.rateLimits, TrustedProxies: set.trustedProxies, Site: set.site,
-		Dashboard: set.dashboard,
+		Dashboard:     set.dashboard,
+		MaxJobPrompts: set.jobs.MaxPrompts, MaxJobPromptLength: set.jobs.MaxPromptCharacters,
 	}
 }
 

@@ -75,6 +75,7 @@ type serveSettings struct {
 	rateLimits              server.RateLimits
 	trustedProxies          []netip.Prefix
 	site                    server.SiteConfig // with its defaults
+	jobs                    jobsConfig        // with its defaults
 	dashboard               server.DashboardConfig
 	storage                 storage
 	configPath              string
@@ -138,6 +139,9 @@ func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error)
 		return nil, err
 	}
 	if set.site, err = serveSite(file.Site); err != nil {
+		return nil, err
+	}
+	if set.jobs, err = serveJobs(file.Jobs); err != nil {
 		return nil, err
 	}
 	if set.dashboard, err = serveDashboard(f.dashboard, given(fs, "dashboard"), file.Dashboard, set.sources); err != nil {
@@ -256,6 +260,27 @@ func serveSite(c siteConfig) (server.SiteConfig, error) {
 	return out.WithDefaults()
 }
 
+// serveJobs reads the configuration's "jobs" with the server's defaults
+// filled in. The caps cannot be turned off: every run hands a job's whole
+// history to its agent.
+func serveJobs(c jobsConfig) (jobsConfig, error) {
+	switch {
+	case c.MaxPrompts < 0:
+		return c, usagef("jobs.maxPrompts must be 0 (the default, %d) or more, got %d", server.DefaultMaxJobPrompts, c.MaxPrompts)
+	case c.MaxPromptCharacters < 0:
+		return c, usagef("jobs.maxPromptCharacters must be 0 (the default, %d) or more, got %d", server.DefaultMaxJobPromptLength, c.MaxPromptCharacters)
+	case c.MaxPromptCharacters > 0 && c.MaxPromptCharacters < server.DefaultMaxPromptLength:
+		return c, usagef("jobs.maxPromptCharacters is %d, below the %d characters one prompt may have: a job could be created with a prompt longer than its whole history may be", c.MaxPromptCharacters, server.DefaultMaxPromptLength)
+	}
+	if c.MaxPrompts == 0 {
+		c.MaxPrompts = server.DefaultMaxJobPrompts
+	}
+	if c.MaxPromptCharacters == 0 {
+		c.MaxPromptCharacters = server.DefaultMaxJobPromptLength
+	}
+	return c, nil
+}
+
 // serveDashboard reads whether the dashboard is served (the flag over the
 // file; on by default) and its sessions' bounds (the file's, else the
 // server's defaults).
@@ -341,6 +366,7 @@ func printConfig(s *stdio, set *serveSettings) error {
 		MaxAddresses: set.site.MaxAddresses, MaxBodyBytes: set.site.MaxBodyBytes,
 		MaxFeedbackPerDay: set.site.MaxFeedbackPerDay, MaxQueriesPerDay: set.site.MaxQueriesPerDay,
 	}
+	eff.Jobs = set.jobs
 	eff.Dashboard = dashboardConfig{Enabled: &set.dashboard.Enabled, MaxAge: duration(set.dashboard.MaxAge), IdleTimeout: duration(set.dashboard.IdleTimeout)}
 	if eff.PageViews.MaxKeys == 0 {
 		eff.PageViews.MaxKeys = pageviews.DefaultMaxKeys

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"flag"
+	"path/filepath"
+	"testing"
+)
+
+// resolvedSettings resolves serve's settings from the configuration file
+// config, as serve does at start.
+func resolvedSettings(t *testing.T, env map[string]string, config string) *serveSettings {
+	t.Helper()
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	f := &serveFlags{}
+	f.register(fs)
+	if err := fs.Parse([]string{"--config", config}); err != nil {
+		t.Fatal(err)
+	}
+	set, err := f.resolve(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// "jobs" caps a job's prompt history: each field defaults on its own, the
+// values reach the server, and neither can be negative, nor the characters
+// below what one prompt may hold.
+func TestServeJobsSetting(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"HOME": dir, "DOCSAPI_DATA": filepath.Join(dir, "data")}
+	for _, tt := range []struct {
+		name, config        string
+		prompts, characters int
+	}{
+		{"defaults", `{}`, 50, 128000},
+		{"prompts alone", `{"jobs": {"maxPrompts": 5}}`, 5, 128000},
+		{"characters alone", `{"jobs": {"maxPromptCharacters": 40000}}`, 50, 40000},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			config := configFile(t, tt.config)
+			want := jsonText(map[string]int{"maxPrompts": tt.prompts, "maxPromptCharacters": tt.characters})
+			if got := jsonText(printedConfig(t, env, "--config", config)["jobs"]); got != want {
+				t.Errorf("jobs printed %s, want %s", got, want)
+			}
+			srv := resolvedSettings(t, env, config).serverConfig(nil, nil)
+			if srv.MaxJobPrompts != tt.prompts || srv.MaxJobPromptLength != tt.characters {
+				t.Errorf("the server is given %d prompts and %d characters, want %d and %d", srv.MaxJobPrompts, srv.MaxJobPromptLength, tt.prompts, tt.characters)
+			}
+		})
+	}
+	for config, msg := range map[string]string{
+		`{"jobs": {"maxPrompts": -1}}`:             "jobs.maxPrompts must be 0 (the default, 50) or more, got -1",
+		`{"jobs": {"maxPromptCharacters": -1}}`:    "jobs.maxPromptCharacters must be 0 (the default, 128000) or more, got -1",
+		`{"jobs": {"maxPromptCharacters": 31999}}`: "jobs.maxPromptCharacters is 31999, below the 32000 characters one prompt may have",
+		`{"jobs": {"maxPrompt": 3}}`:               `jobs: unknown field "maxPrompt"`,
+		`{"jobs": {"maxPrompts": "many"}}`:         "jobs.maxPrompts: want a whole number",
+	} {
+		runCLI(t, env, "", "serve", "--print-config", "--config", configFile(t, config)).expect(t, exitUsage, msg)
+	}
+}
