@@ -180,7 +180,14 @@ server runs (host, host:port, *.example.com); sandbox.readOnly adds host
 paths it may read (where its runtime lives); sandbox.bwrap names the
 bubblewrap program. Where the sandbox cannot run, serve refuses to start
 unless the agent says "sandbox": "off", which runs it as the server's user
-with access to all the server can read (serve warns at every start).`
+with access to all the server can read (serve warns at every start).
+
+promptVia arg (or {prompt} in args) puts a job's prompts on the agent's
+command line, where every local user of the host can read them while it
+runs (/proc/PID/cmdline, ps; the sandbox does not hide them), and serve
+warns at every start; a job whose prompts no longer fit in an argument
+(128 KiB on Linux) fails, saying so. The default, stdin, has neither
+problem.`
 
 const serveExamples = `docsapi serve --config docsapi.json
 DOCSAPI_DATABASE_URL=postgres://docsapi@db/docsapi docsapi serve --config docsapi.json --listen :8080

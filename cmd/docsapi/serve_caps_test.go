@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -57,5 +59,36 @@ func TestServeJobsSetting(t *testing.T) {
 		`{"jobs": {"maxPrompts": "many"}}`:         "jobs.maxPrompts: want a whole number",
 	} {
 		runCLI(t, env, "", "serve", "--print-config", "--config", configFile(t, config)).expect(t, exitUsage, msg)
+	}
+}
+
+// An agent given its prompt on the command line shows every job's prompts
+// to the host's local users: serve warns at every start, naming the
+// project, and only then.
+func TestServeWarnsOfPromptsOnCommandLines(t *testing.T) {
+	path := configFile(t, `{"projects": [
+  {"id": "stdin", "repository": "r", "host": {"kind": "push-only"},
+   "agent": {"kind": "command", "command": "sh", "args": ["-p"], "sandbox": "off"}},
+  {"id": "arg", "repository": "r", "host": {"kind": "push-only"},
+   "agent": {"kind": "command", "command": "sh", "promptVia": "arg"}},
+  {"id": "placeholder", "repository": "r", "host": {"kind": "push-only"},
+   "agent": {"kind": "command", "command": "sh", "args": ["-c", "{prompt}"]}}
+]}`)
+	cfg, err := loadConfigFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	projects, err := resolveProjects(cfg, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var onCommandLine []string
+	for _, w := range projects.warnings {
+		if strings.Contains(w, "every local user can read a process's arguments") {
+			onCommandLine = append(onCommandLine, w[:strings.Index(w, ":")])
+		}
+	}
+	if want := []string{`projects[1] ("arg").agent`, `projects[2] ("placeholder").agent`}; !slices.Equal(onCommandLine, want) {
+		t.Errorf("warned of prompts on command lines for %q, want %q; all warnings: %q", onCommandLine, want, projects.warnings)
 	}
 }
