@@ -346,8 +346,7 @@ func buildParts(g gitConfig, projects resolvedProjects, log *slog.Logger) (func(
 		}
 	}
 	r, err := runner.New(runner.Config{
-		Git: gitrepo.Config{Git: g.Binary, Dir: g.WorkDir, AuthorName: g.AuthorName, AuthorEmail: g.AuthorEmail,
-			Timeout: time.Duration(g.Timeout), Env: g.Env, MirrorIdle: time.Duration(g.MirrorIdle), Logger: log},
+		Git:      g.config(log),
 		Projects: projects.runner,
 		Logger:   log,
 	})
@@ -355,6 +354,14 @@ func buildParts(g gitConfig, projects resolvedProjects, log *slog.Logger) (func(
 		return nil, err
 	}
 	return r.Parts, nil
+}
+
+// config is the file's git settings as package gitrepo takes them; zero
+// values stand for its defaults.
+func (g gitConfig) config(log *slog.Logger) gitrepo.Config {
+	return gitrepo.Config{Git: g.Binary, Dir: g.WorkDir, AuthorName: g.AuthorName, AuthorEmail: g.AuthorEmail,
+		Timeout: time.Duration(g.Timeout), Env: g.Env, MirrorIdle: time.Duration(g.MirrorIdle),
+		MaxPublishFiles: g.MaxPublishFiles, MaxPublishBytes: g.MaxPublishBytes, Logger: log}
 }
 
 // projectRuns is serve's server.Config.Runs: a project's jobs run here

@@ -82,7 +82,8 @@ and agent.kind is optional):
              "leaseFor": "2m", "pollInterval": "5s", "retryDelay": "30s"},
   "git": {"authorName": "Docs Agent", "authorEmail": "docs-agent@example.com",
           "workDir": "/var/tmp/docsapi", "timeout": "10m",
-          "env": ["HTTPS_PROXY=http://proxy:3128"]},
+          "env": ["HTTPS_PROXY=http://proxy:3128"],
+          "maxPublishFiles": 1000, "maxPublishBytes": 20971520},
   "projects": [
     {
       "id": "handbook", "name": "Handbook",
@@ -181,6 +182,13 @@ paths it may read (where its runtime lives); sandbox.bwrap names the
 bubblewrap program. Where the sandbox cannot run, serve refuses to start
 unless the agent says "sandbox": "off", which runs it as the server's user
 with access to all the server can read (serve warns at every start).
+
+git.maxPublishFiles (default 1000) and git.maxPublishBytes (default
+20971520, 20 MiB) bound what a job may publish: the files its branch
+changes against its base (added, modified or deleted), and the bytes of
+those it adds or changes. A job past either fails, naming the limit and
+its numbers, and nothing of it is committed or pushed. Absent or 0 takes
+the default.
 
 promptVia arg (or {prompt} in args) puts a job's prompts on the agent's
 command line, where every local user of the host can read them while it

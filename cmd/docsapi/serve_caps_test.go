@@ -92,3 +92,40 @@ func TestServeWarnsOfPromptsOnCommandLines(t *testing.T) {
 		t.Errorf("warned of prompts on command lines for %q, want %q; all warnings: %q", onCommandLine, want, projects.warnings)
 	}
 }
+
+// git.maxPublishFiles and git.maxPublishBytes bound what a job may
+// publish: printed with their defaults, given to the workspaces as
+// written, and never negative.
+func TestServeGitPublishSettings(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"HOME": dir, "DOCSAPI_DATA": filepath.Join(dir, "data")}
+	for _, tt := range []struct {
+		name, config string
+		files        int   // printed
+		bytes        int64 // printed
+		given        [2]int64
+	}{
+		{"defaults", `{}`, 1000, 20 << 20, [2]int64{0, 0}},
+		{"files alone", `{"git": {"maxPublishFiles": 5000}}`, 5000, 20 << 20, [2]int64{5000, 0}},
+		{"bytes alone", `{"git": {"maxPublishBytes": 1048576}}`, 1000, 1 << 20, [2]int64{0, 1 << 20}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			config := configFile(t, tt.config)
+			git, _ := printedConfig(t, env, "--config", config)["git"].(map[string]any)
+			if git["maxPublishFiles"] != float64(tt.files) || git["maxPublishBytes"] != float64(tt.bytes) {
+				t.Errorf("git printed %v, want maxPublishFiles %d and maxPublishBytes %d", git, tt.files, tt.bytes)
+			}
+			// 0 stands for gitrepo's default, which it fills in.
+			g := resolvedSettings(t, env, config).file.Git.config(nil)
+			if got := [2]int64{int64(g.MaxPublishFiles), g.MaxPublishBytes}; got != tt.given {
+				t.Errorf("the workspaces are given %v (files, bytes), want %v", got, tt.given)
+			}
+		})
+	}
+	for config, msg := range map[string]string{
+		`{"git": {"maxPublishFiles": -1}}`: "git.maxPublishFiles must be 0 (the default, 1000) or more, got -1",
+		`{"git": {"maxPublishBytes": -1}}`: "git.maxPublishBytes must be 0 (the default, 20971520) or more, got -1",
+	} {
+		runCLI(t, env, "", "serve", "--print-config", "--config", configFile(t, config)).expect(t, exitUsage, msg)
+	}
+}

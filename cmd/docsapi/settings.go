@@ -12,6 +12,7 @@ import (
 
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/gitrepo"
 	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -375,6 +376,12 @@ func printConfig(s *stdio, set *serveSettings) error {
 		eff.PageViews.MaxPathsPerDay = store.DefaultDailyPathCap
 	}
 	eff.Engine = fileEngineConfig(set.file.Engine.config().WithDefaults())
+	if eff.Git.MaxPublishFiles == 0 {
+		eff.Git.MaxPublishFiles = gitrepo.DefaultMaxPublishFiles
+	}
+	if eff.Git.MaxPublishBytes == 0 {
+		eff.Git.MaxPublishBytes = gitrepo.DefaultMaxPublishBytes
+	}
 	// Values of environment variables given to git and agents may be
 	// credentials (a proxy's password, say): only their names are shown.
 	eff.Git.Env = redactEnvList(eff.Git.Env)
