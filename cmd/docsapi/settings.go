@@ -261,6 +261,23 @@ func serveSite(c siteConfig) (server.SiteConfig, error) {
 	return out.WithDefaults()
 }
 
+// serveDashboard reads whether the dashboard is served (the flag over the
+// file; on by default) and its sessions' bounds (the file's, else the
+// server's defaults).
+func serveDashboard(flagOn, flagGiven bool, c dashboardConfig, sources map[string]string) (server.DashboardConfig, error) {
+	out := server.DashboardConfig{Enabled: true, MaxAge: time.Duration(c.MaxAge), IdleTimeout: time.Duration(c.IdleTimeout)}
+	switch {
+	case flagGiven:
+		out.Enabled, sources["dashboard.enabled"] = flagOn, "--dashboard"
+	case c.Enabled != nil:
+		out.Enabled, sources["dashboard.enabled"] = *c.Enabled, "configuration file"
+	default:
+		sources["dashboard.enabled"] = "default"
+	}
+	// The file's durations are never negative (the parser refuses them).
+	return out.WithDefaults()
+}
+
 // serveJobs reads the configuration's "jobs" with the server's defaults
 // filled in. The caps cannot be turned off: every run hands a job's whole
 // history to its agent.
@@ -280,23 +297,6 @@ func serveJobs(c jobsConfig) (jobsConfig, error) {
 		c.MaxPromptCharacters = server.DefaultMaxJobPromptLength
 	}
 	return c, nil
-}
-
-// serveDashboard reads whether the dashboard is served (the flag over the
-// file; on by default) and its sessions' bounds (the file's, else the
-// server's defaults).
-func serveDashboard(flagOn, flagGiven bool, c dashboardConfig, sources map[string]string) (server.DashboardConfig, error) {
-	out := server.DashboardConfig{Enabled: true, MaxAge: time.Duration(c.MaxAge), IdleTimeout: time.Duration(c.IdleTimeout)}
-	switch {
-	case flagGiven:
-		out.Enabled, sources["dashboard.enabled"] = flagOn, "--dashboard"
-	case c.Enabled != nil:
-		out.Enabled, sources["dashboard.enabled"] = *c.Enabled, "configuration file"
-	default:
-		sources["dashboard.enabled"] = "default"
-	}
-	// The file's durations are never negative (the parser refuses them).
-	return out.WithDefaults()
 }
 
 // printedLimit writes an effective limit as the file would: "requests": 0
