@@ -43,8 +43,8 @@ func (c *clock) Advance(d time.Duration) {
 type env struct {
 	t       testing.TB
 	srv     *server.Server
-	store   *sqlite.Store
-	dbPath  string
+	store   store.Store
+	dbPath  string // "" on PostgreSQL
 	clock   *clock
 	handler http.Handler
 	keys    map[string]string // name → secret
@@ -52,13 +52,21 @@ type env struct {
 
 func newEnv(t testing.TB, mutate ...func(*server.Config)) *env {
 	t.Helper()
-	ctx := context.Background()
 	dbPath := filepath.Join(t.TempDir(), "docs.db")
-	st, err := sqlite.Open(ctx, dbPath)
+	st, err := sqlite.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatalf("sqlite.Open: %v", err)
 	}
 	t.Cleanup(func() { st.Close() })
+	e := newEnvOn(t, st, mutate...)
+	e.dbPath = dbPath
+	return e
+}
+
+// newEnvOn is newEnv on the store st, which the caller closes.
+func newEnvOn(t testing.TB, st store.Store, mutate ...func(*server.Config)) *env {
+	t.Helper()
+	ctx := context.Background()
 	clk := &clock{now: time.Date(2026, 8, 14, 9, 0, 0, 0, time.UTC)}
 	cfg := server.Config{Store: st, Now: clk.Now}
 	for _, m := range mutate {
@@ -68,7 +76,7 @@ func newEnv(t testing.TB, mutate ...func(*server.Config)) *env {
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
 	}
-	e := &env{t: t, srv: srv, store: st, dbPath: dbPath, clock: clk, keys: map[string]string{}}
+	e := &env{t: t, srv: srv, store: st, clock: clk, keys: map[string]string{}}
 	e.handler = openapitest.New(t).Handler(t, srv)
 	for _, p := range []store.Project{
 		{ID: "alpha", Name: "Alpha docs", Repository: "https://git.example.com/alpha/docs.git", Ref: "main", Model: "claude-sonnet-4"},

@@ -63,6 +63,9 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, c caller) {
 		Prompt:      prompt,
 		At:          s.now(),
 		Idempotency: idempotency(r, "message", c.project.ID, jobID, prompt),
+		// Checked by the store inside its write: two follow-ups racing
+		// for a job's last place cannot both take it.
+		Limits: store.PromptLimits{Prompts: s.cfg.MaxJobPrompts, Characters: s.cfg.MaxJobPromptLength},
 	})
 	if err != nil {
 		s.storeError(w, r, err, "job "+quote(jobID), "storing job")

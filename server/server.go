@@ -31,6 +31,16 @@ const (
 	DefaultKeyPrefix       = "mint_"
 	DefaultMaxPromptLength = 32000   // characters
 	DefaultMaxBodyBytes    = 1 << 20 // bytes
+	// DefaultMaxJobPrompts caps a job's prompts, its first included. A
+	// docs job takes a few follow-ups; fifty is far past a conversation
+	// and far below the history an agent would have to read at every run
+	// if it were unbounded.
+	DefaultMaxJobPrompts = 50
+	// DefaultMaxJobPromptLength caps the characters of a job's prompts
+	// together: four prompts of the longest length, or fifty of 2,560.
+	// Every run hands the whole history to the agent, a model's context
+	// included, so it stays a small part of what a model reads.
+	DefaultMaxJobPromptLength = 4 * DefaultMaxPromptLength
 )
 
 // Config configures a Server. Store is required; the zero value of every
@@ -49,6 +59,15 @@ type Config struct {
 	MaxPromptLength int
 	// MaxBodyBytes bounds a request body; a larger one answers 413.
 	MaxBodyBytes int64
+	// MaxJobPrompts caps the prompts a job holds, its first included: a
+	// follow-up past it is answered 400 naming the cap, and not stored.
+	// DefaultMaxJobPrompts by default.
+	MaxJobPrompts int
+	// MaxJobPromptLength caps the characters of a job's prompts together:
+	// a follow-up that would take them past it is answered 400 naming the
+	// cap, and not stored. DefaultMaxJobPromptLength by default; at least
+	// MaxPromptLength, so that a job of one prompt always fits.
+	MaxJobPromptLength int
 	// RateLimits bounds requests per API key. Off by default (the zero
 	// value); DefaultRateLimits are those `docsapi serve` applies.
 	RateLimits RateLimits
@@ -174,6 +193,20 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: Config.MaxPromptLength must not be negative, got %d", cfg.MaxPromptLength)
 	case cfg.MaxPromptLength == 0:
 		cfg.MaxPromptLength = DefaultMaxPromptLength
+	}
+	switch {
+	case cfg.MaxJobPrompts < 0:
+		return nil, fmt.Errorf("server: Config.MaxJobPrompts must not be negative, got %d", cfg.MaxJobPrompts)
+	case cfg.MaxJobPrompts == 0:
+		cfg.MaxJobPrompts = DefaultMaxJobPrompts
+	}
+	switch {
+	case cfg.MaxJobPromptLength < 0:
+		return nil, fmt.Errorf("server: Config.MaxJobPromptLength must not be negative, got %d", cfg.MaxJobPromptLength)
+	case cfg.MaxJobPromptLength == 0:
+		cfg.MaxJobPromptLength = max(DefaultMaxJobPromptLength, cfg.MaxPromptLength)
+	case cfg.MaxJobPromptLength < cfg.MaxPromptLength:
+		return nil, fmt.Errorf("server: Config.MaxJobPromptLength (%d characters) is below Config.MaxPromptLength (%d): a job could be created with a prompt longer than its whole history may be", cfg.MaxJobPromptLength, cfg.MaxPromptLength)
 	}
 	switch {
 	case cfg.MaxBodyBytes < 0:

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/docsapi/docsapi-go/server/gitrepo"
 )
 
 // fileConfig is the JSON configuration file of serve (and, for the storage
@@ -38,6 +40,7 @@ type fileConfig struct {
 	TrustedProxies []string        `json:"trustedProxies,omitempty"`
 	Site           siteConfig      `json:"site,omitzero"`
 	Dashboard      dashboardConfig `json:"dashboard,omitzero"`
+	Jobs           jobsConfig      `json:"jobs,omitzero"`
 	Engine         engineConfig    `json:"engine,omitzero"`
 	Git            gitConfig       `json:"git,omitzero"`
 	Projects       []projectConfig `json:"projects"`
@@ -102,6 +105,14 @@ type rateLimit struct {
 	Per      duration `json:"per,omitzero"`
 }
 
+// jobsConfig is "jobs": the caps on an agent job's prompt history
+// (server.Config.MaxJobPrompts and MaxJobPromptLength); absent or 0 takes
+// the default.
+type jobsConfig struct {
+	MaxPrompts          int `json:"maxPrompts,omitempty"`
+	MaxPromptCharacters int `json:"maxPromptCharacters,omitempty"`
+}
+
 type engineConfig struct {
 	Concurrency  int      `json:"concurrency,omitempty"`
 	JobTimeout   duration `json:"jobTimeout,omitzero"`
@@ -121,6 +132,11 @@ type gitConfig struct {
 	// MirrorIdle: how long a repository's mirror is kept with no job
 	// fetching into it (default 720h, 30 days).
 	MirrorIdle duration `json:"mirrorIdle,omitzero"`
+	// MaxPublishFiles and MaxPublishBytes bound what a job may publish:
+	// the files its branch changes against its base, and the bytes of
+	// those it adds or changes (gitrepo.Config; 0 takes the default).
+	MaxPublishFiles int   `json:"maxPublishFiles,omitempty"`
+	MaxPublishBytes int64 `json:"maxPublishBytes,omitempty"`
 }
 
 type projectConfig struct {
@@ -327,6 +343,12 @@ func decodeConfig(data []byte) (*fileConfig, error) {
 	}
 	if cfg.PageViews.MaxPathsPerDay < 0 || cfg.PageViews.MaxKeys < 0 {
 		return nil, errors.New("pageViews: maxKeys and maxPathsPerDay must not be negative (leave them out for the defaults)")
+	}
+	if cfg.Git.MaxPublishFiles < 0 {
+		return nil, fmt.Errorf("git.maxPublishFiles must be 0 (the default, %d) or more, got %d", gitrepo.DefaultMaxPublishFiles, cfg.Git.MaxPublishFiles)
+	}
+	if cfg.Git.MaxPublishBytes < 0 {
+		return nil, fmt.Errorf("git.maxPublishBytes must be 0 (the default, %d) or more, got %d", gitrepo.DefaultMaxPublishBytes, cfg.Git.MaxPublishBytes)
 	}
 	if _, err := parseTrustedProxies(cfg.TrustedProxies); err != nil {
 		return nil, err

@@ -70,13 +70,11 @@ func resolveProjects(cfg *fileConfig, getenv func(string) string) (resolvedProje
 			out.warnings = append(out.warnings, warn)
 		}
 		model := p.Model
-		agent, warn, err := resolveAgent(where+".agent", p.Agent, &model, getenv)
+		agent, warns, err := resolveAgent(where+".agent", p.Agent, &model, getenv)
 		if err != nil {
 			return out, err
 		}
-		if warn != "" {
-			out.warnings = append(out.warnings, warn)
-		}
+		out.warnings = append(out.warnings, warns...)
 		out.runner[p.ID] = runner.Project{Host: host, Agent: agent}
 		out.store = append(out.store, store.Project{ID: p.ID, Name: p.Name, Repository: p.Repository, Ref: p.Ref, Model: model})
 	}
@@ -123,7 +121,7 @@ func resolveHost(where string, h hostConfig, getenv func(string) string) (runner
 	return runner.Host{}, "", fmt.Errorf("%s: unknown kind %q: use github, gitlab or push-only", where, h.Kind)
 }
 
-func resolveAgent(where string, a agentConfig, model *string, getenv func(string) string) (runner.Agent, string, error) {
+func resolveAgent(where string, a agentConfig, model *string, getenv func(string) string) (runner.Agent, []string, error) {
 	commandFields := map[string]bool{
 		"command": a.Command != "", "args": len(a.Args) > 0, "promptVia": a.PromptVia != "", "timeout": a.Timeout != 0,
 		"maxOutputBytes": a.MaxOutputBytes != 0, "passEnv": len(a.PassEnv) > 0, "env": len(a.Env) > 0,
@@ -146,14 +144,21 @@ func resolveAgent(where string, a agentConfig, model *string, getenv func(string
 	switch runner.AgentKind(a.Kind) {
 	case runner.Command:
 		if err := misplaced(llmFields, "llm"); err != nil {
-			return runner.Agent{}, "", err
+			return runner.Agent{}, nil, err
 		}
 		if a.Command == "" {
-			return runner.Agent{}, "", fmt.Errorf("%s: command is required: the program to run (a name in PATH or a path)", where)
+			return runner.Agent{}, nil, fmt.Errorf("%s: command is required: the program to run (a name in PATH or a path)", where)
 		}
 		sb, warn, err := resolveSandbox(where, a.Sandbox)
 		if err != nil {
-			return runner.Agent{}, "", err
+			return runner.Agent{}, nil, err
+		}
+		var warns []string
+		if warn != "" {
+			warns = append(warns, warn)
+		}
+		if a.PromptVia == string(commandagent.PromptArg) || slices.ContainsFunc(a.Args, func(arg string) bool { return strings.Contains(arg, "{prompt}") }) {
+			warns = append(warns, where+": "+commandagent.PromptArgWarning)
 		}
 		agent := runner.Agent{Kind: runner.Command, Command: commandagent.Config{
 			Command: a.Command, Args: a.Args, PromptVia: commandagent.PromptVia(a.PromptVia), Timeout: time.Duration(a.Timeout),
@@ -164,14 +169,14 @@ func resolveAgent(where string, a agentConfig, model *string, getenv func(string
 			// model, the program. The project's model also fills {model},
 			// where a program's name would be no model at all.
 			if i := slices.IndexFunc(a.Args, func(arg string) bool { return strings.Contains(arg, "{model}") }); i >= 0 {
-				return runner.Agent{}, "", fmt.Errorf("%s: args[%d] uses {model}, but the project names no model: set the project's model", where, i)
+				return runner.Agent{}, nil, fmt.Errorf("%s: args[%d] uses {model}, but the project names no model: set the project's model", where, i)
 			}
 			*model = agent.Model()
 		}
-		return agent, warn, nil
+		return agent, warns, nil
 	case runner.LLM:
 		if err := misplaced(commandFields, "command"); err != nil {
-			return runner.Agent{}, "", err
+			return runner.Agent{}, nil, err
 		}
 		// Jobs report the project's model, and the engine hands it to the
 		// agent; one model named in two places that disagree would make
@@ -180,16 +185,20 @@ func resolveAgent(where string, a agentConfig, model *string, getenv func(string
 		case *model == "":
 			*model = a.Model
 		case a.Model != "" && a.Model != *model:
-			return runner.Agent{}, "", fmt.Errorf("%s: model %q differs from the project's model %q, which is the one jobs use: set it in one place", where, a.Model, *model)
+			return runner.Agent{}, nil, fmt.Errorf("%s: model %q differs from the project's model %q, which is the one jobs use: set it in one place", where, a.Model, *model)
 		}
 		if *model == "" {
-			return runner.Agent{}, "", fmt.Errorf("%s: a model is required: set the project's model or agent.model", where)
+			return runner.Agent{}, nil, fmt.Errorf("%s: a model is required: set the project's model or agent.model", where)
 		}
-		var key, warn string
+		var key string
+		var warns []string
 		if a.APIKeyEnv != "" || a.APIKeyFile != "" {
-			var err error
-			if key, warn, err = readSecret(where, "apiKey", a.APIKeyEnv, a.APIKeyFile, getenv); err != nil {
-				return runner.Agent{}, "", err
+			k, warn, err := readSecret(where, "apiKey", a.APIKeyEnv, a.APIKeyFile, getenv)
+			if err != nil {
+				return runner.Agent{}, nil, err
+			}
+			if key = k; warn != "" {
+				warns = append(warns, warn)
 			}
 		}
 		return runner.Agent{Kind: runner.LLM, LLM: llm.Config{
@@ -198,11 +207,11 @@ func resolveAgent(where string, a agentConfig, model *string, getenv func(string
 			MaxTurns: a.Limits.MaxTurns, MaxTokens: a.Limits.MaxTokens, MaxFileBytes: a.Limits.MaxFileBytes,
 			MaxChangedBytes: a.Limits.MaxChangedBytes, RequestTimeout: time.Duration(a.Limits.RequestTimeout),
 			MaxRetries: a.Limits.MaxRetries,
-		}}, warn, nil
+		}}, warns, nil
 	case "":
-		return runner.Agent{}, "", fmt.Errorf("%s: kind is required: command or llm", where)
+		return runner.Agent{}, nil, fmt.Errorf("%s: kind is required: command or llm", where)
 	}
-	return runner.Agent{}, "", fmt.Errorf("%s: unknown kind %q: use command or llm", where, a.Kind)
+	return runner.Agent{}, nil, fmt.Errorf("%s: unknown kind %q: use command or llm", where, a.Kind)
 }
 
 func (s sandboxConfig) isZero() bool {
@@ -337,8 +346,7 @@ func buildParts(g gitConfig, projects resolvedProjects, log *slog.Logger) (func(
 		}
 	}
 	r, err := runner.New(runner.Config{
-		Git: gitrepo.Config{Git: g.Binary, Dir: g.WorkDir, AuthorName: g.AuthorName, AuthorEmail: g.AuthorEmail,
-			Timeout: time.Duration(g.Timeout), Env: g.Env, MirrorIdle: time.Duration(g.MirrorIdle), Logger: log},
+		Git:      g.config(log),
 		Projects: projects.runner,
 		Logger:   log,
 	})
@@ -346,6 +354,14 @@ func buildParts(g gitConfig, projects resolvedProjects, log *slog.Logger) (func(
 		return nil, err
 	}
 	return r.Parts, nil
+}
+
+// config is the file's git settings as package gitrepo takes them; zero
+// values stand for its defaults.
+func (g gitConfig) config(log *slog.Logger) gitrepo.Config {
+	return gitrepo.Config{Git: g.Binary, Dir: g.WorkDir, AuthorName: g.AuthorName, AuthorEmail: g.AuthorEmail,
+		Timeout: time.Duration(g.Timeout), Env: g.Env, MirrorIdle: time.Duration(g.MirrorIdle),
+		MaxPublishFiles: g.MaxPublishFiles, MaxPublishBytes: g.MaxPublishBytes, Logger: log}
 }
 
 // projectRuns is serve's server.Config.Runs: a project's jobs run here

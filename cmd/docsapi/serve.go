@@ -79,11 +79,13 @@ and agent.kind is optional):
            "maxFeedbackPerAddress": 20, "maxFeedbackPerNetwork": 200,
            "maxQueriesPerAddress": 20, "maxQueriesPerNetwork": 200},
   "dashboard": {"enabled": true, "sessionMaxAge": "12h", "sessionIdleTimeout": "1h"},
+  "jobs": {"maxPrompts": 50, "maxPromptCharacters": 128000},
   "engine": {"concurrency": 2, "jobTimeout": "30m", "maxAttempts": 3,
              "leaseFor": "2m", "pollInterval": "5s", "retryDelay": "30s"},
   "git": {"authorName": "Docs Agent", "authorEmail": "docs-agent@example.com",
           "workDir": "/var/tmp/docsapi", "timeout": "10m",
-          "env": ["HTTPS_PROXY=http://proxy:3128"]},
+          "env": ["HTTPS_PROXY=http://proxy:3128"],
+          "maxPublishFiles": 1000, "maxPublishBytes": 20971520},
   "projects": [
     {
       "id": "handbook", "name": "Handbook",
@@ -173,6 +175,13 @@ and 2m idle between requests; a request refused before its body is read
 (401, 403, 404, 413, 429) closes its connection rather than wait for the
 body.
 
+jobs: the caps on an agent job's prompts, its first and its follow-ups
+(POST .../job/{id}/message), which every run hands to the agent whole.
+maxPrompts (default 50) caps how many a job holds, maxPromptCharacters
+(default 128000, at least 32000) their characters together; a follow-up
+past either is answered 400 naming the cap, and not stored. Absent or 0
+takes the default; neither can be turned off.
+
 metricsListen (--metrics-listen; off by default) serves GET /metrics in the
 Prometheus text format on a listener of its own: requests by route and
 status with their latencies, jobs by status and the depth of the queue (read
@@ -199,7 +208,21 @@ files, git.workDir (workspaces, mirrors, the agents' runs), and the
 SSH and PostgreSQL files of the server's user. sandbox.bwrap names the
 bubblewrap program. Where the sandbox cannot run, serve refuses to start
 unless the agent says "sandbox": "off", which runs it as the server's user
-with access to all the server can read (serve warns at every start).`
+with access to all the server can read (serve warns at every start).
+
+git.maxPublishFiles (default 1000) and git.maxPublishBytes (default
+20971520, 20 MiB) bound what a job may publish: the files its branch
+changes against its base (added, modified or deleted), and the bytes of
+those it adds or changes. A job past either fails, naming the limit and
+its numbers, and nothing of it is committed or pushed. Absent or 0 takes
+the default.
+
+promptVia arg (or {prompt} in args) puts a job's prompts on the agent's
+command line, where every local user of the host can read them while it
+runs (/proc/PID/cmdline, ps; the sandbox does not hide them), and serve
+warns at every start; a job whose prompts no longer fit in an argument
+(128 KiB on Linux) fails, saying so. The default, stdin, has neither
+problem.`
 
 const serveExamples = `docsapi serve --config docsapi.json
 DOCSAPI_DATABASE_URL=postgres://docsapi@db/docsapi docsapi serve --config docsapi.json --listen :8080
@@ -372,7 +395,8 @@ func (set *serveSettings) serverConfig(st store.Store, log *slog.Logger) server.
 	return server.Config{
 		Store: st, Logger: log,
 		RateLimits: set.rateLimits, TrustedProxies: set.trustedProxies, Site: set.site,
-		Dashboard: set.dashboard,
+		Dashboard:     set.dashboard,
+		MaxJobPrompts: set.jobs.MaxPrompts, MaxJobPromptLength: set.jobs.MaxPromptCharacters,
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/gitrepo"
 	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -76,6 +77,7 @@ type serveSettings struct {
 	rateLimits              server.RateLimits
 	trustedProxies          []netip.Prefix
 	site                    server.SiteConfig // with its defaults
+	jobs                    jobsConfig        // with its defaults
 	dashboard               server.DashboardConfig
 	storage                 storage
 	configPath              string
@@ -139,6 +141,9 @@ func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error)
 		return nil, err
 	}
 	if set.site, err = serveSite(file.Site); err != nil {
+		return nil, err
+	}
+	if set.jobs, err = serveJobs(file.Jobs); err != nil {
 		return nil, err
 	}
 	if set.dashboard, err = serveDashboard(f.dashboard, given(fs, "dashboard"), file.Dashboard, set.sources); err != nil {
@@ -308,6 +313,27 @@ func serveDashboard(flagOn, flagGiven bool, c dashboardConfig, sources map[strin
 	return out.WithDefaults()
 }
 
+// serveJobs reads the configuration's "jobs" with the server's defaults
+// filled in. The caps cannot be turned off: every run hands a job's whole
+// history to its agent.
+func serveJobs(c jobsConfig) (jobsConfig, error) {
+	switch {
+	case c.MaxPrompts < 0:
+		return c, usagef("jobs.maxPrompts must be 0 (the default, %d) or more, got %d", server.DefaultMaxJobPrompts, c.MaxPrompts)
+	case c.MaxPromptCharacters < 0:
+		return c, usagef("jobs.maxPromptCharacters must be 0 (the default, %d) or more, got %d", server.DefaultMaxJobPromptLength, c.MaxPromptCharacters)
+	case c.MaxPromptCharacters > 0 && c.MaxPromptCharacters < server.DefaultMaxPromptLength:
+		return c, usagef("jobs.maxPromptCharacters is %d, below the %d characters one prompt may have: a job could be created with a prompt longer than its whole history may be", c.MaxPromptCharacters, server.DefaultMaxPromptLength)
+	}
+	if c.MaxPrompts == 0 {
+		c.MaxPrompts = server.DefaultMaxJobPrompts
+	}
+	if c.MaxPromptCharacters == 0 {
+		c.MaxPromptCharacters = server.DefaultMaxJobPromptLength
+	}
+	return c, nil
+}
+
 // printedLimit writes an effective limit as the file would: "requests": 0
 // for none.
 func printedLimit(l server.Limit) rateLimit {
@@ -378,6 +404,7 @@ func printConfig(s *stdio, set *serveSettings) error {
 		MaxFeedbackPerAddress: set.site.MaxFeedbackPerAddress, MaxFeedbackPerNetwork: set.site.MaxFeedbackPerNetwork,
 		MaxQueriesPerAddress: set.site.MaxQueriesPerAddress, MaxQueriesPerNetwork: set.site.MaxQueriesPerNetwork,
 	}
+	eff.Jobs = set.jobs
 	eff.Dashboard = dashboardConfig{Enabled: &set.dashboard.Enabled, MaxAge: duration(set.dashboard.MaxAge), IdleTimeout: duration(set.dashboard.IdleTimeout)}
 	if eff.PageViews.MaxKeys == 0 {
 		eff.PageViews.MaxKeys = pageviews.DefaultMaxKeys
@@ -386,6 +413,12 @@ func printConfig(s *stdio, set *serveSettings) error {
 		eff.PageViews.MaxPathsPerDay = store.DefaultDailyPathCap
 	}
 	eff.Engine = fileEngineConfig(set.file.Engine.config().WithDefaults())
+	if eff.Git.MaxPublishFiles == 0 {
+		eff.Git.MaxPublishFiles = gitrepo.DefaultMaxPublishFiles
+	}
+	if eff.Git.MaxPublishBytes == 0 {
+		eff.Git.MaxPublishBytes = gitrepo.DefaultMaxPublishBytes
+	}
 	// Values of environment variables given to git and agents may be
 	// credentials (a proxy's password, say): only their names are shown.
 	eff.Git.Env = redactEnvList(eff.Git.Env)

@@ -12,7 +12,9 @@
 // nothing the agent writes there is read as configuration, hooks or
 // another repository. Publish refuses a tree holding what git would take
 // for more than content (nested repositories, symbolic links out of the
-// tree or into a git directory, gitlinks); see Publish.
+// tree or into a git directory, gitlinks), and a branch that would change
+// more files or bytes than a job may publish (Config.MaxPublishFiles and
+// MaxPublishBytes); see Publish.
 //
 // Git runs with an environment built from nothing: the server's own
 // environment (which holds its secrets) never reaches git, and neither do
@@ -61,6 +63,16 @@ const (
 	DefaultAuthorName  = "Docs Agent"
 	DefaultAuthorEmail = "docs-agent@localhost"
 	DefaultTimeout     = 10 * time.Minute
+	// DefaultMaxPublishFiles is the most files a job's branch may change
+	// against its base. A documentation change touches tens of pages, a
+	// restructuring hundreds; a thousand leaves room for moving five
+	// hundred pages (each move is a deletion and an addition).
+	DefaultMaxPublishFiles = 1000
+	// DefaultMaxPublishBytes is the most bytes of files a job's branch
+	// may add or change against its base. Pages are text of a few KiB;
+	// 20 MiB holds every page of a large site rewritten, with a few dozen
+	// screenshots, and stays far below what a runaway agent writes.
+	DefaultMaxPublishBytes = 20 << 20
 )
 
 // Config configures Repositories. Every field is optional.
@@ -116,6 +128,15 @@ type Config struct {
 	// anew): after a fetch, at most once a day, the idle mirrors in Dir
 	// are removed. Default DefaultMirrorIdle; negative keeps every mirror.
 	MirrorIdle time.Duration
+	// MaxPublishFiles and MaxPublishBytes bound what a job may publish:
+	// the files its branch would change against its base (added, modified
+	// or deleted, each path once) and the bytes of the files it would add
+	// or change. Publish refuses a branch past either, permanently, naming
+	// the limit and the numbers, and commits and pushes nothing. Defaults
+	// DefaultMaxPublishFiles and DefaultMaxPublishBytes; negative values
+	// are refused.
+	MaxPublishFiles int
+	MaxPublishBytes int64
 	// Logger receives one debug line per git command (step, command,
 	// duration, outcome) and one info line per Open and Publish; never an
 	// environment, a credential or file contents. Default: discard.
@@ -162,6 +183,15 @@ func New(cfg Config) (*Repositories, error) {
 	}
 	if cfg.MirrorIdle == 0 {
 		cfg.MirrorIdle = DefaultMirrorIdle
+	}
+	if cfg.MaxPublishFiles < 0 || cfg.MaxPublishBytes < 0 {
+		return nil, fmt.Errorf("gitrepo: Config.MaxPublishFiles (%d) and MaxPublishBytes (%d) must not be negative", cfg.MaxPublishFiles, cfg.MaxPublishBytes)
+	}
+	if cfg.MaxPublishFiles == 0 {
+		cfg.MaxPublishFiles = DefaultMaxPublishFiles
+	}
+	if cfg.MaxPublishBytes == 0 {
+		cfg.MaxPublishBytes = DefaultMaxPublishBytes
 	}
 	for _, s := range []string{cfg.AuthorName, cfg.AuthorEmail} {
 		if strings.ContainsAny(s, "<>\n\x00") {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"log/slog"
 	"os/exec"
 	"regexp"
@@ -107,6 +108,16 @@ func (r *Repositories) credentialFor(ctx context.Context, repo string) (*credent
 
 // run runs git with args and returns its standard output.
 func (r *Repositories) run(parent context.Context, spec cmdSpec, args ...string) (string, error) {
+	var stdout bytes.Buffer
+	if err := r.runTo(parent, spec, &stdout, args...); err != nil {
+		return "", err
+	}
+	return stdout.String(), nil
+}
+
+// runTo runs git with args, its standard output written to stdout as git
+// writes it, for output too large to hold.
+func (r *Repositories) runTo(parent context.Context, spec cmdSpec, stdout io.Writer, args ...string) error {
 	ctx, cancel := context.WithTimeout(parent, r.cfg.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, r.git, args...)
@@ -115,9 +126,8 @@ func (r *Repositories) run(parent context.Context, spec cmdSpec, args ...string)
 	if spec.stdin != "" {
 		cmd.Stdin = strings.NewReader(spec.stdin)
 	}
-	var stdout bytes.Buffer
 	stderr := &tailBuffer{max: 64 << 10}
-	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// A killed git can leave a child (git-remote-https, ssh) holding the
 	// pipes; this bounds how long Wait waits for them.
 	cmd.WaitDelay = 10 * time.Second
@@ -132,7 +142,7 @@ func (r *Repositories) run(parent context.Context, spec cmdSpec, args ...string)
 	}
 	if err == nil {
 		r.cfg.Logger.Debug("gitrepo: git", slog.String("step", spec.step), slog.String("command", name), slog.Duration("took", took))
-		return stdout.String(), nil
+		return nil
 	}
 
 	secrets := spec.cred.secrets()
@@ -153,9 +163,9 @@ func (r *Repositories) run(parent context.Context, spec cmdSpec, args ...string)
 	r.cfg.Logger.Debug("gitrepo: git failed", slog.String("step", spec.step), slog.String("command", name),
 		slog.Duration("took", took), slog.String("error", e.Error()))
 	if e.Detail != "" && isPermanent(e.Detail) {
-		return "", engine.Permanent(e)
+		return engine.Permanent(e)
 	}
-	return "", e
+	return e
 }
 
 // permanentRE matches git's messages for failures that a retry cannot

@@ -367,6 +367,10 @@ func (w *Workspace) revParse(ctx context.Context, step, rev string) (string, err
 // (a nested repository), a symbolic link that is absolute, leaves the tree
 // or leads into a git directory (links between the tree's own files are
 // kept), and, once staged, a gitlink (submodule) that is new or changed.
+// It refuses too, naming the limit and the numbers, a branch that would
+// then change more files, or add or change more bytes, compared with its
+// base, than Config.MaxPublishFiles and Config.MaxPublishBytes allow (see
+// publishlimit.go).
 //
 // The git directory lies outside the tree, out of the agent's reach, and
 // git runs with hooks, file system monitors, credential helpers and the
@@ -408,6 +412,12 @@ func (w *Workspace) Publish(ctx context.Context, message string) (bool, error) {
 	}
 	committed := false
 	if staged {
+		// What this run adds to the branch is checked with what the
+		// branch holds already: unstaged, the branch is what an earlier
+		// run checked, or the base.
+		if err := w.checkPublishLimits(ctx); err != nil {
+			return false, publishError(err)
+		}
 		if strings.TrimSpace(message) == "" {
 			message = defaultMessage
 		}
@@ -467,21 +477,11 @@ func publishError(err error) error {
 // proposes reports whether head's tree differs from the tree of its merge
 // base with the base commit.
 func (w *Workspace) proposes(ctx context.Context, head string) (bool, error) {
-	since := w.base
-	out, err := w.git(ctx, "compare", nil, "merge-base", w.base, head)
-	switch {
-	case err == nil:
-		since = strings.TrimSpace(out)
-	case ctx.Err() != nil:
+	since, err := w.since(ctx, head)
+	if err != nil {
 		return false, err
-	default:
-		var gerr *Error
-		if !errors.As(err, &gerr) || !isExitCode(gerr.Err, 1) {
-			return false, err
-		}
-		// Exit status 1: unrelated histories; compare with the base.
 	}
-	out, err = w.git(ctx, "compare", nil, "rev-parse", since+"^{tree}", head+"^{tree}")
+	out, err := w.git(ctx, "compare", nil, "rev-parse", since+"^{tree}", head+"^{tree}")
 	if err != nil {
 		return false, err
 	}

@@ -88,7 +88,11 @@ type Store interface {
 	// says what becomes of Attempts and the lease). Idempotency works as
 	// for CreateJob, the replay returning the job as it is now.
 	//
-	// ErrNotFound if no such job in the project; ErrArchived if archived.
+	// ErrNotFound if no such job in the project; ErrArchived if archived;
+	// ErrInvalid, naming the cap, if the prompt would take the job's
+	// history past p.Limits, as read in the same transaction as the
+	// write: however many follow-ups race, the history never passes a
+	// cap.
 	AddPrompt(ctx context.Context, p NewPrompt) (job Job, replayed bool, err error)
 	// ArchiveJob sets the job archived with ArchivedAt at and drops any
 	// lease, as the function ArchiveJob says. Archiving an archived job
@@ -243,6 +247,21 @@ type NewPrompt struct {
 	Prompt      string
 	At          time.Time
 	Idempotency *Idempotency // optional
+	// Limits caps the job's history, this prompt included: a prompt that
+	// would take the job past either cap is refused (see the function
+	// AddPrompt).
+	Limits PromptLimits
+}
+
+// PromptLimits caps a job's prompt history, checked by AddPrompt inside
+// its write against the history as stored, so that concurrent follow-ups
+// never pass a cap together. A zero field caps nothing.
+type PromptLimits struct {
+	// Prompts is the most prompts a job holds, its first included.
+	Prompts int
+	// Characters is the most characters (Unicode code points, as the
+	// API counts a prompt's length) a job's prompts hold together.
+	Characters int
 }
 
 // Claim asks ClaimJob for a job.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	docsapi "github.com/docsapi/docsapi-go"
 )
@@ -44,9 +45,17 @@ func CreateJob(j NewJob) Job {
 // the prompt starts a new run, which must not inherit the attempts of runs
 // that already ended, or a job that failed for running out of attempts would
 // fail again at its next claim without running.
+//
+// A prompt that would take the history past p.Limits is refused as
+// invalid, naming the cap: the history is j's, as the backend read it
+// inside its write, so two follow-ups racing for the last place cannot
+// both take it.
 func AddPrompt(j Job, p NewPrompt) (Job, error) {
 	if j.Status == docsapi.JobStatusArchived {
 		return Job{}, fmt.Errorf("job %q: %w", j.ID, ErrArchived)
+	}
+	if err := p.Limits.admit(j, p.Prompt); err != nil {
+		return Job{}, err
 	}
 	j.Prompts = append(slices.Clip(j.Prompts), Prompt{Text: p.Prompt, At: p.At})
 	j.Status = docsapi.JobStatusActive
@@ -56,6 +65,28 @@ func AddPrompt(j Job, p NewPrompt) (Job, error) {
 		j.Attempts = 0
 	}
 	return j, nil
+}
+
+// admit returns the refusal of a follow-up prompt to j, or nil if the
+// history, prompt included, stays within l.
+func (l PromptLimits) admit(j Job, prompt string) error {
+	if l.Prompts > 0 && len(j.Prompts)+1 > l.Prompts {
+		return Invalid("job %q holds %d prompts, and the cap is %d prompts per job; start a new job for further instructions",
+			j.ID, len(j.Prompts), l.Prompts)
+	}
+	if l.Characters > 0 {
+		// Counted in full, though the sum could stop at the cap: the
+		// message says how far past it the prompt would go.
+		total := utf8.RuneCountInString(prompt)
+		for _, h := range j.Prompts {
+			total += utf8.RuneCountInString(h.Text)
+		}
+		if total > l.Characters {
+			return Invalid("job %q: this prompt of %d characters would bring the job's prompts to %d characters, and the cap is %d characters per job; start a new job for further instructions",
+				j.ID, utf8.RuneCountInString(prompt), total, l.Characters)
+		}
+	}
+	return nil
 }
 
 // ArchiveJob returns j archived at at, as Store.ArchiveJob leaves it, with

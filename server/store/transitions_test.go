@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -196,5 +197,41 @@ func TestIdempotencyReplay(t *testing.T) {
 func TestGaveUpReason(t *testing.T) {
 	if got, want := GaveUpReason(3, "the agent failed"), "gave up after 3 attempts: the agent failed"; got != want {
 		t.Errorf("GaveUpReason = %q, want %q", got, want)
+	}
+}
+
+func TestAddPromptLimits(t *testing.T) {
+	job := unleased(leasedJob()) // prompts "one" and "two": 2 prompts, 6 characters
+	add := func(text string, l PromptLimits) error {
+		_, err := AddPrompt(job, NewPrompt{ProjectID: "p", JobID: "j", Prompt: text, At: t0, Limits: l})
+		return err
+	}
+	for _, tc := range []struct {
+		name   string
+		prompt string
+		limits PromptLimits
+		refuse string // "" when admitted
+	}{
+		{"no limits", "three", PromptLimits{}, ""},
+		{"exactly the prompt cap", "three", PromptLimits{Prompts: 3}, ""},
+		{"past the prompt cap", "three", PromptLimits{Prompts: 2}, `job "j" holds 2 prompts, and the cap is 2 prompts per job`},
+		{"exactly the character cap", "three", PromptLimits{Characters: 11}, ""},
+		{"past the character cap", "three", PromptLimits{Characters: 10}, `this prompt of 5 characters would bring the job's prompts to 11 characters, and the cap is 10 characters per job`},
+		// Characters, not bytes: "ééééé" is 5 characters in 10 bytes.
+		{"characters, not bytes", "ééééé", PromptLimits{Characters: 11}, ""},
+	} {
+		err := add(tc.prompt, tc.limits)
+		switch {
+		case tc.refuse == "" && err != nil:
+			t.Errorf("%s: refused: %v", tc.name, err)
+		case tc.refuse != "" && (!errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.refuse)):
+			t.Errorf("%s: error %v, want ErrInvalid saying %q", tc.name, err, tc.refuse)
+		}
+	}
+	// The archived job is refused as archived, whatever the caps.
+	archived := job
+	archived.Status = docsapi.JobStatusArchived
+	if _, err := AddPrompt(archived, NewPrompt{Prompt: "x", Limits: PromptLimits{Prompts: 1}}); !errors.Is(err, ErrArchived) {
+		t.Errorf("AddPrompt to an archived, full job: %v, want %v", err, ErrArchived)
 	}
 }

@@ -137,6 +137,8 @@ func (p NewPrompt) Validate() error {
 		return Invalid("empty job ID")
 	case p.Prompt == "":
 		return Invalid("job %q: empty prompt", p.JobID)
+	case p.Limits.Prompts < 0 || p.Limits.Characters < 0:
+		return Invalid("job %q: negative limits (%d prompts, %d characters)", p.JobID, p.Limits.Prompts, p.Limits.Characters)
 	}
 	return p.Idempotency.Validate()
 }

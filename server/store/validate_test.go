@@ -186,6 +186,8 @@ func TestNewPromptValidate(t *testing.T) {
 		{"empty project ID", func(p *NewPrompt) { *p = NewPrompt{} }},
 		{"empty idempotency key", func(p *NewPrompt) { p.Idempotency = &Idempotency{} }},
 		{`job "j": empty prompt`, func(p *NewPrompt) { p.Prompt, p.Idempotency = "", &Idempotency{} }},
+		{`job "j": negative limits (-1 prompts, 0 characters)`, func(p *NewPrompt) { p.Limits.Prompts = -1 }},
+		{`job "j": negative limits (0 prompts, -1 characters)`, func(p *NewPrompt) { p.Limits.Characters = -1 }},
 	})
 }
 

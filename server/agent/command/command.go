@@ -45,7 +45,8 @@
 //
 // Each prompt is trimmed of surrounding white space. The text reaches the
 // program on its standard input (PromptStdin, the default), or as an
-// argument (PromptArg).
+// argument (PromptArg), where every local user can read it and its size is
+// bounded; see PromptArg.
 //
 // # Placeholders
 //
@@ -83,8 +84,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/agent/internal/prompt"
@@ -127,8 +130,22 @@ const (
 	PromptStdin PromptVia = "stdin"
 	// PromptArg passes the prompt as an argument: where an argument holds
 	// {prompt}, or else as the last argument. Standard input is empty.
+	//
+	// Every local user can read a process's arguments (/proc/PID/cmdline,
+	// ps), the sandbox's included: the sandbox hides the host from the
+	// agent, not the agent from the host. With PromptArg, or {prompt} in an
+	// argument, the job's prompts are readable by them while the agent
+	// runs, and New logs PromptArgWarning. A job whose prompts no longer
+	// fit on a command line (an argument above 128 KiB on Linux) fails
+	// before the program starts, for good, saying so.
 	PromptArg PromptVia = "arg"
 )
+
+// PromptArgWarning is what New logs, at Warn, when the prompt is passed
+// as an argument.
+const PromptArgWarning = "the prompt is passed as an argument (promptVia arg, or {prompt} in args): " +
+	"every local user can read a process's arguments (/proc/PID/cmdline, ps), so the prompts of every job are visible to them while its agent runs; " +
+	"a job whose prompts pass 128 KiB fails; use promptVia stdin unless the program cannot read its standard input"
 
 // Config configures an Agent. Command is required.
 type Config struct {
@@ -182,6 +199,9 @@ type Agent struct {
 	env     []string
 	secrets *strings.Replacer // hides passed values in output and errors
 	log     *slog.Logger
+	// promptInArgs: an argument holds the prompt (PromptArg, or
+	// {prompt} in Config.Args).
+	promptInArgs bool
 }
 
 var _ engine.Agent = (*Agent)(nil)
@@ -270,6 +290,10 @@ func New(cfg Config) (*Agent, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	inArgs := cfg.PromptVia == PromptArg || slices.ContainsFunc(cfg.Args, func(arg string) bool { return strings.Contains(arg, "{prompt}") })
+	if inArgs {
+		log.Warn("command agent: " + PromptArgWarning)
+	}
 	dir := cfg.Dir
 	if dir == "" {
 		dir = os.TempDir()
@@ -294,7 +318,7 @@ func New(cfg Config) (*Agent, error) {
 	if err != nil {
 		log.Warn("command agent: removing the folders of dead runs", slog.Any("error", err))
 	}
-	return &Agent{cfg: cfg, path: path, sandbox: sb, dir: dir, env: env, secrets: strings.NewReplacer(hide...), log: log}, nil
+	return &Agent{cfg: cfg, path: path, sandbox: sb, dir: dir, env: env, secrets: strings.NewReplacer(hide...), log: log, promptInArgs: inArgs}, nil
 }
 
 // newSandbox returns the sandbox cfg asks for, or nil when it is off. dir
@@ -399,6 +423,15 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 	if err != nil {
 		return engine.Permanent(err)
 	}
+	inArgs := ""
+	if a.promptInArgs {
+		inArgs = text
+	}
+	// The arguments alone first, before a folder is made: with the
+	// prompt among them, they grow with the job's history.
+	if err := checkCommandLine(a.path, args, nil, inArgs); err != nil {
+		return engine.Permanent(err)
+	}
 
 	if a.sandbox != nil && task.Dir == "" {
 		return engine.Permanent(errors.New("command agent: the task has no workspace folder"))
@@ -425,6 +458,9 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 	env := append(a.env[:len(a.env):len(a.env)],
 		"HOME="+home, "TMPDIR="+tmp,
 		"DOCSAPI_JOB_ID="+task.JobID, "DOCSAPI_PROJECT_ID="+task.ProjectID, "DOCSAPI_MODEL="+model)
+	if err := checkCommandLine(a.path, args, env, inArgs); err != nil {
+		return engine.Permanent(err)
+	}
 	var cmd *exec.Cmd
 	if a.sandbox != nil {
 		dir, err := filepath.Abs(task.Dir)
@@ -476,6 +512,11 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 		pw.Close()
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 			return engine.Permanent(fmt.Errorf("command agent: starting %s: %w", a.cfg.Command, err))
+		}
+		if errors.Is(err, syscall.E2BIG) {
+			// checkCommandLine missed it (a system with a lower limit):
+			// the same job would be refused again.
+			return engine.Permanent(fmt.Errorf("command agent: starting %s: the system refused its arguments and environment as too large (%w); with promptVia arg, use promptVia stdin", a.cfg.Command, err))
 		}
 		return fmt.Errorf("command agent: starting %s: %w", a.cfg.Command, err)
 	}

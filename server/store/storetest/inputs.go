@@ -48,6 +48,7 @@ func testInputs(t *testing.T, open opener) {
 				}))),
 				"prompt without job":        ignore3(s.AddPrompt(ctx, store.NewPrompt{ProjectID: "p", Prompt: "x", Idempotency: idem})),
 				"prompt without text":       ignore3(s.AddPrompt(ctx, store.NewPrompt{ProjectID: "p", JobID: "j"})),
+				"prompt with negative caps": ignore3(s.AddPrompt(ctx, store.NewPrompt{ProjectID: "p", JobID: "j", Prompt: "x", Limits: store.PromptLimits{Prompts: -1}})),
 				"archive at zero time":      ignore2(s.ArchiveJob(ctx, "p", "j", time.Time{})),
 				"claim without owner":       ignore2(s.ClaimJob(ctx, withClaim(func(c *store.Claim) { c.Owner = "" }))),
 				"claim without time":        ignore2(s.ClaimJob(ctx, withClaim(func(c *store.Claim) { c.Now = time.Time{} }))),

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
@@ -321,8 +322,29 @@ func (m *memStore) AddPrompt(_ context.Context, p store.NewPrompt) (store.Job, b
 	if err := p.Validate(); err != nil {
 		return store.Job{}, false, err
 	}
+	if m.is("promptCapRacy") {
+		// The history is read under one lock and appended to under
+		// another: follow-ups racing for the last place all take it.
+		m.mu.Lock()
+		j, err := m.job(p.ProjectID, p.JobID)
+		if err == nil {
+			err = m.promptRefused(*j, p)
+		}
+		m.mu.Unlock()
+		if err != nil {
+			return store.Job{}, false, err
+		}
+		runtime.Gosched() // widen the race window
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.is("promptCapBeforeReplay") {
+		if j, err := m.job(p.ProjectID, p.JobID); err == nil {
+			if err := m.promptRefused(*j, p); err != nil {
+				return store.Job{}, false, err
+			}
+		}
+	}
 	if j, err := m.checkIdem(p.ProjectID, p.Idempotency); err != nil || j != nil {
 		if j != nil {
 			if m.is("promptReplayAppends") {
@@ -338,6 +360,11 @@ func (m *memStore) AddPrompt(_ context.Context, p store.NewPrompt) (store.Job, b
 	}
 	if j.Status == docsapi.JobStatusArchived && !m.is("promptToArchived") {
 		return store.Job{}, false, fmt.Errorf("job %q: %w", p.JobID, store.ErrArchived)
+	}
+	if !m.is("promptCapRacy") {
+		if err := m.promptRefused(*j, p); err != nil {
+			return store.Job{}, false, err
+		}
 	}
 	at := m.norm(p.At)
 	if m.is("promptsPrepended") {
@@ -363,6 +390,34 @@ func (m *memStore) AddPrompt(_ context.Context, p store.NewPrompt) (store.Job, b
 	j.UpdatedAt = at
 	m.recordIdem(p.ProjectID, p.JobID, p.Idempotency)
 	return cloneJob(j), false, nil
+}
+
+// promptRefused says why p would take j's history past p.Limits, or nil.
+func (m *memStore) promptRefused(j store.Job, p store.NewPrompt) error {
+	if m.is("promptCapIgnored") {
+		return nil
+	}
+	past := func(n, limit int) bool {
+		if m.is("promptCapInclusive") {
+			return limit > 0 && n >= limit
+		}
+		return limit > 0 && n > limit
+	}
+	length := utf8.RuneCountInString
+	if m.is("promptCapCountsBytes") {
+		length = func(s string) int { return len(s) }
+	}
+	chars := length(p.Prompt)
+	for _, h := range j.Prompts {
+		chars += length(h.Text)
+	}
+	switch {
+	case past(len(j.Prompts)+1, p.Limits.Prompts):
+		return store.Invalid("job %q is full: %d prompts", j.ID, len(j.Prompts))
+	case past(chars, p.Limits.Characters):
+		return store.Invalid("job %q is full: %d characters", j.ID, chars)
+	}
+	return nil
 }
 
 func (m *memStore) ArchiveJob(_ context.Context, projectID, jobID string, at time.Time) (store.Job, error) {

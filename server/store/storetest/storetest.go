@@ -43,6 +43,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Jobs", testJobs},
 		{"JobList", testJobList},
 		{"Idempotency", testIdempotency},
+		{"PromptCaps", testPromptCaps},
 		{"Leases", testLeases},
 		{"Views", testViews},
 		{"ViewSeries", testViewSeries},

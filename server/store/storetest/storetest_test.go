@@ -104,6 +104,11 @@ func TestMutantsFail(t *testing.T) {
 		"keyChecksSkipped":          {"Inputs/InvalidArgumentsAreRefusedAndStoreNothing"},
 		"storesRefusedProject":      {"Inputs/InvalidArgumentsAreRefusedAndStoreNothing"},
 		"finishAnyHandled":          {"Inputs/FinishWithHandledBeyondThePromptsIsRefused"},
+		"promptCapIgnored":          {"PromptCaps/FollowUpsStopAtThePromptCap", "PromptCaps/FollowUpsStopAtTheCharacterCap", "PromptCaps/ConcurrentFollowUpsNeverPassTheCaps"},
+		"promptCapInclusive":        {"PromptCaps/FollowUpsStopAtThePromptCap", "PromptCaps/FollowUpsStopAtTheCharacterCap"},
+		"promptCapCountsBytes":      {"PromptCaps/FollowUpsStopAtTheCharacterCap"},
+		"promptCapBeforeReplay":     {"PromptCaps/ReplayAtTheCapIsAnswered"},
+		"promptCapRacy":             {"PromptCaps/ConcurrentFollowUpsNeverPassTheCaps"},
 	}
 	maps.Copy(mutants, siteMutants)
 	maps.Copy(mutants, visitorMutants)
