@@ -31,7 +31,7 @@ func TestEveryPageRenders(t *testing.T) {
 		OverviewPage{Frame: signedIn(), From: "2026-08-01", To: "2026-08-14", Chart: NewChart([]Point{{At: at, Human: 3, AI: 1}}, false),
 			Top: []PageViews{{Path: "/guide", Views: Views{Human: 3, AI: 1, Total: 4}}}},
 		JobsPage{Frame: signedIn(), Statuses: []docsapi.JobStatus{docsapi.JobStatusActive}, Jobs: []store.Job{job}, Next: "/dashboard/projects/alpha/jobs?cursor=x"},
-		JobPage{Frame: signedIn(), Job: job, CanWrite: true, Archivable: true},
+		JobPage{Frame: signedIn(), Job: job, CanWrite: true},
 		ErrorPage{Frame: Frame{Base: "/dashboard"}, Heading: "Not Found", Message: "no job"},
 	} {
 		html := render(t, p)
@@ -59,7 +59,7 @@ func TestPagesEscapeWhatClientsWrote(t *testing.T) {
 
 func TestFailureReasonAndArchiveAreForWriters(t *testing.T) {
 	job := store.Job{ID: "job_1", Status: docsapi.JobStatusFailed, FailureReason: "push refused"}
-	writer := render(t, JobPage{Frame: signedIn(), Job: job, CanWrite: true, Archivable: true})
+	writer := render(t, JobPage{Frame: signedIn(), Job: job, CanWrite: true})
 	reader := render(t, JobPage{Frame: signedIn(), Job: job})
 	for _, want := range []string{"push refused", `id="archive"`, `name="csrf" value="tok"`} {
 		if !strings.Contains(writer, want) {
