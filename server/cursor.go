@@ -1,15 +1,11 @@
 package server
 
 import (
-	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
-	"fmt"
-	"sync"
 	"time"
 )
 
@@ -29,9 +25,9 @@ import (
 // page to page.
 //
 // The key must be the same in every replica sharing a database, or a
-// client's next page, served by another replica, would be refused. So it
-// is Config.CursorSecret when set, and otherwise a random key stored once
-// in the database (store.SecretStore), which every replica reads.
+// client's next page, served by another replica, would be refused. It is
+// derived from Config.Secret (secret.go), which every replica is given and
+// the database never holds: a copy of the database cannot seal a cursor.
 
 const (
 	cursorVersion  = 1
@@ -39,41 +35,11 @@ const (
 	// maxCursorLength bounds a cursor as sent: a position holds a query
 	// (at most store.MaxQueryLength characters) or an ID.
 	maxCursorLength = 2048
-	// cursorSecretName names the key in the store's secrets.
-	cursorSecretName = "cursor-hmac-sha256"
-	// MinCursorSecretBytes is the least Config.CursorSecret may hold.
-	MinCursorSecretBytes = 32
 )
 
 // errBadCursor is the refusal of a cursor that was not sealed by this
 // server for this scope.
 var errBadCursor = errors.New("cursor is not valid for this project and query: pass the nextCursor of a page of the same export with the same filters, unchanged")
-
-// cursorKeys holds the key that seals cursors, loaded from the store when
-// first needed (the Server is made without a context to load it with).
-type cursorKeys struct {
-	mu  sync.Mutex
-	key []byte
-}
-
-// cursorKey returns the key, Config.CursorSecret or the store's, which it
-// loads the first time (and again after a failure).
-func (s *Server) cursorKey(ctx context.Context) ([]byte, error) {
-	k := &s.cursorKeys
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.key != nil {
-		return k.key, nil
-	}
-	fresh := make([]byte, 32)
-	rand.Read(fresh)
-	key, err := s.cfg.Store.ServerSecret(ctx, cursorSecretName, fresh)
-	if err != nil {
-		return nil, fmt.Errorf("loading the cursor key: %w", err)
-	}
-	k.key = key
-	return key, nil
-}
 
 // scope builds the scope of a cursor from its parts, each length-prefixed
 // so that no two lists of parts make the same scope.

@@ -8,7 +8,6 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/dashboard"
@@ -85,18 +84,13 @@ func (c DashboardConfig) WithDefaults() (DashboardConfig, error) {
 type dashState struct {
 	cfg     DashboardConfig
 	logins  *addrLimiter
-	ended   *endedSessions
 	origins *http.CrossOriginProtection
-
-	mu     sync.Mutex
-	sealer *dashboard.Sealer // made from the cursor key when first needed
 }
 
 func newDashState(cfg DashboardConfig, maxAddresses int) *dashState {
 	return &dashState{
 		cfg:     cfg,
 		logins:  newAddrLimiter(cfg.LoginPerAddress, maxAddresses),
-		ended:   newEndedSessions(maxEndedSessions),
 		origins: http.NewCrossOriginProtection(),
 	}
 }

@@ -192,7 +192,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	failed := d.createJob(t, "Document the --verbose flag of the CLI")
 	d.failJob(t, "git push: the branch docs-agent/"+failed+" is protected")
 	d.clock.Advance(90 * time.Minute)
-	d.createJob(t, "Fix the broken link on the install page.\nKeep the rest as it is.")
+	active := d.createJob(t, "Fix the broken link on the install page.\nKeep the rest as it is.")
 
 	b := newTab(t, browser, d.url)
 
@@ -292,13 +292,23 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	b.screenshot("06-job-archived")
 
-	// Sign out; then the read key sees no failure reason and no button.
+	// Sign out; then the read key sees no failure reason, and on the page
+	// of a job a writer could archive, no archive button: no form that
+	// posts but the sign-out.
 	b.do("signing out", chromedp.Click(chromedp.ID("sign-out")), chromedp.WaitVisible(chromedp.ID("login-notice")))
 	b.screenshot("07-signed-out")
 	b.signIn(d.keys["ro"], "#views-chart")
 	b.open("/dashboard/projects/alpha/jobs/"+failed, "#prompts")
 	if b.present("#archive") || b.present("#failure-reason") {
 		t.Error("a read key's page shows the archive button or the failure reason")
+	}
+	b.open("/dashboard/projects/alpha/jobs/"+active, "#prompts")
+	if got := b.text("#job-status"); got != "active" {
+		t.Errorf("the active job's page says %q", got)
+	}
+	posts := eval[[]string](b, `Array.from(document.querySelectorAll('form')).filter(f => f.method === 'post').map(f => new URL(f.action).pathname)`)
+	if b.present("#archive") || len(posts) != 1 || posts[0] != "/dashboard/logout" {
+		t.Errorf("a read key's page of an active job has forms that post to %q, want only the sign-out", posts)
 	}
 	b.screenshot("08-job-read-key")
 

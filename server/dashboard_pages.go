@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/internal/dashboard"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -164,7 +163,6 @@ func (s *Server) dashJob(w http.ResponseWriter, r *http.Request, d *dashRequest)
 	public := publicJob(job)
 	job.Repository = public.Source.Repository
 	page.Job, page.Model = job, public.Model
-	page.Archivable = page.CanWrite && job.Status != docsapi.JobStatusArchived
 	s.dashRender(w, r, http.StatusOK, page)
 }
 

@@ -1,10 +1,8 @@
 package server
 
 import (
-	"context"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/dashboard"
@@ -12,12 +10,16 @@ import (
 )
 
 // Sessions of the dashboard live in a sealed cookie (see package
-// internal/dashboard): replicas sharing a database share sessions with no
-// state of their own, since the sealing key is the cursor key every
-// replica reads from the store. The cookie holds the store's reference
-// to the key, so every request checks the key again (verifyKey, through
-// the key cache): a revoked or expired key ends its sessions within
-// Config.KeyCacheTTL, at once when revoked through this Server.
+// internal/dashboard), sealed with a key derived from Config.Secret, which
+// every replica is given and the database never holds: replicas share
+// sessions, and a copy of the database seals none. The cookie holds the
+// store's reference to the key, so every request checks the key again
+// (verifyKey, through the key cache): a revoked or expired key ends its
+// sessions within Config.KeyCacheTTL, at once when revoked through this
+// Server. A sign-out is recorded in the store (store.SessionStore) until
+// the session would have expired, and every request reads it there, so a
+// copy of a signed-out cookie is refused by every replica, after restarts
+// too.
 
 // The cookies: the session, and the sign-in form's nonce, which its CSRF
 // token is derived from.
@@ -52,45 +54,12 @@ type dashSession struct {
 	sealer *dashboard.Sealer
 }
 
-// dashSealer returns the Sealer of sessions, made from the cursor key the
-// first time (and again after a failure to load it).
-func (s *Server) dashSealer(ctx context.Context) (*dashboard.Sealer, error) {
-	d := s.dash
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.sealer != nil {
-		return d.sealer, nil
-	}
-	key, err := s.cursorKey(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if d.sealer, err = dashboard.NewSealer(key); err != nil {
-		return nil, err
-	}
-	return d.sealer, nil
-}
-
-// dashSealerOrFail returns the Sealer, or answers 500 and reports false
-// when its key cannot be loaded.
-func (s *Server) dashSealerOrFail(w http.ResponseWriter, r *http.Request) (*dashboard.Sealer, bool) {
-	sealer, err := s.dashSealer(r.Context())
-	if err != nil {
-		s.dashError(w, r, dashboard.Frame{Base: dashBase(r)}, http.StatusInternalServerError, s.logInternalError(r, "loading the session key", err))
-		return nil, false
-	}
-	return sealer, true
-}
-
 // dashSession returns the request's session, checked: sealed by this
 // server (or a replica), within its age and idle bounds, not signed out,
 // its key still valid. Otherwise it answers (the sign-in page, or an
 // error) and reports false.
 func (s *Server) dashSession(w http.ResponseWriter, r *http.Request) (*dashSession, bool) {
-	sealer, ok := s.dashSealerOrFail(w, r)
-	if !ok {
-		return nil, false
-	}
+	sealer := s.keys.sealer
 	c, err := r.Cookie(sessionCookie)
 	if err != nil {
 		s.dashToLogin(w, r, "")
@@ -103,13 +72,19 @@ func (s *Server) dashSession(w http.ResponseWriter, r *http.Request) (*dashSessi
 	}
 	now := s.cfg.Now()
 	switch {
-	case !now.Before(sess.Opened.Add(s.dash.cfg.MaxAge)):
+	case !now.Before(sess.Expires), !now.Before(sess.Opened.Add(s.dash.cfg.MaxAge)):
 		s.dashToLogin(w, r, "expired")
 		return nil, false
 	case !now.Before(sess.Seen.Add(s.dash.cfg.IdleTimeout)):
 		s.dashToLogin(w, r, "idle")
 		return nil, false
-	case s.dash.ended.has(sess.ID, now):
+	}
+	ended, err := s.cfg.Store.SessionEnded(r.Context(), sess.ID[:])
+	switch {
+	case err != nil:
+		s.dashError(w, r, dashboard.Frame{Base: dashBase(r)}, http.StatusInternalServerError, s.logInternalError(r, "reading whether a session was signed out", err))
+		return nil, false
+	case ended:
 		s.dashToLogin(w, r, "signed-out")
 		return nil, false
 	}
@@ -163,11 +138,7 @@ func (s *Server) dashToLogin(w http.ResponseWriter, r *http.Request, code string
 // dashLoginForm: GET /dashboard/login, the sign-in form. Its CSRF token
 // is bound to a nonce in a cookie of its own, since no session exists yet.
 func (s *Server) dashLoginForm(w http.ResponseWriter, r *http.Request) {
-	sealer, ok := s.dashSealerOrFail(w, r)
-	if !ok {
-		return
-	}
-	s.dashRenderLogin(w, r, sealer, http.StatusOK, "", endedNotices[r.URL.Query().Get("ended")])
+	s.dashRenderLogin(w, r, s.keys.sealer, http.StatusOK, "", endedNotices[r.URL.Query().Get("ended")])
 }
 
 // dashRenderLogin answers the sign-in form with a fresh nonce, and the
@@ -185,10 +156,7 @@ func (s *Server) dashRenderLogin(w http.ResponseWriter, r *http.Request, sealer 
 // a session; the key itself goes nowhere but into its hash.
 func (s *Server) dashLogin(w http.ResponseWriter, r *http.Request) {
 	frame := dashboard.Frame{Base: dashBase(r)}
-	sealer, ok := s.dashSealerOrFail(w, r)
-	if !ok {
-		return
-	}
+	sealer := s.keys.sealer
 	if wait, limited := s.dash.logins.take(s.clientAddr(r), s.cfg.Now()); limited {
 		w.Header().Set("Retry-After", retryAfterSeconds(wait))
 		s.dashRenderLogin(w, r, sealer, http.StatusTooManyRequests, "Too many sign-in attempts from this address: wait a minute and try again.", "")
@@ -212,28 +180,42 @@ func (s *Server) dashLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := s.cfg.Now().UTC().Truncate(time.Second)
-	sess := dashboard.Session{ID: dashboard.NewSessionID(), KeyHash: hashKey(secret), Opened: now, Seen: now}
+	sess := dashboard.Session{ID: dashboard.NewSessionID(), KeyHash: hashKey(secret), Opened: now, Seen: now, Expires: now.Add(s.dash.cfg.MaxAge)}
 	s.dropDashCookie(w, r, loginCookie)
 	s.setDashCookie(w, r, sessionCookie, sealer.Seal(sess))
 	dashHeaders(w.Header())
 	http.Redirect(w, r, frame.Base+"/", http.StatusSeeOther)
 }
 
-// dashLogout: POST /dashboard/logout. The browser drops its cookie, and
-// this process remembers the session as ended until it would have
-// expired anyway, in case the cookie was copied (other replicas do not
-// know of it: there, a copy works until its idle deadline).
+// dashLogout: POST /dashboard/logout. The store records the session as
+// ended until it would have expired anyway (and a margin for the clocks
+// of replicas), so that a copy of the cookie is refused everywhere, after
+// restarts too; then the browser drops its cookie. If the store cannot
+// record it, the session goes on and the page says so: a sign-out that
+// only dropped the browser's cookie would leave copies working.
 func (s *Server) dashLogout(w http.ResponseWriter, r *http.Request) {
 	sess, ok := s.dashSession(w, r)
 	if !ok {
 		return
 	}
-	if !s.dashFormOK(w, r, s.dashFrame(r, sess), sess.sealer, sessionPurpose, sess.ID) {
+	frame := s.dashFrame(r, sess)
+	if !s.dashFormOK(w, r, frame, sess.sealer, sessionPurpose, sess.ID) {
 		return
 	}
-	s.dash.ended.add(sess.ID, sess.Opened.Add(s.dash.cfg.MaxAge), s.cfg.Now())
+	// Until its sign-in's end, not the configuration's: a MaxAge raised
+	// after a restart must not revive the session once its record lapsed.
+	ended := store.EndedSession{ID: sess.ID[:], Until: sess.Expires.Add(endedSessionMargin), Now: s.cfg.Now()}
+	if err := s.cfg.Store.EndSession(r.Context(), ended); err != nil {
+		s.dashError(w, r, frame, http.StatusInternalServerError, "signing out failed, and the session goes on: try again ("+s.logInternalError(r, "recording a sign-out", err)+")")
+		return
+	}
 	s.dashToLogin(w, r, "signed-out")
 }
+
+// endedSessionMargin is how long a sign-out is remembered past the
+// session's own end: a replica whose clock is behind the one that prunes
+// the record would otherwise still take the cookie for that long.
+const endedSessionMargin = time.Hour
 
 // setDashCookie sets a cookie of the dashboard: for its paths only, out
 // of scripts' reach, never sent by another site's requests, and over
@@ -255,54 +237,4 @@ func (s *Server) dashCookie(r *http.Request, name, value string) *http.Cookie {
 		Name: name, Value: value, Path: dashBase(r) + "/",
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.dashSecure(r),
 	}
-}
-
-// maxEndedSessions bounds the sessions remembered as signed out. A
-// session is opened only with a valid key, at the sign-in's rate, so the
-// bound is never reached in practice; past it, the sessions closest to
-// their expiry are forgotten first.
-const maxEndedSessions = 10_000
-
-// endedSessions are the sessions signed out in this process, each until
-// it would have expired anyway.
-type endedSessions struct {
-	max   int
-	mu    sync.Mutex
-	until map[[32]byte]time.Time
-}
-
-func newEndedSessions(max int) *endedSessions {
-	return &endedSessions{max: max, until: map[[32]byte]time.Time{}}
-}
-
-// add remembers id as ended until "until".
-func (e *endedSessions) add(id [32]byte, until, now time.Time) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if len(e.until) >= e.max {
-		for k, t := range e.until {
-			if !now.Before(t) {
-				delete(e.until, k)
-			}
-		}
-	}
-	if len(e.until) >= e.max {
-		var first [32]byte
-		var soonest time.Time
-		for k, t := range e.until {
-			if soonest.IsZero() || t.Before(soonest) {
-				first, soonest = k, t
-			}
-		}
-		delete(e.until, first)
-	}
-	e.until[id] = until
-}
-
-// has reports whether id was signed out.
-func (e *endedSessions) has(id [32]byte, now time.Time) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	t, ok := e.until[id]
-	return ok && now.Before(t)
 }

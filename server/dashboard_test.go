@@ -351,6 +351,60 @@ func TestDashboardReadKeyCannotArchive(t *testing.T) {
 	}
 }
 
+// postForms lists the actions of a page's forms that post: what the page
+// lets its reader change.
+var postForm = regexp.MustCompile(`<form\b[^>]*\bmethod="post"[^>]*\baction="([^"]*)"`)
+
+func postForms(page string) []string {
+	var actions []string
+	for _, m := range postForm.FindAllStringSubmatch(page, -1) {
+		actions = append(actions, html.UnescapeString(m[1]))
+	}
+	return actions
+}
+
+// A read key's job page offers no control that changes anything, whatever
+// the job's state: its one form that posts is the sign-out. A write key's
+// page of the same jobs offers the archive form where it applies.
+func TestDashboardReadKeyJobPageHasNoWriteControl(t *testing.T) {
+	d := newDashEnv(t)
+	failed := d.createJob(t, "Document the --verbose flag")
+	d.failJob(t, "push refused: protected branch")
+	active := d.createJob(t, "Document the --quiet flag")
+	archived := d.createJob(t, "Document the --debug flag")
+	if _, err := d.srv.ArchiveJob(context.Background(), "alpha", archived); err != nil {
+		t.Fatal(err)
+	}
+	reader, writer := d.browser(t), d.browser(t)
+	reader.signIn("ro")
+	writer.signIn("rw")
+	for _, tc := range []struct {
+		name, id   string
+		archivable bool
+	}{
+		{"an active job", active, true},
+		{"a failed job", failed, true},
+		{"an archived job", archived, false},
+	} {
+		path := "/dashboard/projects/alpha/jobs/" + tc.id
+		page, _ := reader.page(path)
+		if got := postForms(page); len(got) != 1 || got[0] != "/dashboard/logout" {
+			t.Errorf("%s: a read key's page posts to %q, want only the sign-out", tc.name, got)
+		}
+		if strings.Contains(page, `id="archive"`) || strings.Contains(page, "Archive this job") {
+			t.Errorf("%s: a read key's page shows the archive button", tc.name)
+		}
+		page, _ = writer.page(path)
+		want := []string{"/dashboard/logout"}
+		if tc.archivable {
+			want = append(want, path+"/archive")
+		}
+		if got := postForms(page); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: a write key's page posts to %q, want %q", tc.name, got, want)
+		}
+	}
+}
+
 func TestDashboardRefusesFormsWithoutTheirToken(t *testing.T) {
 	d := newDashEnv(t)
 	id := d.createJob(t, "Document the --verbose flag")

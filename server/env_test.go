@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -48,6 +49,10 @@ type env struct {
 	clock   *clock
 	handler http.Handler
 	keys    map[string]string // name → secret
+	// secret is the server's Config.Secret, which a second Server on the
+	// same store (a replica, or this one restarted) needs to share its
+	// sessions and cursors.
+	secret []byte
 }
 
 func newEnv(t testing.TB, mutate ...func(*server.Config)) *env {
@@ -68,7 +73,9 @@ func newEnvOn(t testing.TB, st store.Store, mutate ...func(*server.Config)) *env
 	t.Helper()
 	ctx := context.Background()
 	clk := &clock{now: time.Date(2026, 8, 14, 9, 0, 0, 0, time.UTC)}
-	cfg := server.Config{Store: st, Now: clk.Now}
+	secret := make([]byte, server.SecretBytes)
+	rand.Read(secret)
+	cfg := server.Config{Store: st, Now: clk.Now, Secret: secret}
 	for _, m := range mutate {
 		m(&cfg)
 	}
@@ -76,7 +83,7 @@ func newEnvOn(t testing.TB, st store.Store, mutate ...func(*server.Config)) *env
 	if err != nil {
 		t.Fatalf("server.New: %v", err)
 	}
-	e := &env{t: t, srv: srv, store: st, clock: clk, keys: map[string]string{}}
+	e := &env{t: t, srv: srv, store: st, clock: clk, keys: map[string]string{}, secret: cfg.Secret}
 	e.handler = openapitest.New(t).Handler(t, srv)
 	for _, p := range []store.Project{
 		{ID: "alpha", Name: "Alpha docs", Repository: "https://git.example.com/alpha/docs.git", Ref: "main", Model: "claude-sonnet-4"},

@@ -35,13 +35,8 @@ func (s *Server) feedbackExport(w http.ResponseWriter, r *http.Request, c caller
 	}
 	q.ProjectID = c.project.ID
 	scope := feedbackScope(q.FeedbackFilter)
-	var key []byte
+	key := s.keys.cursor
 	if hasCursor && cursor != "" {
-		var err error
-		if key, err = s.cursorKey(r.Context()); err != nil {
-			s.internalError(w, r, "exporting feedback", err)
-			return
-		}
 		at, id, err := openTimeID(key, scope, cursor)
 		if err != nil {
 			writeBadCursor(w, err)
@@ -59,12 +54,6 @@ func (s *Server) feedbackExport(w http.ResponseWriter, r *http.Request, c caller
 		out.Feedback[i] = feedbackEntry(e)
 	}
 	if page.HasMore {
-		if key == nil {
-			if key, err = s.cursorKey(r.Context()); err != nil {
-				s.internalError(w, r, "exporting feedback", err)
-				return
-			}
-		}
 		last := page.Entries[len(page.Entries)-1]
 		out.NextCursor = sealTimeID(key, scope, last.CreatedAt, last.ID)
 	}

@@ -105,8 +105,9 @@ func TestFeedbackCursor(t *testing.T) {
 		t.Fatalf("entries seen (-want +got):\n%s", diff)
 	}
 
-	// Another replica on the same database reads the same cursor.
-	replica, err := server.New(server.Config{Store: e.store, Now: e.clock.Now})
+	// Another replica on the same database, given the same secret, reads
+	// the same cursor.
+	replica, err := server.New(server.Config{Store: e.store, Now: e.clock.Now, Secret: e.secret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,15 +118,18 @@ func TestFeedbackCursor(t *testing.T) {
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"/pd"`) {
 		t.Fatalf("another replica: %d %s, want the second page", rec.Code, rec.Body)
 	}
-	// A server with a key of its own refuses it.
-	other, err := server.New(server.Config{Store: e.store, Now: e.clock.Now, CursorSecret: []byte(strings.Repeat("k", 32))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec = httptest.NewRecorder()
-	other.ServeHTTP(rec, req)
-	if rec.Code != http.StatusBadRequest {
-		t.Fatalf("a server with another key: %d %s, want 400", rec.Code, rec.Body)
+	// A server with a secret of its own refuses it, and so does one given
+	// none, which draws its own: nothing in the database seals a cursor.
+	for _, secret := range [][]byte{[]byte(strings.Repeat("k", 32)), nil} {
+		other, err := server.New(server.Config{Store: e.store, Now: e.clock.Now, Secret: secret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec = httptest.NewRecorder()
+		other.ServeHTTP(rec, req)
+		if rec.Code != http.StatusBadRequest {
+			t.Fatalf("a server with another secret (%d bytes): %d %s, want 400", len(secret), rec.Code, rec.Body)
+		}
 	}
 
 	raw, _ := base64.RawURLEncoding.DecodeString(cursors[0])

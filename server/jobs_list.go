@@ -43,8 +43,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, c caller) {
 // jobsPage reads the page of a project's jobs that raw, the query string
 // of GET .../jobs, asks for, and the cursor of the page after it ("" on
 // the last); the dashboard lists jobs through it too. problems says what
-// is wrong with the query (a 400); err is the store's, or the cursor
-// key's.
+// is wrong with the query (a 400); err is the store's.
 func (s *Server) jobsPage(ctx context.Context, projectID, raw string) (page store.JobsPage, next, problems string, err error) {
 	q, cursor, problems := parseJobsQuery(raw)
 	if problems != "" {
@@ -52,10 +51,7 @@ func (s *Server) jobsPage(ctx context.Context, projectID, raw string) (page stor
 	}
 	q.ProjectID = projectID
 	scope := scope("jobs", q.ProjectID, timeParam(q.From), timeParam(q.To), statusesParam(q.Statuses))
-	key, err := s.cursorKey(ctx)
-	if err != nil {
-		return page, "", "", err
-	}
+	key := s.keys.cursor
 	if cursor != "" {
 		at, id, err := openTimeID(key, scope, cursor)
 		if err != nil {

@@ -34,13 +34,8 @@ func (s *Server) searchesExport(w http.ResponseWriter, r *http.Request, c caller
 	q.ProjectID = c.project.ID
 	q.From, q.To = dayRange(from, to)
 	scope := scope("searches", q.ProjectID, timeParam(q.From), timeParam(q.To))
-	var key []byte
+	key := s.keys.cursor
 	if hasCursor && cursor != "" {
-		var err error
-		if key, err = s.cursorKey(r.Context()); err != nil {
-			s.internalError(w, r, "exporting searches", err)
-			return
-		}
 		pos, err := openCursor(key, scope, cursor)
 		if err != nil {
 			writeBadCursor(w, err)
@@ -67,12 +62,6 @@ func (s *Server) searchesExport(w http.ResponseWriter, r *http.Request, c caller
 		}
 	}
 	if res.HasMore {
-		if key == nil {
-			if key, err = s.cursorKey(r.Context()); err != nil {
-				s.internalError(w, r, "exporting searches", err)
-				return
-			}
-		}
 		last := res.Rows[len(res.Rows)-1]
 		page.NextCursor = sealCursor(key, scope, new(position).int(last.Hits).str(last.Query).b)
 	}

@@ -9,7 +9,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -111,14 +110,24 @@ type Config struct {
 	// feedback and searches from the browser (see SiteConfig); its zero
 	// value is the defaults, not "no limit".
 	Site SiteConfig
-	// CursorSecret, if set (at least 32 bytes), is the key that seals
-	// the cursors of the feedback and searches exports; every replica
-	// sharing a database must have the same. Without it, the key is made
-	// once and kept in the Store, which every replica reads.
-	CursorSecret []byte
+	// Secret seals what clients carry back: the dashboard's session
+	// cookies and the cursors of the paginated exports and lists. It is
+	// SecretBytes random bytes, each use getting a key of its own derived
+	// from it. Keep it out of the Store: it is what a copy of the
+	// database lacks, so that a backup or a dump cannot seal a session.
+	// Every Server sharing a Store must have the same, or each refuses the
+	// others' sessions and cursors. Replacing it ends every session and
+	// invalidates every cursor, and changes nothing else.
+	//
+	// Without it, New draws a random secret for this Server alone: its
+	// sessions and cursors work until it ends, and no other Server (a
+	// replica, or this program after a restart) accepts them. docsapi
+	// serve reads it from a file (see its help).
+	Secret []byte
 	// Dashboard configures the operators' web pages under /dashboard/
 	// (see DashboardConfig); off unless Enabled. Its sessions are sealed
-	// with the cursor key, so replicas share them too.
+	// with a key derived from Secret, and signing out is recorded in the
+	// Store, so replicas share both.
 	Dashboard DashboardConfig
 
 	// Runs, if set, says whether this server can run a project's jobs
@@ -166,11 +175,13 @@ type Server struct {
 	ingest  *groupCommitter // ingested views on their way to the Store
 	proxies clientip.Proxies
 
-	// The site endpoints and the cursor exports (site.go, cursor.go).
+	// The keys derived from Config.Secret (secret.go).
+	keys serverKeys
+
+	// The site endpoints (site.go).
 	siteLimiter  *addrLimiter
 	siteShares   *siteShares
 	siteCounters siteCounters
-	cursorKeys   cursorKeys
 	dash         *dashState // nil without the dashboard (dashboard.go)
 }
 
@@ -235,20 +246,21 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Dashboard, err = cfg.Dashboard.WithDefaults(); err != nil {
 		return nil, err
 	}
-	if n := len(cfg.CursorSecret); n > 0 && n < MinCursorSecretBytes {
-		return nil, fmt.Errorf("server: Config.CursorSecret has %d bytes; it needs at least %d", n, MinCursorSecretBytes)
+	keys, err := newServerKeys(cfg.Secret)
+	if err != nil {
+		return nil, err
 	}
+	cfg.Secret = nil // kept only as the keys derived from it
 	switch {
 	case cfg.KeyCacheTTL == 0:
 		cfg.KeyCacheTTL = DefaultKeyCacheTTL
 	case cfg.KeyCacheTTL < 0:
 		cfg.KeyCacheTTL = 0
 	}
-	s := &Server{cfg: cfg, limiter: newKeyLimiter(cfg.RateLimits), ingest: ingest, proxies: clientip.NewProxies(cfg.TrustedProxies)}
+	s := &Server{cfg: cfg, keys: keys, limiter: newKeyLimiter(cfg.RateLimits), ingest: ingest, proxies: clientip.NewProxies(cfg.TrustedProxies)}
 	s.auth = newAuthCache(cfg.KeyCacheTTL)
 	s.siteLimiter = newAddrLimiter(cfg.Site.PerAddress, cfg.Site.MaxAddresses)
 	s.siteShares = newSiteShares(cfg.Site)
-	s.cursorKeys.key = bytes.Clone(cfg.CursorSecret)
 	if cfg.Dashboard.Enabled {
 		s.dash = newDashState(cfg.Dashboard, cfg.Site.MaxAddresses)
 	}

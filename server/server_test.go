@@ -397,6 +397,8 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		"negative body":   {Store: e.store, MaxBodyBytes: -1},
 		"half a limit":    {Store: e.store, RateLimits: server.RateLimits{Analytics: server.Limit{Requests: 5}}},
 		"nil engine":      {Store: e.store, Jobs: (*engine.Engine)(nil)},
+		"short secret":    {Store: e.store, Secret: make([]byte, server.SecretBytes-1)},
+		"long secret":     {Store: e.store, Secret: make([]byte, server.SecretBytes+1)},
 	} {
 		if _, err := server.New(cfg); err == nil {
 			t.Errorf("%s: New accepted it", name)

@@ -30,6 +30,7 @@ type fileConfig struct {
 	MaxConns      int              `json:"maxConnections,omitempty"` // 0: defaultMaxConnections
 	Data          string           `json:"data,omitempty"`
 	Database      string           `json:"database,omitempty"`
+	SecretFile    string           `json:"secretFile,omitempty"` // the server's secret: its file, never the secret
 	TLS           tlsConfig        `json:"tls,omitzero"`
 	Log           logConfig        `json:"log,omitzero"`
 	ShutdownGrace duration         `json:"shutdownGrace,omitzero"`
@@ -561,6 +562,7 @@ func (c *fileConfig) resolvePaths(dir string) {
 		}
 	}
 	abs(&c.Data)
+	abs(&c.SecretFile)
 	abs(&c.TLS.Cert)
 	abs(&c.TLS.Key)
 	abs(&c.Git.WorkDir)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -45,8 +46,9 @@ says how each project's jobs run; its projects are created in the storage if
 missing, and their repository, ref and model updated when they changed.
 
 Settings come from flags, then the environment (DOCSAPI_LISTEN,
-DOCSAPI_METRICS_LISTEN, DOCSAPI_DATA, DOCSAPI_DATABASE_URL, DOCSAPI_CONFIG),
-then the configuration file, then the defaults. Secrets never go in the file: it names the environment variable
+DOCSAPI_METRICS_LISTEN, DOCSAPI_DATA, DOCSAPI_DATABASE_URL, DOCSAPI_CONFIG,
+DOCSAPI_SECRET_FILE, DOCSAPI_SECRET), then the configuration file, then the
+defaults. Secrets never go in the file: it names the environment variable
 (tokenEnv, apiKeyEnv) or the file (tokenFile, apiKeyFile) that holds each.
 Relative paths in the file are relative to the file's folder.
 
@@ -66,6 +68,7 @@ and agent.kind is optional):
   "metricsListen": "127.0.0.1:9464",
   "maxConnections": 1024,
   "data": "/var/lib/docsapi",
+  "secretFile": "/var/lib/docsapi/secret.key",
   "tls": {"cert": "cert.pem", "key": "key.pem"},
   "log": {"format": "json", "level": "info"},
   "shutdownGrace": "30s",
@@ -164,8 +167,24 @@ jobs, with their prompts and, for keys with the write scope, their failure
 reasons and an archive button. Signing in takes an API key, which is
 exchanged for a session cookie (HttpOnly, SameSite=Strict, Secure over
 HTTPS); a session ends after sessionMaxAge (12h) whatever its use, after
-sessionIdleTimeout (1h) without use, and at once when its key is revoked or
-expires. A key sees its own projects only, as through the API.
+sessionIdleTimeout (1h) without use, at sign-out (recorded in the storage,
+so a copy of the cookie is refused by every replica and after restarts),
+and at once when its key is revoked or expires. A key sees its own projects
+only, as through the API.
+
+secretFile (--secret-file, DOCSAPI_SECRET_FILE) names the file of the
+server's secret, which seals dashboard sessions and the cursors of the
+exports and lists: exactly 32 random bytes, mode 0600 (or stricter), kept
+outside the database so that a copy of the database opens nothing.
+DOCSAPI_SECRET may hold the same 32 bytes in base64 instead. By default it
+is secret.key in the data folder (with PostgreSQL, in the default one:
+$XDG_DATA_HOME/docsapi or ~/.local/share/docsapi), made at the first start;
+a file named by a setting must exist. serve refuses to start with a secret
+file that others may read, of another size, or unreadable. Replicas on one
+PostgreSQL database must all have the same secret: give each the same file
+or the same DOCSAPI_SECRET. To rotate it, replace it (delete the default
+file, or write a new one) and restart every server: every session ends and
+every cursor is refused; nothing stored is lost.
 
 maxConnections (--max-connections, default 1024) caps the connections open
 at once: past it, new connections wait unanswered until others close (a
@@ -270,6 +289,10 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 		return set.inConfig(err)
 	}
 	if f.printConfig {
+		// The secret is checked, never made, nor printed.
+		if _, err := set.loadSecret(s.getenv, false, nil); err != nil {
+			return set.inConfig(err)
+		}
 		return printConfig(s, set)
 	}
 
@@ -296,6 +319,13 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 
+	// The secret before the storage: a copy of the database must not be
+	// enough to seal a session, so a server without its secret stops here.
+	secret, err := set.loadSecret(s.getenv, true, log)
+	if err != nil {
+		return set.inConfig(err)
+	}
+
 	loc := set.storage
 	loc.pathCap = set.file.PageViews.MaxPathsPerDay
 	st, err := openStore(ctx, loc, true, log)
@@ -309,6 +339,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	engCfg.Store, engCfg.Owner, engCfg.Parts, engCfg.Logger = st, engineOwner(), parts, log
 	recCfg := set.recorderConfig(st, log)
 	srvCfg := set.serverConfig(st, log)
+	srvCfg.Secret = secret
 	var met *metrics.Metrics
 	if set.metricsListen != "" {
 		if met, err = newServeMetrics(st, log, &engCfg, &recCfg, &srvCfg); err != nil {
@@ -365,6 +396,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	}
 	log.Info("docsapi: listening", slog.String("addr", ln.Addr().String()),
 		slog.String("url", scheme+"://"+ln.Addr().String()), slog.String("storage", set.storage.describe()),
+		slog.String("secret", cmp.Or(set.secretFile, secretEnv)),
 		slog.Int("projects", len(projects.store)), slog.String("version", cliVersion()))
 
 	var serveErr error

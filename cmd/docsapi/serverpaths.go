@@ -69,9 +69,9 @@ func (set *serveSettings) serverPaths(getenv func(string) string) []serverPath {
 	add(set.tlsCert, "the TLS certificate", setting("tls.cert", "tls-cert"))
 	add(set.tlsKey, "the TLS private key", setting("tls.key", "tls-key"))
 
-	// Secret files the configuration names. When serve keeps the
-	// dashboard's session secret in a file, that file is added here, with
-	// the setting that names it.
+	// Secret files: the server's own secret (sessions, cursors), and those
+	// the configuration names.
+	add(set.secretFile, "the server's secret file", setting("secretFile", "secret-file"))
 	for i, p := range set.file.Projects {
 		where := projectWhere(i, p)
 		add(p.Host.TokenFile, "a host token file", where+".host.tokenFile")

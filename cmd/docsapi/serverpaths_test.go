@@ -16,7 +16,7 @@ type serverLayout struct {
 	root                             string
 	data, config, cert, key          string
 	token, apiKey, work, ssh, sshKey string
-	pgpass                           string
+	pgpass, secret                   string
 	home                             string
 	links                            string // a folder for the tests' links
 	tools                            string // a runtime folder, the server's nothing
@@ -37,6 +37,7 @@ func newServerLayout(t *testing.T) serverLayout {
 		home:   filepath.Join(root, "home"),
 		sshKey: filepath.Join(root, "deploy", "id_ed25519"),
 		pgpass: filepath.Join(root, "pg", "pgpass"),
+		secret: filepath.Join(root, "secret", "secret.key"),
 		links:  filepath.Join(root, "links"),
 		tools:  filepath.Join(root, "opt", "node"),
 	}
@@ -52,6 +53,12 @@ func newServerLayout(t *testing.T) serverLayout {
 		}
 		writeFile(t, f, "secret-value\n")
 	}
+	if err := os.MkdirAll(filepath.Dir(l.secret), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(l.secret, make([]byte, 32), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	return l
 }
 
@@ -65,6 +72,7 @@ func (l serverLayout) writeConfig(t *testing.T, readOnly ...string) {
 	}
 	writeFile(t, l.config, `{
   "data": "`+l.data+`",
+  "secretFile": "`+l.secret+`",
   "tls": {"cert": "`+l.cert+`", "key": "`+l.key+`"},
   "git": {"workDir": "`+l.work+`", "env": ["GIT_SSH_COMMAND=ssh -i `+l.sshKey+` -o IdentitiesOnly=yes"]},
   "projects": [
@@ -116,6 +124,7 @@ func TestServeRefusesSandboxOverServerPaths(t *testing.T) {
 		{"TLS key", func(l serverLayout) string { return l.key }, "(tls.key)", false, "the TLS private key"},
 		{"host token file", func(l serverLayout) string { return l.token }, `projects[0] ("p").host.tokenFile`, false, "a host token file"},
 		{"LLM API key file", func(l serverLayout) string { return l.apiKey }, `projects[1] ("q").agent.apiKeyFile`, false, "an API key file"},
+		{"secret file", func(l serverLayout) string { return l.secret }, "(secretFile)", false, "the server's secret file"},
 		{"git work folder", func(l serverLayout) string { return l.work }, "git.workDir", true, "the git work folder"},
 		{"SSH folder", func(l serverLayout) string { return l.ssh }, "the server's home", true, "the SSH folder"},
 		{"SSH key of git's command", func(l serverLayout) string { return l.sshKey }, "git.env GIT_SSH_COMMAND", false, "a file git's environment names"},

@@ -49,6 +49,7 @@ type serveFlags struct {
 	grace, flush            time.Duration
 	maxConns                int
 	dashboard               bool
+	secretFile              string
 	printConfig             bool
 }
 
@@ -64,6 +65,7 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.flush, "flush-interval", pageviews.DefaultFlushInterval, "how often recorded page views are written to the storage")
 	fs.IntVar(&f.maxConns, "max-connections", defaultMaxConnections, "most connections open at once, `N`; more wait until one closes")
 	fs.BoolVar(&f.dashboard, "dashboard", true, "serve the dashboard under /dashboard/; --dashboard=false turns it off")
+	fs.StringVar(&f.secretFile, "secret-file", "", "`FILE` of the secret that seals sessions and cursors, 32 random bytes, mode 0600\n(env DOCSAPI_SECRET_FILE, or DOCSAPI_SECRET holding it in base64; default DATA/secret.key, made if missing)")
 	fs.BoolVar(&f.printConfig, "print-config", false, "check the configuration, print it with secrets redacted, and exit")
 }
 
@@ -83,6 +85,14 @@ type serveSettings struct {
 	configPath              string
 	file                    *fileConfig // never nil: empty without a file
 	sources                 map[string]string
+
+	// secretFile is the file of the secret that seals sessions and
+	// cursors, absolute; "" when DOCSAPI_SECRET holds the secret. It is
+	// a path of the server's own, never for a sandbox to see.
+	secretFile string
+	// secretDefault says secretFile is the default, which serve makes at
+	// its first start; a file named by a setting must exist.
+	secretDefault bool
 }
 
 // resolve applies the precedence flags > environment > file > defaults.
@@ -153,6 +163,9 @@ func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error)
 		return nil, err
 	}
 	set.sources["storage"] = set.storage.from
+	if err := set.resolveSecret(f, getenv); err != nil {
+		return nil, err
+	}
 
 	switch {
 	case (set.tlsCert == "") != (set.tlsKey == ""):
@@ -384,6 +397,7 @@ func printConfig(s *stdio, set *serveSettings) error {
 	eff := *set.file
 	eff.Listen, eff.MetricsListen = set.listen, set.metricsListen
 	eff.Data, eff.Database = set.storage.dataDir, ""
+	eff.SecretFile = set.secretFile
 	if set.storage.database != "" {
 		eff.Database = redactURL(set.storage.database)
 	}

@@ -12,6 +12,7 @@ import (
 	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/internal/sessiontest"
 	"github.com/docsapi/docsapi-go/server/postgres"
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/store/storetest"
@@ -309,4 +310,12 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A dashboard session signed out on one replica is refused by another
+// replica on the same database, and by a replica started afterwards: the
+// sign-out is in the database (see package sessiontest).
+func TestReplicasRefuseASignedOutSession(t *testing.T) {
+	db := newDatabase(t)
+	sessiontest.SignOutLasts(t, func(t *testing.T) store.Store { return open(t, db) })
 }

@@ -61,15 +61,3 @@ func (t txn) SaveSiteToken(ctx context.Context, st store.SiteToken) error {
 	_, err := t.q.Exec(ctx, `UPDATE site_tokens SET revoked_at = $2 WHERE token = $1`, st.Token, ts(st.RevokedAt))
 	return err
 }
-
-// ServerSecret inserts fresh unless the name has a secret, and reads the
-// one stored: a replica racing this one waits on the primary key for its
-// commit, then reads its row.
-func (t txn) ServerSecret(ctx context.Context, name string, fresh []byte) ([]byte, error) {
-	if _, err := t.q.Exec(ctx, `INSERT INTO server_secrets (name, secret) VALUES ($1, $2) ON CONFLICT DO NOTHING`, name, fresh); err != nil {
-		return nil, err
-	}
-	var secret []byte
-	err := t.q.QueryRow(ctx, `SELECT secret FROM server_secrets WHERE name = $1`, name).Scan(&secret)
-	return secret, err
-}

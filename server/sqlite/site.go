@@ -66,14 +66,3 @@ func (t txn) SaveSiteToken(ctx context.Context, st store.SiteToken) error {
 	_, err := t.tx.ExecContext(ctx, `UPDATE site_tokens SET revoked_at = ? WHERE token = ?`, micros(st.RevokedAt), st.Token)
 	return err
 }
-
-// ServerSecret stores fresh unless the name has a secret, and reads it.
-func (t txn) ServerSecret(ctx context.Context, name string, fresh []byte) ([]byte, error) {
-	if _, err := t.tx.ExecContext(ctx,
-		`INSERT INTO server_secrets (name, secret) VALUES (?, ?) ON CONFLICT DO NOTHING`, name, fresh); err != nil {
-		return nil, err
-	}
-	var secret []byte
-	err := t.tx.QueryRowContext(ctx, `SELECT secret FROM server_secrets WHERE name = ?`, name).Scan(&secret)
-	return secret, err
-}

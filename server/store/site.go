@@ -46,15 +46,3 @@ func RevokeSiteToken(t SiteToken, at time.Time) (token SiteToken, changed bool) 
 	t.RevokedAt = at
 	return t, true
 }
-
-// SecretStore keeps secrets that every process sharing the store must
-// agree on, such as the key that signs pagination cursors.
-type SecretStore interface {
-	// ServerSecret returns the secret stored under name. When there is
-	// none, it stores fresh under name first, atomically: of processes
-	// that ask at once, one stores its fresh secret and all get that one.
-	ServerSecret(ctx context.Context, name string, fresh []byte) ([]byte, error)
-}
-
-// MinSecretBytes is the least a fresh secret of ServerSecret may hold.
-const MinSecretBytes = 16

@@ -37,7 +37,7 @@ type Store interface {
 	FeedbackStore // readers' feedback (feedback.go)
 	SearchStore   // readers' searches (searches.go)
 	SiteStore     // the tokens of the public recording endpoints (site.go)
-	SecretStore   // secrets every process shares (site.go)
+	SessionStore  // the dashboard's sessions ended before their time (sessions.go)
 	VisitorStore  // unique visitors and their daily salts (visitors.go)
 
 	// CreateProject stores a new project. ErrConflict if the ID is taken.

@@ -8,8 +8,8 @@ import (
 	docsapi "github.com/docsapi/docsapi-go"
 )
 
-// The checks of the inputs of FeedbackStore, SearchStore, SiteStore and
-// SecretStore, made as validate.go's are. Text that readers sent must be
+// The checks of the inputs of FeedbackStore, SearchStore and SiteStore,
+// made as validate.go's are. Text that readers sent must be
 // valid UTF-8 without NUL, which every backend can keep as it is.
 
 // Validate returns what makes n unfit for AddFeedback, or nil. Each field
@@ -194,18 +194,6 @@ func ValidateRevokeSiteToken(token string, at time.Time) error {
 		return Invalid("empty site token")
 	case at.IsZero():
 		return Invalid("site token %q: zero revocation time", token)
-	}
-	return nil
-}
-
-// ValidateServerSecret returns what makes name and fresh unfit for
-// ServerSecret, or nil.
-func ValidateServerSecret(name string, fresh []byte) error {
-	switch {
-	case name == "":
-		return Invalid("empty secret name")
-	case len(fresh) < MinSecretBytes:
-		return Invalid("secret %q: a fresh secret needs at least %d bytes, got %d", name, MinSecretBytes, len(fresh))
 	}
 	return nil
 }

@@ -35,6 +35,7 @@ var funcs = template.FuncMap{
 	"time":    Time,
 	"iso":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"ago":     func(now, t time.Time) string { return Age(now.Sub(t)) },
+	"since":   func(now, t time.Time) string { return Since(now.Sub(t)) },
 	"percent": percent,
 }
 

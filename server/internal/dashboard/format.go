@@ -50,6 +50,14 @@ func Age(d time.Duration) string {
 	return fmt.Sprintf("%d d", int(d/(24*time.Hour)))
 }
 
+// Since writes Age as a phrase: "just now", "5 min ago".
+func Since(d time.Duration) string {
+	if a := Age(d); a != Age(0) {
+		return a + " ago"
+	}
+	return Age(d)
+}
+
 // Time writes an instant as the dashboard shows it, in UTC to the minute.
 func Time(t time.Time) string {
 	if t.IsZero() {

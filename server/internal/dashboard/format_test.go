@@ -34,3 +34,13 @@ func TestAge(t *testing.T) {
 		}
 	}
 }
+
+func TestSince(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		-time.Hour: "just now", 59 * time.Second: "just now", 5 * time.Minute: "5 min ago", 72 * time.Hour: "3 d ago",
+	} {
+		if got := Since(d); got != want {
+			t.Errorf("Since(%s) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -93,10 +93,18 @@ type JobPage struct {
 	Frame
 	// Job is the job as the page may show it: without FailureReason
 	// unless CanWrite.
-	Job        store.Job
-	Model      string // the job's model, as the API names it
-	CanWrite   bool
-	Archivable bool // CanWrite and not archived yet
+	Job   store.Job
+	Model string // the job's model, as the API names it
+	// CanWrite says the key has the write scope. Every control that
+	// changes something (the archive form) depends on it and on nothing
+	// a caller could set apart from it.
+	CanWrite bool
+}
+
+// Archivable reports whether the page offers the archive form: to a key
+// that may write, for a job not archived yet.
+func (p JobPage) Archivable() bool {
+	return p.CanWrite && p.Job.Status != docsapi.JobStatusArchived
 }
 
 // ErrorPage says why a request failed.

@@ -32,7 +32,7 @@ func TestEveryPageRenders(t *testing.T) {
 			Top:  []PageViews{{Path: "/guide", Views: Views{Human: 3, AI: 1, Total: 4}}},
 			Site: SiteToday{Feedback: SiteLimits{CapReached: true, ShareRefused: 1234}, Searches: SiteLimits{ShareRefused: 5}}},
 		JobsPage{Frame: signedIn(), Statuses: []docsapi.JobStatus{docsapi.JobStatusActive}, Jobs: []store.Job{job}, Next: "/dashboard/projects/alpha/jobs?cursor=x"},
-		JobPage{Frame: signedIn(), Job: job, CanWrite: true, Archivable: true},
+		JobPage{Frame: signedIn(), Job: job, CanWrite: true},
 		ErrorPage{Frame: Frame{Base: "/dashboard"}, Heading: "Not Found", Message: "no job"},
 	} {
 		html := render(t, p)
@@ -60,7 +60,7 @@ func TestPagesEscapeWhatClientsWrote(t *testing.T) {
 
 func TestFailureReasonAndArchiveAreForWriters(t *testing.T) {
 	job := store.Job{ID: "job_1", Status: docsapi.JobStatusFailed, FailureReason: "push refused"}
-	writer := render(t, JobPage{Frame: signedIn(), Job: job, CanWrite: true, Archivable: true})
+	writer := render(t, JobPage{Frame: signedIn(), Job: job, CanWrite: true})
 	reader := render(t, JobPage{Frame: signedIn(), Job: job})
 	for _, want := range []string{"push refused", `id="archive"`, `name="csrf" value="tok"`} {
 		if !strings.Contains(writer, want) {

@@ -21,12 +21,16 @@ import (
 //     keys up by), never the key: the server looks the key up on every
 //     request, so a revoked or expired key ends every session opened with
 //     it;
-//   - the times that bound the session (sign-in, last use), which the
-//     server checks against its own clock;
-//   - a random ID, which the CSRF token is derived from.
+//   - the times that bound the session (sign-in, last use, and the end
+//     its sign-in gave it), which the server checks against its own
+//     clock;
+//   - a random ID, which the CSRF token is derived from, and by which the
+//     store remembers a session signed out before its end.
 //
 // It is encrypted (AES-256-GCM), not only signed, so the browser's storage
-// holds nothing of the key, not even its hash.
+// holds nothing of the key, not even its hash. The sealing key derives
+// from a secret the server keeps outside its database, so a copy of the
+// database, which holds every key's hash, cannot seal a session.
 
 // Session is a signed-in browser's session, as its cookie holds it.
 type Session struct {
@@ -36,9 +40,11 @@ type Session struct {
 	// KeyHash is the SHA-256 of the API key the session was opened with,
 	// the store's reference to the key.
 	KeyHash [32]byte
-	// Opened is when the browser signed in, Seen its last request; both
-	// in whole seconds.
-	Opened, Seen time.Time
+	// Opened is when the browser signed in, Seen its last request, and
+	// Expires when the session ends however it is used (fixed at sign-in,
+	// so that the server knows how long to remember a sign-out even if
+	// its bounds change later); all in whole seconds.
+	Opened, Seen, Expires time.Time
 }
 
 // NewSessionID returns a random session ID.
@@ -58,15 +64,13 @@ type Sealer struct {
 // Sealing versions the cookie's layout; the additional data binds a sealed
 // value to its use.
 const (
-	sealVersion = 1
-	sessionLen  = 32 + 32 + 8 + 8
+	sealVersion = 2
+	sessionLen  = 32 + 32 + 8 + 8 + 8
 	sessionAD   = "docsapi dashboard session"
 )
 
 // NewSealer returns a Sealer whose keys derive from secret (at least 32
-// bytes): one for sealing, one for CSRF tokens, each bound to its use, so
-// that the secret's other uses (sealing the exports' cursors) cannot be
-// turned against them.
+// bytes): one for sealing, one for CSRF tokens, each bound to its use.
 func NewSealer(secret []byte) (*Sealer, error) {
 	if len(secret) < 32 {
 		return nil, errors.New("dashboard: the session secret needs at least 32 bytes")
@@ -95,6 +99,7 @@ func (k *Sealer) Seal(s Session) string {
 	plain = append(plain, s.KeyHash[:]...)
 	plain = binary.BigEndian.AppendUint64(plain, uint64(s.Opened.Unix()))
 	plain = binary.BigEndian.AppendUint64(plain, uint64(s.Seen.Unix()))
+	plain = binary.BigEndian.AppendUint64(plain, uint64(s.Expires.Unix()))
 	out := make([]byte, 1+k.aead.NonceSize(), 1+k.aead.NonceSize()+sessionLen+k.aead.Overhead())
 	out[0] = sealVersion
 	rand.Read(out[1:])
@@ -124,6 +129,7 @@ func (k *Sealer) Open(v string) (Session, bool) {
 	copy(s.KeyHash[:], plain[32:64])
 	s.Opened = time.Unix(int64(binary.BigEndian.Uint64(plain[64:72])), 0).UTC()
 	s.Seen = time.Unix(int64(binary.BigEndian.Uint64(plain[72:80])), 0).UTC()
+	s.Expires = time.Unix(int64(binary.BigEndian.Uint64(plain[80:88])), 0).UTC()
 	return s, true
 }
 

@@ -19,7 +19,8 @@ func testSealer(t *testing.T, fill byte) *Sealer {
 
 func TestSealedSessionOpensAsItWas(t *testing.T) {
 	k := testSealer(t, 1)
-	want := Session{ID: NewSessionID(), Opened: time.Date(2026, 8, 14, 9, 0, 0, 0, time.UTC), Seen: time.Date(2026, 8, 14, 10, 30, 5, 0, time.UTC)}
+	want := Session{ID: NewSessionID(), Opened: time.Date(2026, 8, 14, 9, 0, 0, 0, time.UTC), Seen: time.Date(2026, 8, 14, 10, 30, 5, 0, time.UTC),
+		Expires: time.Date(2026, 8, 14, 21, 0, 0, 0, time.UTC)}
 	want.KeyHash[0], want.KeyHash[31] = 7, 9
 	got, ok := k.Open(k.Seal(want))
 	if !ok || got != want {

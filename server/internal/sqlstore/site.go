@@ -10,7 +10,7 @@ import (
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// SiteTx is the statements of the site-token and secret methods.
+// SiteTx is the statements of the site-token methods.
 type SiteTx interface {
 	// InsertSiteToken stores a new token: store.ErrConflict if it exists.
 	InsertSiteToken(ctx context.Context, t store.SiteToken) error
@@ -24,9 +24,6 @@ type SiteTx interface {
 	// SaveSiteToken stores what RevokeSiteToken changes of t, a token the
 	// transaction locked: its RevokedAt.
 	SaveSiteToken(ctx context.Context, t store.SiteToken) error
-	// ServerSecret stores fresh under name unless a secret is stored
-	// there already, and reads the one stored.
-	ServerSecret(ctx context.Context, name string, fresh []byte) ([]byte, error)
 }
 
 // CreateSiteToken stores a new site token. ErrConflict if it exists;
@@ -76,14 +73,6 @@ func (s *Store) RevokeSiteToken(ctx context.Context, token string, at time.Time)
 			return tx.SaveSiteToken(ctx, next)
 		}
 		return nil
-	})
-}
-
-// ServerSecret returns the secret stored under name, storing fresh first
-// if there is none.
-func (s *Store) ServerSecret(ctx context.Context, name string, fresh []byte) ([]byte, error) {
-	return write(ctx, s, "server secret", store.ValidateServerSecret(name, fresh), func(tx Tx) ([]byte, error) {
-		return tx.ServerSecret(ctx, name, fresh)
 	})
 }
 

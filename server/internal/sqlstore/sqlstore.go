@@ -60,6 +60,7 @@ type Tx interface {
 	FeedbackTx // feedback.go
 	SearchTx   // searches.go
 	SiteTx     // site.go
+	SessionTx  // sessions.go
 
 	// ProjectExists reports whether the project id exists.
 	ProjectExists(ctx context.Context, id string) (bool, error)

@@ -1,7 +1,6 @@
 package storetest_test
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -15,7 +14,7 @@ import (
 )
 
 // siteState is what the reference store keeps for FeedbackStore,
-// SearchStore, SiteStore and SecretStore, behind memStore's mutex. Its maps
+// SearchStore and SiteStore, behind memStore's mutex. Its maps
 // are made on first use.
 type siteState struct {
 	feedback     map[string]store.Feedback
@@ -24,7 +23,6 @@ type siteState struct {
 	clicks       map[clickKey]int64
 	searchDays   map[dayKey]*store.SearchDayCounts
 	tokens       map[string]store.SiteToken
-	secrets      map[string][]byte
 }
 
 type queryKey struct {
@@ -80,8 +78,6 @@ var siteMutants = map[string][]string{
 	"siteTokenOverwrite":         {"SiteTokens/TakenTokenConflictsAndMissingProjectIsNotFound"},
 	"siteTokensAnyProject":       {"SiteTokens/TokensAreListedPerProjectByCreatedAtThenToken"},
 	"siteRevokeOverwrites":       {"SiteTokens/RevokeKeepsTheFirstRevocation"},
-	"secretOverwrites":           {"SiteTokens/ServerSecretIsTheFirstOneStored"},
-	"racySecret":                 {"SiteTokens/ConcurrentServerSecretsAgree"},
 }
 
 // st returns the state, its maps made.
@@ -94,7 +90,6 @@ func (m *memStore) st() *siteState {
 		s.clicks = map[clickKey]int64{}
 		s.searchDays = map[dayKey]*store.SearchDayCounts{}
 		s.tokens = map[string]store.SiteToken{}
-		s.secrets = map[string][]byte{}
 	}
 	return s
 }
@@ -542,28 +537,4 @@ func (m *memStore) RevokeSiteToken(_ context.Context, token string, at time.Time
 	}
 	s.tokens[token] = t
 	return nil
-}
-
-func (m *memStore) ServerSecret(_ context.Context, name string, fresh []byte) ([]byte, error) {
-	if err := store.ValidateServerSecret(name, fresh); err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	s := m.st()
-	if m.is("racySecret") {
-		_, ok := s.secrets[name]
-		m.mu.Unlock()
-		time.Sleep(time.Millisecond) // long enough for every concurrent caller to look
-		m.mu.Lock()
-		if !ok {
-			s.secrets[name] = bytes.Clone(fresh)
-			return bytes.Clone(fresh), nil
-		}
-	}
-	if old, ok := s.secrets[name]; ok && !m.is("secretOverwrites") {
-		return bytes.Clone(old), nil
-	}
-	s.secrets[name] = bytes.Clone(fresh)
-	return bytes.Clone(fresh), nil
 }

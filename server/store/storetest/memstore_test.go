@@ -28,8 +28,9 @@ type memStore struct {
 	jobs     map[string]*store.Job
 	idem     map[[2]string]idemEntry
 	views    map[viewKey]store.ViewCount
-	site     siteState    // feedback, searches, site tokens, secrets (memstore_site_test.go)
+	site     siteState    // feedback, searches, site tokens (memstore_site_test.go)
 	visitors visitorState // unique visitors and salts (memstore_visitors_test.go)
+	sessions sessionState // ended sessions (memstore_sessions_test.go)
 }
 
 type idemEntry struct {

@@ -1,8 +1,6 @@
 package storetest
 
 import (
-	"bytes"
-	"sync"
 	"testing"
 	"time"
 
@@ -99,38 +97,6 @@ func testSiteTokens(t *testing.T, open opener) {
 			diff(t, "SiteToken", want, mustSiteToken(t, s, "site_1"))
 			wantErr(t, "RevokeSiteToken of a missing token", s.RevokeSiteToken(t.Context(), "site_2", At(time.Hour)), store.ErrNotFound)
 		}},
-		{"ServerSecretIsTheFirstOneStored", func(t *testing.T, s store.Store) {
-			first, second := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)
-			got, err := s.ServerSecret(t.Context(), "cursor", first)
-			must(t, "ServerSecret", err)
-			diff(t, "the first ServerSecret", first, got)
-			got, err = s.ServerSecret(t.Context(), "cursor", second)
-			must(t, "ServerSecret again", err)
-			diff(t, "ServerSecret with another fresh secret", first, got)
-			got, err = s.ServerSecret(t.Context(), "other", second)
-			must(t, "ServerSecret of another name", err)
-			diff(t, "ServerSecret of another name", second, got)
-		}},
-		{"ConcurrentServerSecretsAgree", func(t *testing.T, s store.Store) {
-			const workers = 8
-			got := make([][]byte, workers)
-			var wg sync.WaitGroup
-			for w := range workers {
-				wg.Go(func() {
-					var err error
-					got[w], err = s.ServerSecret(t.Context(), "cursor", bytes.Repeat([]byte{byte(w + 1)}, 32))
-					if err != nil {
-						t.Errorf("ServerSecret: %v", err)
-					}
-				})
-			}
-			wg.Wait()
-			for w := range workers {
-				if !bytes.Equal(got[w], got[0]) {
-					t.Fatalf("ServerSecret answered %x to one caller and %x to another", got[0], got[w])
-				}
-			}
-		}},
 		{"InvalidArgumentsAreRefusedAndStoreNothing", func(t *testing.T, s store.Store) {
 			withProjects(t, s)
 			ctx := t.Context()
@@ -173,8 +139,6 @@ func testSiteTokens(t *testing.T, open opener) {
 				"an origin with a space":         s.CreateSiteToken(ctx, store.SiteToken{Token: "site_1", ProjectID: "p1", Origins: []string{"https://a b"}}),
 				"an empty origin":                s.CreateSiteToken(ctx, store.SiteToken{Token: "site_1", ProjectID: "p1", Origins: []string{""}}),
 				"revoke at zero time":            s.RevokeSiteToken(ctx, "site_1", time.Time{}),
-				"a secret without name":          ignore(s.ServerSecret(ctx, "", bytes.Repeat([]byte{1}, 32))),
-				"a short fresh secret":           ignore(s.ServerSecret(ctx, "cursor", []byte{1, 2, 3})),
 			} {
 				wantErr(t, name, err, store.ErrInvalid)
 			}
@@ -182,9 +146,6 @@ func testSiteTokens(t *testing.T, open opener) {
 			diff(t, "searches after refused calls", store.SearchesResult{Rows: []store.SearchRow{}}, mustQuerySearches(t, s, searchesOf("p1")))
 			_, err := s.SiteToken(ctx, "site_1")
 			wantErr(t, "SiteToken after refused calls", err, store.ErrNotFound)
-			got, err := s.ServerSecret(ctx, "cursor", bytes.Repeat([]byte{7}, 32))
-			must(t, "ServerSecret after refused calls", err)
-			diff(t, "ServerSecret after refused calls", bytes.Repeat([]byte{7}, 32), got)
 		}},
 	})
 }

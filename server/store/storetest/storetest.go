@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Searches", testSearches},
 		{"SiteTokens", testSiteTokens},
 		{"Visitors", testVisitors},
+		{"Sessions", testSessions},
 		{"Ping", testPing},
 	}
 	for _, a := range areas {

@@ -113,6 +113,7 @@ func TestMutantsFail(t *testing.T) {
 	maps.Copy(mutants, siteMutants)
 	maps.Copy(mutants, visitorMutants)
 	maps.Copy(mutants, operatorMutants)
+	maps.Copy(mutants, sessionMutants)
 	failLine := regexp.MustCompile(`--- FAIL: TestReference/(\S+)`)
 	for _, name := range slices.Sorted(maps.Keys(mutants)) {
 		t.Run(name, func(t *testing.T) {
