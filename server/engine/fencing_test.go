@@ -157,11 +157,11 @@ func (s *hangingStore) ClaimJob(ctx context.Context, c store.Claim) (store.Job, 
 	return s.Store.ClaimJob(ctx, c)
 }
 
-func (s *hangingStore) ExtendLease(ctx context.Context, jobID, owner string, now, until time.Time) error {
+func (s *hangingStore) ExtendLease(ctx context.Context, jobID, owner string, now time.Time, leaseFor time.Duration) error {
 	if err := s.gate(ctx, "ExtendLease"); err != nil {
 		return err
 	}
-	return s.Store.ExtendLease(ctx, jobID, owner, now, until)
+	return s.Store.ExtendLease(ctx, jobID, owner, now, leaseFor)
 }
 
 func (s *hangingStore) FinishJob(ctx context.Context, f store.Finish) (store.Job, error) {
