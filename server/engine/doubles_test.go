@@ -321,6 +321,9 @@ type world struct {
 	repos *fakeRepos
 	agent *fakeAgent
 	prs   *fakePRs
+	// clocks, in the fencing tests, sets engine A's and B's clocks apart
+	// from their store's (see fencing_clocks_test.go).
+	clocks clocksApart
 }
 
 func newWorld(t *testing.T, agent func(context.Context, int, Task) error) *world {
