@@ -242,7 +242,10 @@ func leaseOwner(o string) pgtype.Text {
 // the start of the transaction, as for a claim (see readyJob); the time
 // the replica sends is not used. One UPDATE both tests and moves the lease,
 // under the row's lock, so a concurrent claim either sees the extended
-// lease or has already taken the job. The duration goes as whole
+// lease or has already taken the job. Should the UPDATE wait for that lock,
+// now() is when it started waiting: the lease may have ended meanwhile, but
+// only a claim could have taken the job, and then the owner no longer
+// matches when the row is re-checked. The duration goes as whole
 // microseconds, the precision of a timestamp.
 func (t txn) ExtendLease(ctx context.Context, jobID, owner string, _ time.Time, leaseFor time.Duration) (bool, error) {
 	tag, err := t.q.Exec(ctx,
