@@ -243,7 +243,7 @@ func leaseOwner(o string) pgtype.Text {
 // the replica sends is not used. One UPDATE both tests and moves the lease,
 // under the row's lock, so a concurrent claim either sees the extended
 // lease or has already taken the job. Should the UPDATE wait for that lock,
-// now() is when it started waiting: the lease may have ended meanwhile, but
+// now() is from before the wait: the lease may have ended meanwhile, but
 // only a claim could have taken the job, and then the owner no longer
 // matches when the row is re-checked. The duration goes as whole
 // microseconds, the precision of a timestamp.
