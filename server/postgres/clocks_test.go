@@ -29,8 +29,9 @@ func clockAhead(d time.Duration) func() time.Time {
 
 // Two replicas whose clocks are five minutes apart share one database:
 // while the first runs a job and renews its lease, the second, polling all
-// along, never claims it, whichever of the two is ahead; the job runs
-// once, and completes once.
+// along, never claims it, whichever of the two is ahead, and the lease
+// ends at most LeaseFor after the database's clock; the job runs once, and
+// completes once.
 func TestReplicasWithClocksApartRunAJobOnce(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
@@ -54,8 +55,10 @@ func testClocksApartRunAJobOnce(t *testing.T, aheadA, aheadB time.Duration) {
 	sb := newReplicaStore(open(t, db))
 	must(t, sa.CreateProject(ctx, storetest.NewProject("alpha")))
 
-	// A's run is held open until the test lets it finish.
-	const lease = 3 * time.Second
+	// A's run is held open until the test lets it finish. Its lease leaves
+	// each heartbeat seconds to come back before the fence, on a busy
+	// machine.
+	const lease = 6 * time.Second
 	started := make(chan struct{})
 	finish := make(chan struct{})
 	var once sync.Once
@@ -115,8 +118,18 @@ func testClocksApartRunAJobOnce(t *testing.T, aheadA, aheadB time.Duration) {
 				sa.extends.Load(), sb.claims.Load())
 		}
 	}
-	if leased, err := sb.Job(ctx, "alpha", "job-1"); err != nil || leased.LeaseOwner != "replica-a" || leased.Attempts != 1 {
+	leased, err := sb.Job(ctx, "alpha", "job-1")
+	if err != nil || leased.LeaseOwner != "replica-a" || leased.Attempts != 1 {
 		t.Fatalf("while A runs: job leased to %q with %d attempts (error %v); want replica-a and 1", leased.LeaseOwner, leased.Attempts, err)
+	}
+	// The lease A renewed ends LeaseFor at most after the database's
+	// clock, whatever A's clock says: were A to die now, B would take the
+	// job over within LeaseFor, not once its own clock caught up with A's.
+	dbNow, err := sb.LeaseNow(ctx)
+	must(t, err)
+	if latest := dbNow.Add(lease); leased.LeaseExpiresAt.After(latest) {
+		t.Errorf("A's lease ends at %v, %v after the database's clock (%v); want at most LeaseFor (%v)",
+			leased.LeaseExpiresAt, leased.LeaseExpiresAt.Sub(dbNow), dbNow, lease)
 	}
 
 	close(finish)
