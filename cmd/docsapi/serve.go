@@ -60,6 +60,16 @@ closes the storage. A second signal ends it at once.
 The bound address is logged at start ("listening", addr=...), which helps
 with --listen 127.0.0.1:0 (any free port).
 
+Several serve processes (replicas) may share one PostgreSQL database. A
+job claimed by one stays with it while it sends heartbeats (every third of
+engine.leaseFor); one that dies leaves its jobs to the others once
+leaseFor has passed. Leases follow the database server's clock, so the
+replicas' clocks may be any amount apart without a job running twice;
+a step forward of the database server's clock ends every lease early by
+as much. Job times shown to people (created, updated) come from the clock
+of the replica that wrote them. The processes sharing a SQLite folder are
+on one machine, on one clock.
+
 Configuration file (every field but the projects' id, repository, host.kind
 and agent.kind is optional):
 

@@ -33,6 +33,7 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"MaxAttempts", func(c *Config) { c.MaxAttempts = -3 }},
 		{"PollInterval", func(c *Config) { c.PollInterval = -time.Minute }},
 		{"RetryDelay", func(c *Config) { c.RetryDelay = -time.Millisecond }},
+		{"RetryDelay", func(c *Config) { c.RetryDelay = time.Nanosecond }},
 	} {
 		cfg := valid()
 		tc.modify(&cfg)

@@ -256,14 +256,14 @@ func (s *spyStore) failExtend(err error) {
 	s.extendErr = err
 }
 
-func (s *spyStore) ExtendLease(ctx context.Context, jobID, owner string, now, until time.Time) error {
+func (s *spyStore) ExtendLease(ctx context.Context, jobID, owner string, now time.Time, leaseFor time.Duration) error {
 	s.mu.Lock()
 	err := s.extendErr
 	s.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	return s.Store.ExtendLease(ctx, jobID, owner, now, until)
+	return s.Store.ExtendLease(ctx, jobID, owner, now, leaseFor)
 }
 
 func (s *spyStore) FinishJob(ctx context.Context, f store.Finish) (store.Job, error) {
@@ -321,6 +321,9 @@ type world struct {
 	repos *fakeRepos
 	agent *fakeAgent
 	prs   *fakePRs
+	// clocks, in the fencing tests, sets engine A's and B's clocks apart
+	// from their store's (see fencing_clocks_test.go).
+	clocks clocksApart
 }
 
 func newWorld(t *testing.T, agent func(context.Context, int, Task) error) *world {

@@ -47,7 +47,10 @@ type Config struct {
 	// lease ends: a tenth of LeaseFor, at least a second, at most a quarter
 	// of LeaseFor (3s of 30s, 12s of the default). Every store call made
 	// for a run gives up at that instant too, so a run never outlasts its
-	// lease, whatever the store does.
+	// lease, whatever the store does. The run reckons that instant from
+	// durations on its own clock, and the store judges leases by one
+	// clock (its database's, on a store.LeaseClock), so engines whose
+	// clocks differ share a store safely (see lease.go).
 	LeaseFor time.Duration
 	// JobTimeout bounds one run.
 	JobTimeout time.Duration
@@ -63,7 +66,10 @@ type Config struct {
 	// Logger receives claim, heartbeat loss, retry, failure and completion
 	// events. The default discards them.
 	Logger *slog.Logger
-	// Now tells the time; tests inject a clock. Default time.Now.
+	// Now tells the time; tests inject a clock. Default time.Now. It
+	// dates what the engine records (a job's UpdatedAt) and measures the
+	// fence, as differences of its readings; on a store.LeaseClock it
+	// sets no lease.
 	Now func() time.Time
 	// OnRunEnd, if set, is told how each run ended (server/metrics counts
 	// runs with it). It runs on the worker, which claims no job until it
@@ -92,6 +98,11 @@ func (c *Config) setDefaults() error {
 		// Heartbeats come every third of the lease, and the store keeps
 		// microseconds: anything shorter could never be held.
 		return fmt.Errorf("engine: Config.LeaseFor must be at least 1ms, got %s", c.LeaseFor)
+	}
+	if c.RetryDelay != 0 && c.RetryDelay < time.Microsecond {
+		// The retry delay is the last lease of the run, and the store
+		// keeps microseconds (it refuses a shorter lease).
+		return fmt.Errorf("engine: Config.RetryDelay must be at least 1µs, got %s", c.RetryDelay)
 	}
 	*c = c.WithDefaults()
 	return nil

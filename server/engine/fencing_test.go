@@ -157,11 +157,11 @@ func (s *hangingStore) ClaimJob(ctx context.Context, c store.Claim) (store.Job, 
 	return s.Store.ClaimJob(ctx, c)
 }
 
-func (s *hangingStore) ExtendLease(ctx context.Context, jobID, owner string, now, until time.Time) error {
+func (s *hangingStore) ExtendLease(ctx context.Context, jobID, owner string, now time.Time, leaseFor time.Duration) error {
 	if err := s.gate(ctx, "ExtendLease"); err != nil {
 		return err
 	}
-	return s.Store.ExtendLease(ctx, jobID, owner, now, until)
+	return s.Store.ExtendLease(ctx, jobID, owner, now, leaseFor)
 }
 
 func (s *hangingStore) FinishJob(ctx context.Context, f store.Finish) (store.Job, error) {
@@ -295,7 +295,8 @@ type engineA struct {
 func startA(w *world, leaseFor time.Duration, script func(context.Context, int, Task) error) (engineA, store.Job) {
 	a := engineA{store: &hangingStore{Store: w.openStore()}, agent: newAgent(script), repos: newRepos(true), prs: newPRs()}
 	cfg := w.config("engine-a")
-	cfg.Store = a.store
+	cfg.Store = w.clocks.store(a.store)
+	cfg.Now = clockAhead(w.clocks.a)
 	cfg.LeaseFor = leaseFor
 	cfg.Parts = func(context.Context, store.Project) (Parts, error) {
 		return Parts{Repositories: a.repos, Agent: a.agent, PullRequests: a.prs}, nil
@@ -311,7 +312,8 @@ func startA(w *world, leaseFor time.Duration, script func(context.Context, int, 
 // world's doubles.
 func startB(w *world, leaseFor time.Duration) {
 	cfg := w.config("engine-b")
-	cfg.Store = w.openStore()
+	cfg.Store = w.clocks.store(w.openStore())
+	cfg.Now = clockAhead(w.clocks.b)
 	cfg.LeaseFor = leaseFor
 	w.start(cfg)
 }
@@ -331,7 +333,14 @@ func hangA(w *world, a engineA) time.Time {
 }
 
 func testFencing(t *testing.T, leaseFor, hangAfter time.Duration, agent fencingAgent) {
+	testFencingClocks(t, leaseFor, hangAfter, agent, clocksApart{})
+}
+
+// testFencingClocks is testFencing with the engines' clocks set as clocks
+// says (see TestFencingClocksApart).
+func testFencingClocks(t *testing.T, leaseFor, hangAfter time.Duration, agent fencingAgent, clocks clocksApart) {
 	w := newWorld(t, workFor(2*leaseFor)) // w.agent, w.repos and w.prs are B's
+	w.clocks = clocks
 	a, claimed := startA(w, leaseFor, agent.script(leaseFor, hangAfter))
 	startB(w, leaseFor)
 

@@ -9,13 +9,23 @@ import (
 // Fencing. A run may work on its job only while its lease lasts: once the
 // lease has ended, another engine may claim the job, and two runs must never
 // work on it at once. An engine whose store hangs cannot learn in time that
-// its lease is gone, so it does not wait to be told. Each run knows when its
-// lease ends: LeaseFor after the time it sent with the claim, or with the
-// last heartbeat that succeeded, read before that call was made and never
-// after it came back, since the store measures the lease from the time it
-// is given, however long the call takes. The run stops itself leaseMargin
-// before that instant (the fence), and every store call it makes has the
-// fence as its deadline.
+// its lease is gone, so it does not wait to be told. Each run reckons when
+// its lease ends on this engine's own clock, from durations alone: LeaseFor
+// after the time it read before sending the claim, or the last heartbeat
+// that succeeded, never after the call came back. The store's lease starts
+// no earlier than that call was sent: at the time sent, on a store told the
+// time (SQLite, one machine), or at the database's time when the call
+// reached it, on a store.LeaseClock (PostgreSQL). So the lease ends no
+// earlier than the run reckons, whatever the offset between this engine's
+// clock and the database's or other engines': the run never compares a
+// time from the store (the job's LeaseExpiresAt) with its own clock. The
+// run stops itself leaseMargin before that instant (the fence), and every
+// store call it makes has the fence as its deadline.
+//
+// The reckoning is a difference of two readings of Config.Now, so an
+// offset of the clock cancels out; with time.Now, the default, it is
+// measured on the monotonic clock, so even a step of the wall clock
+// mid-run does not move the fence.
 
 // minLeaseMargin is the least margin of a lease that can afford it.
 const minLeaseMargin = time.Second
@@ -26,10 +36,12 @@ const minLeaseMargin = time.Second
 // may claim the job. It must cover what happens after the run's context is
 // cancelled: the agent's and git's processes being killed (they run under
 // that context) and the run returning, which needs no store call, since a
-// fenced run records nothing; and small differences between the clocks of
-// the engines sharing the store, since the engine that takes over judges the
-// expiry by its own. A tenth of the lease, and at least minLeaseMargin: 3 s
-// of a 30 s lease, 6 s of a minute, 12 s of the default two minutes.
+// fenced run records nothing; and any difference in the rate at which the
+// clocks that measure the lease advance (this engine's, and the store's
+// lease clock), and any step forward of the store's lease clock, which
+// would end the lease early by as much. An offset between clocks needs no
+// margin (see Fencing). A tenth of the lease, and at least minLeaseMargin:
+// 3 s of a 30 s lease, 6 s of a minute, 12 s of the default two minutes.
 //
 // It stays at most a quarter of the lease, under the third between
 // heartbeats: after a renewal at t, heartbeats come at t+LeaseFor/3 and
@@ -49,13 +61,14 @@ func timeLeft(until, now time.Time, leaseFor time.Duration) time.Duration {
 }
 
 // lease is what a run knows of its claim on its job: when the claim ends,
-// and the fence that stops the run before. It is safe for concurrent use.
+// on this engine's clock, and the fence that stops the run before. It is
+// safe for concurrent use.
 type lease struct {
 	leaseFor time.Duration
 	now      func() time.Time
 
 	mu    sync.Mutex
-	until time.Time   // when the lease ends, as sent to the store
+	until time.Time   // when the lease ends at the earliest, on Config.Now's clock
 	fence *time.Timer // stops the run leaseMargin before until
 }
 

@@ -169,13 +169,14 @@ func (e *Engine) finish(job store.Job, l *lease, f store.Finish, log *slog.Logge
 	}
 }
 
-// retryLater keeps the lease until RetryDelay from now and lets it lapse:
-// any engine may then claim the job again, and the attempt counts.
-// If the lease is too near its end to be set, it lapses at its end instead.
+// retryLater keeps the lease for RetryDelay more, by the store's lease
+// time, and lets it lapse: any engine may then claim the job again, and
+// the attempt counts. If the lease is too near its end to be set, it lapses
+// at its end instead.
 func (e *Engine) retryLater(job store.Job, l *lease, runErr error, log *slog.Logger) {
 	now := e.cfg.Now()
 	if ctx, cancel, ok := l.storeContext(context.Background()); ok {
-		err := e.cfg.Store.ExtendLease(ctx, job.ID, e.cfg.Owner, now, now.Add(e.cfg.RetryDelay))
+		err := e.cfg.Store.ExtendLease(ctx, job.ID, e.cfg.Owner, now, e.cfg.RetryDelay)
 		cancel()
 		if err != nil && !errors.Is(err, store.ErrLeaseLost) {
 			log.Error("engine: scheduling a retry", slog.Any("error", err))

@@ -44,9 +44,14 @@ func (e *Engine) worker() {
 	}
 }
 
-// claim claims a job and returns it with the end of its lease: LeaseFor
-// after the time read before the call, as the store measured it, however
-// long the call took to come back.
+// claim claims a job and returns it with the end of its lease as this
+// engine reckons it, on its own clock: LeaseFor after the time read before
+// the call, however long the call took to come back. The store's lease
+// starts no earlier than the call was sent (at that time, on a store told
+// the time; later, by the database's clock, on a store.LeaseClock), so it
+// ends no earlier than until, whatever the offset between the clocks. The
+// job's LeaseExpiresAt is by the store's clock and is never compared with
+// this engine's.
 func (e *Engine) claim() (job store.Job, until time.Time, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
@@ -77,7 +82,9 @@ func (e *Engine) heartbeat(ctx context.Context, job store.Job, l *lease, cancel 
 			return
 		case <-tick.C:
 		}
-		now := e.cfg.Now() // before the call: the store measures the lease from it
+		// Read before the call: the store's renewed lease starts no
+		// earlier (see claim), so the fence can be reckoned from it.
+		now := e.cfg.Now()
 		// Made from ctx: once the run is over, a heartbeat still waiting
 		// for the store would only hold its outcome back.
 		sctx, scancel, ok := l.storeContext(ctx)
@@ -86,7 +93,7 @@ func (e *Engine) heartbeat(ctx context.Context, job store.Job, l *lease, cancel 
 			cancel(errLeaseLost)
 			return
 		}
-		err := e.cfg.Store.ExtendLease(sctx, job.ID, e.cfg.Owner, now, now.Add(e.cfg.LeaseFor))
+		err := e.cfg.Store.ExtendLease(sctx, job.ID, e.cfg.Owner, now, e.cfg.LeaseFor)
 		scancel()
 		switch {
 		case ctx.Err() != nil:

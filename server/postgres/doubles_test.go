@@ -172,6 +172,7 @@ func (p *pullRequests) opened() int {
 type replicaStore struct {
 	*postgres.Store
 	claims   atomic.Int64 // ClaimJob calls that returned
+	extends  atomic.Int64 // ExtendLease calls that succeeded
 	mu       sync.Mutex
 	finishes map[string][]store.Finish // job ID → FinishJob calls that succeeded
 	attempts int                       // FinishJob calls, successful or not
@@ -184,6 +185,14 @@ func newReplicaStore(s *postgres.Store) *replicaStore {
 func (r *replicaStore) ClaimJob(ctx context.Context, c store.Claim) (store.Job, error) {
 	defer r.claims.Add(1)
 	return r.Store.ClaimJob(ctx, c)
+}
+
+func (r *replicaStore) ExtendLease(ctx context.Context, jobID, owner string, now time.Time, leaseFor time.Duration) error {
+	err := r.Store.ExtendLease(ctx, jobID, owner, now, leaseFor)
+	if err == nil {
+		r.extends.Add(1)
+	}
+	return err
 }
 
 func (r *replicaStore) FinishJob(ctx context.Context, f store.Finish) (store.Job, error) {

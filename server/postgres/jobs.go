@@ -92,7 +92,17 @@ func (t txn) LockLeasedJob(ctx context.Context, jobID, owner string) (store.Job,
 	return t.lockJob(ctx, `id = $1 AND lease_owner = $2 FOR UPDATE`, jobID, owner)
 }
 
-// readyJob selects the oldest ready job and locks it.
+// readyJob selects the oldest ready job, locks it, and returns its ID with
+// the time its lease was judged by.
+//
+// Leases follow the database's clock, never a replica's (see LeaseNow):
+// now() is the time the transaction started, one instant for every
+// statement of the claim, so the job is judged ready and then leased from
+// the same time, as a claim told the time is. It starts after the engine
+// sent the claim, which is what the engine's fence needs (a lease never
+// starts before the call that asked for it). clock_timestamp() would move
+// within the transaction, and judge a claim by a time other than the one
+// its lease runs from.
 //
 // FOR UPDATE SKIP LOCKED is what lets replicas claim at once: a row another
 // claim holds is passed over instead of waited for, so concurrent claims
@@ -102,14 +112,27 @@ func (t txn) LockLeasedJob(ctx context.Context, jobID, owner string) (store.Job,
 // job leased meanwhile is never leased again. With the ORDER BY and LIMIT
 // matching the partial index jobs_ready, the scan reads active jobs in claim
 // order and stops at the first free one it can lock.
-const readyJob = `status = 'active' AND (lease_owner IS NULL OR lease_expires_at < $1)
+const readyJob = `SELECT id, now() FROM jobs
+	WHERE status = 'active' AND (lease_owner IS NULL OR lease_expires_at < now())
 	ORDER BY created_at NULLS FIRST, id
 	LIMIT 1
 	FOR UPDATE SKIP LOCKED`
 
-// LockReadyJob reads the oldest job ready at now and locks its row.
-func (t txn) LockReadyJob(ctx context.Context, now time.Time) (store.Job, bool, error) {
-	return t.lockJob(ctx, readyJob, ts(now))
+// readyRow is a row of readyJob.
+type readyRow struct {
+	ID  string
+	Now pgtype.Timestamptz
+}
+
+// LockReadyJob reads the oldest job ready by the database's clock and locks
+// its row; the time the replica sends is not used (see readyJob).
+func (t txn) LockReadyJob(ctx context.Context, _ time.Time) (store.Job, time.Time, bool, error) {
+	r, found, err := queryOne(ctx, t.q, pgx.RowToStructByPos[readyRow], readyJob)
+	if !found {
+		return store.Job{}, time.Time{}, false, err
+	}
+	j, found, err := t.JobByID(ctx, r.ID)
+	return j, fromTS(r.Now), found, err
 }
 
 // lockJob locks the job row that the clauses rest select (a WHERE condition
@@ -214,15 +237,21 @@ func leaseOwner(o string) pgtype.Text {
 	return pgtype.Text{String: o, Valid: o != ""}
 }
 
-// ExtendLease moves the lease's expiry to until if owner holds it and it
-// did not expire before now. One UPDATE both tests and moves the lease,
+// ExtendLease moves the lease's expiry to leaseFor after the database's
+// time if owner holds it and it did not expire before that time: now(),
+// the start of the transaction, as for a claim (see readyJob); the time
+// the replica sends is not used. One UPDATE both tests and moves the lease,
 // under the row's lock, so a concurrent claim either sees the extended
-// lease or has already taken the job.
-func (t txn) ExtendLease(ctx context.Context, jobID, owner string, now, until time.Time) (bool, error) {
+// lease or has already taken the job. Should the UPDATE wait for that lock,
+// now() is from before the wait: the lease may have ended meanwhile, but
+// only a claim could have taken the job, and then the owner no longer
+// matches when the row is re-checked. The duration goes as whole
+// microseconds, the precision of a timestamp.
+func (t txn) ExtendLease(ctx context.Context, jobID, owner string, _ time.Time, leaseFor time.Duration) (bool, error) {
 	tag, err := t.q.Exec(ctx,
-		`UPDATE jobs SET lease_expires_at = $4
-		 WHERE id = $1 AND lease_owner = $2 AND lease_expires_at >= $3`,
-		jobID, owner, ts(now), ts(until))
+		`UPDATE jobs SET lease_expires_at = now() + $3 * interval '1 microsecond'
+		 WHERE id = $1 AND lease_owner = $2 AND lease_expires_at >= now()`,
+		jobID, owner, leaseFor.Microseconds())
 	return tag.RowsAffected() > 0, err
 }
 

@@ -245,6 +245,7 @@ func TestClosedStore(t *testing.T) {
 	_, _, createErr := s.CreateJob(ctx, storetest.NewJob("p1", "j1", storetest.At(0)))
 	_, claimErr := s.ClaimJob(ctx, store.Claim{Owner: "w", Now: storetest.At(0), LeaseFor: 1e9, MaxAttempts: 1})
 	_, viewsErr := s.QueryViews(ctx, store.ViewsQuery{ProjectID: "p1", Limit: 1})
+	_, clockErr := s.LeaseNow(ctx)
 	for name, err := range map[string]error{
 		"Ping":          s.Ping(ctx),
 		"CreateProject": s.CreateProject(ctx, storetest.NewProject("p1")),
@@ -252,6 +253,7 @@ func TestClosedStore(t *testing.T) {
 		"ClaimJob":      claimErr,
 		"AddViews":      s.AddViews(ctx, []store.ViewCount{{ProjectID: "p1", Path: "/", Hour: storetest.Hour(0), Human: 1}}),
 		"QueryViews":    viewsErr,
+		"LeaseNow":      clockErr,
 	} {
 		if !errors.Is(err, store.ErrClosed) {
 			t.Errorf("%s after Close: %v, want ErrClosed", name, err)

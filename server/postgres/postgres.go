@@ -18,6 +18,11 @@
 //     claim never waits for another replica's claim, and two claims can
 //     never lease the same job, since each takes a row only once it holds
 //     its lock and has re-checked that the job is still ready.
+//   - Job leases follow the database's clock, never a replica's: ClaimJob,
+//     ExtendLease and JobCounts judge and set expiries by now() in SQL, so
+//     replicas whose clocks differ by minutes share the leases safely (the
+//     Store is a store.LeaseClock; see leaseclock.go). The times a replica
+//     sends still date what people read (UpdatedAt and the rest).
 //   - AddViews first locks the view_days rows of its batch's days and of
 //     the first days of their weeks and four weeks, sorted (they guard the
 //     rolls and the cap's count of the days' paths), then

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -169,6 +170,12 @@ func TestReplicasRunEveryJobExactlyOnce(t *testing.T) {
 // expires, another replica takes the job over and completes it, opening the
 // one pull request; the dead replica never records an outcome.
 func TestReplicaKilledMidJobIsTakenOver(t *testing.T) {
+	testKilledMidJobIsTakenOver(t, 0, 0)
+}
+
+// testKilledMidJobIsTakenOver runs TestReplicaKilledMidJobIsTakenOver with
+// replica A's clock aheadA ahead of the machine's, and B's aheadB.
+func testKilledMidJobIsTakenOver(t *testing.T, aheadA, aheadB time.Duration) {
 	db := newDatabase(t)
 	ctx := t.Context()
 	log := newRunLog()
@@ -199,7 +206,7 @@ func TestReplicaKilledMidJobIsTakenOver(t *testing.T) {
 		return ctx.Err()
 	}}
 	startEngine(t, engine.Config{Store: sa, Owner: "replica-a", Parts: partsOf(agentA, prs),
-		Concurrency: 1, LeaseFor: lease, PollInterval: 50 * time.Millisecond})
+		Concurrency: 1, LeaseFor: lease, PollInterval: 50 * time.Millisecond, Now: clockAhead(aheadA)})
 	select {
 	case <-aStarted:
 	case <-time.After(10 * time.Second):
@@ -218,10 +225,20 @@ func TestReplicaKilledMidJobIsTakenOver(t *testing.T) {
 			leased.LeaseOwner, leased.Attempts, leased.Status)
 	}
 
-	agentB := &agent{owner: "replica-b", log: log, work: sleepFor(10 * time.Millisecond)}
+	// B notes when it starts by the database's clock, the one A's lease
+	// (LeaseExpiresAt) is on.
+	var bStartedOnDB atomic.Pointer[time.Time]
+	agentB := &agent{owner: "replica-b", log: log, work: func(ctx context.Context, task engine.Task) error {
+		if now, err := sb.LeaseNow(ctx); err == nil {
+			bStartedOnDB.CompareAndSwap(nil, &now)
+		}
+		return sleepFor(10*time.Millisecond)(ctx, task)
+	}}
 	startEngine(t, engine.Config{Store: sb, Owner: "replica-b", Parts: partsOf(agentB, prs),
-		Concurrency: 1, LeaseFor: lease, PollInterval: 50 * time.Millisecond})
+		Concurrency: 1, LeaseFor: lease, PollInterval: 50 * time.Millisecond, Now: clockAhead(aheadB)})
 
+	// Well within a clock's offset of minutes: B takes over once A's
+	// lease ends, not once B's clock says it does.
 	var final store.Job
 	eventually(t, 15*time.Second, "replica B did not complete the job", func() bool {
 		j, err := sb.Job(ctx, "alpha", "job-1")
@@ -237,8 +254,8 @@ func TestReplicaKilledMidJobIsTakenOver(t *testing.T) {
 	if len(runs) != 2 || runs[0].owner != "replica-a" || runs[1].owner != "replica-b" {
 		t.Fatalf("runs = %+v, want one on replica-a, then one on replica-b", runs)
 	}
-	if !runs[1].start.After(leased.LeaseExpiresAt) {
-		t.Errorf("replica B started at %v, before A's lease expired at %v", runs[1].start, leased.LeaseExpiresAt)
+	if started := bStartedOnDB.Load(); started == nil || !started.After(leased.LeaseExpiresAt) {
+		t.Errorf("replica B started at %v by the database's clock, not after A's lease expired at %v", started, leased.LeaseExpiresAt)
 	}
 	checkNoOverlap(t, byJob)
 	if _, calls := sa.finished(); calls != 0 {

@@ -75,19 +75,22 @@ const readyJobQuery = `SELECT id FROM jobs
 	WHERE status = 'active' AND (lease_owner IS NULL OR lease_expires_at < ?)
 	ORDER BY created_at, id LIMIT 1`
 
-// LockReadyJob reads the oldest job ready at now. The write lock, held from
-// BEGIN IMMEDIATE, keeps every other claim, of this process or another,
-// from seeing the job before this transaction leases it.
-func (t txn) LockReadyJob(ctx context.Context, now time.Time) (store.Job, bool, error) {
+// LockReadyJob reads the oldest job ready at now, the time it is told: a
+// SQLite file is shared only by processes of one machine, on one clock,
+// so its leases follow the callers' time. The write lock, held from BEGIN
+// IMMEDIATE, keeps every other claim, of this process or another, from
+// seeing the job before this transaction leases it.
+func (t txn) LockReadyJob(ctx context.Context, now time.Time) (store.Job, time.Time, bool, error) {
 	var id string
 	err := t.tx.QueryRowContext(ctx, readyJobQuery, micros(now)).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return store.Job{}, false, nil
+		return store.Job{}, time.Time{}, false, nil
 	}
 	if err != nil {
-		return store.Job{}, false, err
+		return store.Job{}, time.Time{}, false, err
 	}
-	return t.JobByID(ctx, id)
+	j, found, err := t.JobByID(ctx, id)
+	return j, now, found, err
 }
 
 // JobByID reads the job id.
@@ -158,13 +161,14 @@ func leaseOwner(o string) sql.NullString {
 	return sql.NullString{String: o, Valid: o != ""}
 }
 
-// ExtendLease moves the lease's expiry to until if owner holds it and it
-// did not expire before now.
-func (t txn) ExtendLease(ctx context.Context, jobID, owner string, now, until time.Time) (bool, error) {
+// ExtendLease moves the lease's expiry to leaseFor after now, the time it
+// is told (see LockReadyJob), if owner holds it and it did not expire
+// before now.
+func (t txn) ExtendLease(ctx context.Context, jobID, owner string, now time.Time, leaseFor time.Duration) (bool, error) {
 	res, err := t.tx.ExecContext(ctx,
 		`UPDATE jobs SET lease_expires_at = ?
 		 WHERE id = ? AND lease_owner = ? AND lease_expires_at >= ?`,
-		micros(until), jobID, owner, micros(now))
+		micros(now.Add(leaseFor)), jobID, owner, micros(now))
 	if err != nil {
 		return false, err
 	}

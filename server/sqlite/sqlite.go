@@ -3,7 +3,10 @@
 // modernc.org/sqlite, so the server needs no cgo and no database process.
 //
 // Several Stores, in one process or in several, may open the same file at
-// once; SQLite's file locks serialize their writes.
+// once; SQLite's file locks serialize their writes. They are all on one
+// machine, on one clock, so job leases follow the times the Store is told
+// (Claim.Now, ExtendLease's now), as store.Store's conventions say: the
+// Store is not a store.LeaseClock.
 //
 // How the connections are arranged, and why:
 //

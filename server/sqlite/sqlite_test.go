@@ -469,9 +469,9 @@ func TestExtendLeaseJudgesExpiryByTheTimeGiven(t *testing.T) {
 	must(t, "ClaimJob", err)
 
 	// The last instant of the lease still holds it.
-	must(t, "ExtendLease at expiry", s.ExtendLease(ctx, "j", "a", t0.Add(time.Minute), t0.Add(2*time.Minute)))
+	must(t, "ExtendLease at expiry", s.ExtendLease(ctx, "j", "a", t0.Add(time.Minute), time.Minute))
 	// Just after the new expiry it is lost, though nobody claimed the job.
-	if err := s.ExtendLease(ctx, "j", "a", t0.Add(2*time.Minute+time.Microsecond), t0.Add(5*time.Minute)); !errors.Is(err, store.ErrLeaseLost) {
+	if err := s.ExtendLease(ctx, "j", "a", t0.Add(2*time.Minute+time.Microsecond), 3*time.Minute); !errors.Is(err, store.ErrLeaseLost) {
 		t.Errorf("ExtendLease of an expired lease = %v, want %v", err, store.ErrLeaseLost)
 	}
 	j, err := s.Job(ctx, "p", "j")
@@ -506,7 +506,7 @@ func TestClosedStore(t *testing.T) {
 		"AddPrompt":     ignore3(s.AddPrompt(ctx, store.NewPrompt{ProjectID: "p", JobID: "j", Prompt: "x"})),
 		"ArchiveJob":    ignore2(s.ArchiveJob(ctx, "p", "j", t0)),
 		"ClaimJob":      ignore2(s.ClaimJob(ctx, store.Claim{Owner: "o", Now: t0, LeaseFor: time.Minute, MaxAttempts: 1})),
-		"ExtendLease":   s.ExtendLease(ctx, "j", "o", t0, t0),
+		"ExtendLease":   s.ExtendLease(ctx, "j", "o", t0, time.Minute),
 		"FinishJob":     ignore2(s.FinishJob(ctx, store.Finish{JobID: "j", Owner: "o", Outcome: store.Failed})),
 		"ReleaseJob":    s.ReleaseJob(ctx, "j", "o"),
 		"AddViews":      s.AddViews(ctx, []store.ViewCount{{ProjectID: "p", Path: "/", Hour: t0, Human: 1}}),

@@ -12,7 +12,8 @@ import (
 type JobCounts struct {
 	Active, Completed, Failed, Archived int64
 	// Ready counts the active jobs that a claim at that instant could
-	// take: not leased, or leased until before it. It is the depth of the
+	// take: not leased, or leased until before it (by the store's lease
+	// time, see JobCounter). It is the depth of the
 	// queue; the other active jobs are leased, running or waiting out a
 	// retry delay.
 	Ready int64
@@ -60,7 +61,9 @@ func ReadJobCounts(rows JobCountRows) (JobCounts, error) {
 // backends do); server/metrics reads it at each scrape.
 type JobCounter interface {
 	// JobCounts counts the jobs by status, and the active ones ready at
-	// now (as ClaimJob judges a lease: one that ends at now still holds).
+	// the store's lease time, as ClaimJob judges a lease (one that ends
+	// at that instant still holds): now on a store told the time, the
+	// database's clock on a LeaseClock.
 	// It reads every job (no index holds every status, and one would
 	// cost each write for a count read a few times a minute), so its time
 	// grows with the jobs kept; callers bound it with ctx.

@@ -9,7 +9,9 @@
 // Conventions for every method:
 //   - Times are stored with microsecond precision and returned in UTC; a zero
 //     time.Time means "not set" and is stored as NULL. No method reads a
-//     clock: each is told the time it needs.
+//     clock: each is told the time it needs, except that a store whose
+//     leases follow its database's clock (a LeaseClock, see leaseclock.go)
+//     reads that clock for the leases, and for nothing else.
 //   - Job IDs are unique across projects, since the lease methods name a job
 //     by ID alone.
 //   - Lists and Rows are never nil, only empty; paths compare by bytes.
@@ -100,22 +102,28 @@ type Store interface {
 	// project.
 	ArchiveJob(ctx context.Context, projectID, jobID string, at time.Time) (Job, error)
 
-	// ClaimJob leases one ready job to c.Owner until c.Now+c.LeaseFor and
-	// returns it with Attempts incremented. A job is ready when it is active
-	// and unleased or its lease expired before c.Now; the oldest (CreatedAt,
-	// then ID) is taken first. A ready job whose Attempts already reached
-	// c.MaxAttempts is not leased but ends failed, and the claim moves on
-	// (the function ClaimJob makes both changes). ErrNoJob when none is
-	// ready. Two concurrent claims never lease the same job.
+	// ClaimJob leases one ready job to c.Owner for c.LeaseFor and returns
+	// it with Attempts incremented. A job is ready when it is active and
+	// unleased or its lease expired before the store's lease time; the
+	// oldest (CreatedAt, then ID) is taken first. The lease ends c.LeaseFor
+	// after the lease time. The lease time is c.Now on a store told the
+	// time, and the database's clock on a LeaseClock (see leaseclock.go),
+	// which then uses c.Now only as the job's UpdatedAt. A ready job whose
+	// Attempts already reached c.MaxAttempts is not leased but ends failed,
+	// and the claim moves on (the function ClaimJob makes both changes).
+	// ErrNoJob when none is ready. Two concurrent claims never lease the
+	// same job.
 	ClaimJob(ctx context.Context, c Claim) (Job, error)
-	// ExtendLease moves the lease's expiry to until, if owner holds it and
-	// it has not expired before now (a lease holds up to and including its
-	// expiry instant). ErrLeaseLost otherwise, even if the lease merely
-	// expired and nobody claimed the job yet: another owner may claim it at
-	// any moment after expiry, so the engine must stop. Like every method,
-	// it is told the time rather than reading a clock, so expiry is tested
-	// without sleeping.
-	ExtendLease(ctx context.Context, jobID, owner string, now, until time.Time) error
+	// ExtendLease moves the lease's expiry to leaseFor after the store's
+	// lease time (now, or the database's clock on a LeaseClock), if owner
+	// holds the lease and it has not expired before that time (a lease
+	// holds up to and including its expiry instant). The new expiry may be
+	// earlier than the old one: the engine shortens a lease to wait out a
+	// retry delay. ErrLeaseLost otherwise, even if the lease merely
+	// expired and nobody claimed the job yet: another owner may claim it
+	// at any moment after expiry, so the engine must stop. A store told
+	// the time is tested without sleeping.
+	ExtendLease(ctx context.Context, jobID, owner string, now time.Time, leaseFor time.Duration) error
 	// FinishJob records the outcome of a run by the lease holder and drops
 	// the lease, as the function FinishJob says. A lease that expired but
 	// that no other owner has claimed is still the holder's: its outcome is
@@ -204,11 +212,14 @@ type Job struct {
 	Branch     string   // the branch the job's changes go to
 	Prompts    []Prompt // the create prompt, then each follow-up, in order
 	// Handled counts the prompts the last completed run took into account.
-	Handled        int
-	PRLink         string
-	FailureReason  string // for the operator; not sent to API clients
-	Attempts       int    // claims so far (released claims given back)
-	LeaseOwner     string
+	Handled       int
+	PRLink        string
+	FailureReason string // for the operator; not sent to API clients
+	Attempts      int    // claims so far (released claims given back)
+	LeaseOwner    string
+	// LeaseExpiresAt is by the store's lease time: on a LeaseClock, the
+	// database's clock, which only that clock can be compared with (a
+	// replica's own clock may be minutes off).
 	LeaseExpiresAt time.Time
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
@@ -266,8 +277,11 @@ type PromptLimits struct {
 
 // Claim asks ClaimJob for a job.
 type Claim struct {
-	Owner       string
-	Now         time.Time
+	Owner string
+	// Now is the caller's time: the job's UpdatedAt, and on a store told
+	// the time (not a LeaseClock) the instant its leases are judged by.
+	Now time.Time
+	// LeaseFor is how long the lease lasts, from the store's lease time.
 	LeaseFor    time.Duration
 	MaxAttempts int
 }

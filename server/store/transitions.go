@@ -105,13 +105,15 @@ func ArchiveJob(j Job, at time.Time) (job Job, changed bool) {
 }
 
 // ClaimJob returns j, a job ready for c (active, and unleased or with a
-// lease that expired before c.Now), as Store.ClaimJob leaves it. It is
-// leased to c.Owner until c.Now+c.LeaseFor with one more attempt (leased
-// true), unless its Attempts reached c.MaxAttempts: then the claim gives up
-// on it instead, and it fails with a GaveUpReason and no lease (leased
-// false), since each of its runs ended without an outcome (a crash, a
-// stall). Either way it was last updated at c.Now.
-func ClaimJob(j Job, c Claim) (job Job, leased bool) {
+// lease that expired before leaseNow), as Store.ClaimJob leaves it.
+// leaseNow is the store's lease time (see leaseclock.go): c.Now on a store
+// told the time, the database's clock on a LeaseClock. The job is leased to
+// c.Owner until leaseNow+c.LeaseFor with one more attempt (leased true),
+// unless its Attempts reached c.MaxAttempts: then the claim gives up on it
+// instead, and it fails with a GaveUpReason and no lease (leased false),
+// since each of its runs ended without an outcome (a crash, a stall).
+// Either way it was last updated at c.Now, the caller's time.
+func ClaimJob(j Job, c Claim, leaseNow time.Time) (job Job, leased bool) {
 	j.UpdatedAt = c.Now
 	if j.Attempts >= c.MaxAttempts {
 		j.Status = docsapi.JobStatusFailed
@@ -121,7 +123,7 @@ func ClaimJob(j Job, c Claim) (job Job, leased bool) {
 	}
 	j.Attempts++
 	j.LeaseOwner = c.Owner
-	j.LeaseExpiresAt = c.Now.Add(c.LeaseFor)
+	j.LeaseExpiresAt = leaseNow.Add(c.LeaseFor)
 	return j, true
 }
 

@@ -104,7 +104,7 @@ func TestClaimJob(t *testing.T) {
 	c := Claim{Owner: "w2", Now: t0.Add(2 * time.Hour), LeaseFor: time.Minute, MaxAttempts: 2}
 	ready := leasedJob() // its lease expired before c.Now
 
-	got, leased := ClaimJob(ready, c)
+	got, leased := ClaimJob(ready, c, c.Now)
 	want := leasedJob()
 	want.Attempts, want.LeaseOwner, want.LeaseExpiresAt, want.UpdatedAt = 2, "w2", c.Now.Add(time.Minute), c.Now
 	if !leased {
@@ -112,7 +112,14 @@ func TestClaimJob(t *testing.T) {
 	}
 	wantJob(t, "ClaimJob", got, want)
 
-	got, leased = ClaimJob(got, c)
+	// On a store whose leases follow the database's clock, the lease runs
+	// from that clock's time, and the caller's time is only UpdatedAt.
+	dbNow := c.Now.Add(-5 * time.Minute)
+	onDB, _ := ClaimJob(ready, c, dbNow)
+	want.LeaseExpiresAt = dbNow.Add(time.Minute)
+	wantJob(t, "ClaimJob on the database's clock", onDB, want)
+
+	got, leased = ClaimJob(got, c, c.Now)
 	want = unleased(want)
 	want.Status = docsapi.JobStatusFailed
 	want.FailureReason = "gave up after 2 attempts: every run ended without an outcome (the limit is 2)"

@@ -175,16 +175,18 @@ func (c Claim) Validate() error {
 	return nil
 }
 
-// ValidateExtendLease returns what makes now and until unfit for
-// ExtendLease, or nil. jobID only names the job in the message: an empty
-// job ID (or owner) is not invalid, since no lease has one, so the caller
-// simply does not hold a lease and gets ErrLeaseLost.
-func ValidateExtendLease(jobID string, now, until time.Time) error {
+// ValidateExtendLease returns what makes now and leaseFor unfit for
+// ExtendLease, or nil: a zero now, or a lease shorter than a microsecond,
+// which could be stored as one that ends as it starts (as for Claim). jobID
+// only names the job in the message: an empty job ID (or owner) is not
+// invalid, since no lease has one, so the caller simply does not hold a
+// lease and gets ErrLeaseLost.
+func ValidateExtendLease(jobID string, now time.Time, leaseFor time.Duration) error {
 	switch {
 	case now.IsZero():
 		return Invalid("job %q: zero current time", jobID)
-	case until.IsZero():
-		return Invalid("job %q: zero lease expiry", jobID)
+	case leaseFor < time.Microsecond:
+		return Invalid("job %q: lease duration %v: must be at least 1µs", jobID, leaseFor)
 	}
 	return nil
 }

@@ -223,16 +223,20 @@ func TestClaimValidate(t *testing.T) {
 
 func TestValidateExtendLease(t *testing.T) {
 	type args struct {
-		jobID      string
-		now, until time.Time
+		jobID    string
+		now      time.Time
+		leaseFor time.Duration
 	}
 	now := time.Date(2026, 5, 1, 3, 4, 5, 0, time.UTC)
-	validate := func(a args) error { return ValidateExtendLease(a.jobID, a.now, a.until) }
-	checkValidate(t, args{"j", now, now.Add(time.Minute)}, validate, []validateCase[args]{
+	validate := func(a args) error { return ValidateExtendLease(a.jobID, a.now, a.leaseFor) }
+	checkValidate(t, args{"j", now, time.Minute}, validate, []validateCase[args]{
 		// No lease has an empty job ID: that is ErrLeaseLost, not a problem.
 		{"", func(a *args) { a.jobID = "" }},
+		{"", func(a *args) { a.leaseFor = time.Microsecond }},
 		{`job "j": zero current time`, func(a *args) { a.now = time.Time{} }},
-		{`job "j": zero lease expiry`, func(a *args) { a.until = time.Time{} }},
+		{`job "j": lease duration 0s: must be at least 1µs`, func(a *args) { a.leaseFor = 0 }},
+		{`job "j": lease duration 999ns: must be at least 1µs`, func(a *args) { a.leaseFor = time.Microsecond - 1 }},
+		{`job "j": lease duration -1m0s: must be at least 1µs`, func(a *args) { a.leaseFor = -time.Minute }},
 		{`job "": zero current time`, func(a *args) { *a = args{} }},
 	})
 }

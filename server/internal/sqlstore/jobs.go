@@ -156,11 +156,11 @@ func (s *Store) ClaimJob(ctx context.Context, c store.Claim) (store.Job, error) 
 	const op = "claim job"
 	job, err := write(ctx, s, op, c.Validate(), func(tx Tx) (store.Job, error) {
 		for {
-			j, found, err := tx.LockReadyJob(ctx, c.Now)
+			j, leaseNow, found, err := tx.LockReadyJob(ctx, c.Now)
 			if err != nil || !found {
 				return store.Job{}, err
 			}
-			next, leased := store.ClaimJob(j, c)
+			next, leased := store.ClaimJob(j, c, leaseNow)
 			if err := tx.SaveJob(ctx, j, next); err != nil {
 				return store.Job{}, err
 			}
@@ -175,12 +175,12 @@ func (s *Store) ClaimJob(ctx context.Context, c store.Claim) (store.Job, error) 
 	return job, err
 }
 
-// ExtendLease moves the lease's expiry to until if owner holds a lease that
-// has not expired before now. ErrLeaseLost otherwise, so the engine stops
-// the run.
-func (s *Store) ExtendLease(ctx context.Context, jobID, owner string, now, until time.Time) error {
-	return s.exec(ctx, "extend lease", store.ValidateExtendLease(jobID, now, until), func(tx Tx) error {
-		held, err := tx.ExtendLease(ctx, jobID, owner, now, until)
+// ExtendLease moves the lease's expiry to leaseFor after the database's
+// lease time if owner holds a lease that has not expired before it.
+// ErrLeaseLost otherwise, so the engine stops the run.
+func (s *Store) ExtendLease(ctx context.Context, jobID, owner string, now time.Time, leaseFor time.Duration) error {
+	return s.exec(ctx, "extend lease", store.ValidateExtendLease(jobID, now, leaseFor), func(tx Tx) error {
+		held, err := tx.ExtendLease(ctx, jobID, owner, now, leaseFor)
 		if err == nil && !held {
 			err = leaseLost(jobID, owner)
 		}

@@ -102,10 +102,14 @@ type Tx interface {
 	// not, and locks it. An empty job ID or owner holds no lease.
 	LockLeasedJob(ctx context.Context, jobID, owner string) (j store.Job, found bool, err error)
 	// LockReadyJob reads the oldest job (CreatedAt, then ID) that is ready
-	// at now, active and unleased or with a lease that expired before now,
-	// and locks it. A job that another transaction holds is passed over,
-	// never waited for, nor ever taken twice.
-	LockReadyJob(ctx context.Context, now time.Time) (j store.Job, found bool, err error)
+	// at the database's lease time, active and unleased or with a lease
+	// that expired before it, and locks it. The lease time is now for a
+	// database told the time, and its own clock's for one whose leases
+	// follow it (a store.LeaseClock), read once per transaction; leaseNow
+	// is that time, which the claim's lease runs from. A job that another
+	// transaction holds is passed over, never waited for, nor ever taken
+	// twice.
+	LockReadyJob(ctx context.Context, now time.Time) (j store.Job, leaseNow time.Time, found bool, err error)
 	// JobByID reads the job id.
 	JobByID(ctx context.Context, id string) (j store.Job, found bool, err error)
 	// InsertJob stores a new job with its prompts: store.ErrConflict if its
@@ -116,9 +120,10 @@ type Tx interface {
 	// and the prompts j has beyond was's.
 	SaveJob(ctx context.Context, was, j store.Job) error
 	// ExtendLease moves the expiry of the lease owner holds on the job to
-	// until, if it did not expire before now (a lease holds through its
+	// leaseFor after the database's lease time (as for LockReadyJob), if
+	// it did not expire before that time (a lease holds through its
 	// expiry instant); held is false otherwise.
-	ExtendLease(ctx context.Context, jobID, owner string, now, until time.Time) (held bool, err error)
+	ExtendLease(ctx context.Context, jobID, owner string, now time.Time, leaseFor time.Duration) (held bool, err error)
 	// AnnounceJobs tells the engines of other processes, once the
 	// transaction commits, that a job may have become ready, if the
 	// database can.

@@ -133,6 +133,7 @@ func testJobs(t *testing.T, open opener) {
 			mustClaim(t, s, "w2", At(4*time.Minute), "j1")
 		}},
 		{"AddPromptKeepsLeaseOfRunningJob", func(t *testing.T, s store.Store) {
+			lt := leaseTimesOf(t, s)
 			mustProject(t, s, "p1")
 			mustCreateJob(t, s, NewJob("p1", "j1", At(0)))
 			leased := mustClaim(t, s, "w1", At(time.Minute), "j1")
@@ -141,8 +142,8 @@ func testJobs(t *testing.T, open opener) {
 			want.Prompts = append(want.Prompts, store.Prompt{Text: "also this", At: At(2 * time.Minute)})
 			diffJob(t, "AddPrompt result", want, got)
 			diffJob(t, "Job", want, mustJob(t, s, "p1", "j1"))
-			wantNoJob(t, s, "while the lease runs", At(3*time.Minute))
-			must(t, "ExtendLease by the owner", s.ExtendLease(t.Context(), "j1", "w1", At(3*time.Minute), At(time.Hour)))
+			wantNoJob(t, s, "while the lease runs", lt.whileHeld(leased, At(3*time.Minute)))
+			must(t, "ExtendLease by the owner", s.ExtendLease(t.Context(), "j1", "w1", At(3*time.Minute), time.Hour))
 		}},
 		{"FollowUpGivesFreshAttempts", func(t *testing.T, s store.Store) {
 			// A job that failed for running out of attempts runs again

@@ -14,12 +14,13 @@ func wantLeaseLost(t *testing.T, s store.Store, projectID, jobID, owner, why str
 	t.Helper()
 	before, beforeErr := s.Job(t.Context(), projectID, jobID)
 	// At the lease's last instant the lease still holds, so only ownership
-	// can make the extension fail.
+	// can make the extension fail. (A LeaseClock judges by its own clock,
+	// which every lease this is called on outlasts.)
 	now := At(0)
 	if beforeErr == nil && !before.LeaseExpiresAt.IsZero() {
 		now = before.LeaseExpiresAt
 	}
-	wantErr(t, "ExtendLease "+why, s.ExtendLease(t.Context(), jobID, owner, now, At(24*time.Hour)), store.ErrLeaseLost)
+	wantErr(t, "ExtendLease "+why, s.ExtendLease(t.Context(), jobID, owner, now, 24*time.Hour), store.ErrLeaseLost)
 	for _, f := range []store.Finish{
 		{JobID: jobID, Owner: owner, At: At(24 * time.Hour), Outcome: store.Completed, PRLink: "https://git.example.com/pr/stale", Handled: 1},
 		{JobID: jobID, Owner: owner, At: At(24 * time.Hour), Outcome: store.Failed, FailureReason: "stale"},
@@ -39,12 +40,13 @@ func wantLeaseLost(t *testing.T, s store.Store, projectID, jobID, owner, why str
 // second ClaimJob.
 func runOutOfAttempts(t *testing.T, s store.Store) (store.Claim, error) {
 	t.Helper()
+	lt := leaseTimesOf(t, s)
 	mustProject(t, s, "p1")
 	mustCreateJob(t, s, NewJob("p1", "j1", At(0)))
-	c := store.Claim{Owner: "w1", Now: At(time.Minute), LeaseFor: time.Minute, MaxAttempts: 1}
-	_, err := s.ClaimJob(t.Context(), c)
+	c := store.Claim{Owner: "w1", Now: At(time.Minute), LeaseFor: lt.lapsing(time.Minute), MaxAttempts: 1}
+	j, err := s.ClaimJob(t.Context(), c)
 	must(t, "ClaimJob", err)
-	c.Now = At(time.Hour)
+	c.Now = lt.onceEnded(j, At(time.Hour))
 	_, err = s.ClaimJob(t.Context(), c)
 	return c, err
 }
@@ -75,32 +77,45 @@ func testLeases(t *testing.T, open opener) {
 			wantNoJob(t, s, "after claiming every job", At(time.Hour+time.Minute))
 		}},
 		{"ClaimLeasesJobAndCountsAttempt", func(t *testing.T, s store.Store) {
+			lt := leaseTimesOf(t, s)
 			mustProject(t, s, "p1")
 			created := mustCreateJob(t, s, NewJob("p1", "j1", At(0)))
-			got, err := s.ClaimJob(t.Context(), store.Claim{Owner: "w1", Now: At(time.Minute).In(elsewhere),
-				LeaseFor: 90 * time.Second, MaxAttempts: 3})
-			must(t, "ClaimJob", err)
+			var got store.Job
+			told := At(time.Minute).In(elsewhere)
+			from, to := lt.measured(told, func() {
+				var err error
+				got, err = s.ClaimJob(t.Context(), store.Claim{Owner: "w1", Now: told, LeaseFor: 90 * time.Second, MaxAttempts: 3})
+				must(t, "ClaimJob", err)
+			})
 			want := created
 			want.Attempts = 1
 			want.LeaseOwner = "w1"
-			want.LeaseExpiresAt = At(time.Minute + 90*time.Second)
+			// At(time.Minute + 90*time.Second), on a store told the time.
+			want.LeaseExpiresAt = lt.leaseEnd("ClaimJob", got.LeaseExpiresAt, from, to, 90*time.Second)
 			diffJob(t, "ClaimJob result", want, got)
 			diffJob(t, "Job", want, mustJob(t, s, "p1", "j1"))
 		}},
 		{"LeasedJobIsClaimableOnlyAfterExpiry", func(t *testing.T, s store.Store) {
+			lt := leaseTimesOf(t, s)
 			mustProject(t, s, "p1")
 			mustCreateJob(t, s, NewJob("p1", "j1", At(0)))
 			first := mustClaim(t, s, "w1", At(time.Minute), "j1")
+			wantNoJob(t, s, "during the lease", lt.whileHeld(first, At(time.Minute+time.Second)))
+			if lt.toldTime() {
+				// "Its lease expired before c.Now": at the expiry
+				// instant itself the lease still holds.
+				wantNoJob(t, s, "at the instant the lease expires", first.LeaseExpiresAt)
+			}
+			first = lt.endSoon(first)
 			expiry := first.LeaseExpiresAt
-			wantNoJob(t, s, "during the lease", At(time.Minute+time.Second))
-			// "Its lease expired before c.Now": at the expiry instant
-			// itself the lease still holds.
-			wantNoJob(t, s, "at the instant the lease expires", expiry)
-			second := mustClaim(t, s, "w2", expiry.Add(time.Microsecond), "j1")
+			var second store.Job
+			told := lt.onceEnded(first, expiry.Add(time.Microsecond))
+			from, to := lt.measured(told, func() { second = mustClaim(t, s, "w2", told, "j1") })
 			want := first
 			want.Attempts = 2
 			want.LeaseOwner = "w2"
-			want.LeaseExpiresAt = expiry.Add(time.Microsecond + leaseFor)
+			// expiry+1µs+leaseFor, on a store told the time.
+			want.LeaseExpiresAt = lt.leaseEnd("second ClaimJob", second.LeaseExpiresAt, from, to, leaseFor)
 			diffJob(t, "second ClaimJob result", want, second)
 			diffJob(t, "Job", want, mustJob(t, s, "p1", "j1"))
 		}},
@@ -121,17 +136,18 @@ func testLeases(t *testing.T, open opener) {
 			wantNoJob(t, s, "only completed, failed and archived jobs", At(24*time.Hour))
 		}},
 		{"JobAtMaxAttemptsFailsAndClaimMovesOn", func(t *testing.T, s store.Store) {
+			lt := leaseTimesOf(t, s)
 			mustProject(t, s, "p1")
 			mustCreateJob(t, s, NewJob("p1", "j1", At(0)))
 			mustCreateJob(t, s, NewJob("p1", "j2", At(time.Second)))
-			c := store.Claim{Owner: "w1", Now: At(time.Minute), LeaseFor: time.Minute, MaxAttempts: 2}
+			c := store.Claim{Owner: "w1", Now: At(time.Minute), LeaseFor: lt.lapsing(time.Minute), MaxAttempts: 2}
 			for attempt := 1; attempt <= 2; attempt++ {
 				j, err := s.ClaimJob(t.Context(), c)
 				must(t, "ClaimJob", err)
 				if j.ID != "j1" || j.Attempts != attempt {
 					t.Fatalf("ClaimJob: job %q attempt %d, want j1 attempt %d", j.ID, j.Attempts, attempt)
 				}
-				c.Now = j.LeaseExpiresAt.Add(time.Second) // the run crashed
+				c.Now = lt.onceEnded(j, j.LeaseExpiresAt.Add(time.Second)) // the run crashed
 			}
 			c.Owner = "w2"
 			got, err := s.ClaimJob(t.Context(), c)
@@ -161,6 +177,7 @@ func testLeases(t *testing.T, open opener) {
 			}
 		}},
 		{"LeasedJobAtMaxAttemptsIsLeftAlone", func(t *testing.T, s store.Store) {
+			lt := leaseTimesOf(t, s)
 			mustProject(t, s, "p1")
 			mustCreateJob(t, s, NewJob("p1", "j1", At(0)))
 			c := store.Claim{Owner: "w1", Now: At(time.Minute), LeaseFor: time.Hour, MaxAttempts: 1}
@@ -168,22 +185,38 @@ func testLeases(t *testing.T, open opener) {
 			must(t, "ClaimJob", err)
 			// The job is not ready (its lease runs), so it is neither
 			// claimed nor failed, even though its attempts are used up.
-			c.Owner, c.Now = "w2", At(2*time.Minute)
+			c.Owner, c.Now = "w2", lt.whileHeld(leased, At(2*time.Minute))
 			_, err = s.ClaimJob(t.Context(), c)
 			wantErr(t, "ClaimJob during the lease", err, store.ErrNoJob)
 			diffJob(t, "Job", leased, mustJob(t, s, "p1", "j1"))
 		}},
 		{"ExtendLeaseMovesExpiry", func(t *testing.T, s store.Store) {
+			lt := leaseTimesOf(t, s)
 			mustProject(t, s, "p1")
 			mustCreateJob(t, s, NewJob("p1", "j1", At(0)))
 			leased := mustClaim(t, s, "w1", At(time.Minute), "j1")
-			until := leased.LeaseExpiresAt.Add(time.Hour)
-			must(t, "ExtendLease", s.ExtendLease(t.Context(), "j1", "w1", leased.LeaseExpiresAt, until.In(elsewhere)))
+			// Extended at the lease's last instant, by an hour.
+			told := lt.whileHeld(leased, leased.LeaseExpiresAt).In(elsewhere)
+			from, to := lt.measured(told, func() {
+				must(t, "ExtendLease", s.ExtendLease(t.Context(), "j1", "w1", told, time.Hour))
+			})
+			extended := mustJob(t, s, "p1", "j1")
 			want := leased
-			want.LeaseExpiresAt = until
-			diffJob(t, "Job", want, mustJob(t, s, "p1", "j1"))
-			wantNoJob(t, s, "after the old expiry", leased.LeaseExpiresAt.Add(time.Minute))
-			mustClaim(t, s, "w2", until.Add(time.Microsecond), "j1")
+			want.LeaseExpiresAt = lt.leaseEnd("ExtendLease", extended.LeaseExpiresAt, from, to, time.Hour)
+			diffJob(t, "Job", want, extended)
+			wantNoJob(t, s, "after the old expiry", lt.whileHeld(extended, leased.LeaseExpiresAt.Add(time.Minute)))
+
+			// A lease may be made shorter too, as the engine does to wait
+			// out a retry delay: it then ends before the hour is up.
+			told = lt.whileHeld(extended, leased.LeaseExpiresAt.Add(time.Minute))
+			shortFor := lt.lapsing(time.Minute)
+			from, to = lt.measured(told, func() {
+				must(t, "ExtendLease shortening the lease", s.ExtendLease(t.Context(), "j1", "w1", told, shortFor))
+			})
+			shortened := mustJob(t, s, "p1", "j1")
+			want.LeaseExpiresAt = lt.leaseEnd("ExtendLease shortening the lease", shortened.LeaseExpiresAt, from, to, shortFor)
+			diffJob(t, "Job after shortening its lease", want, shortened)
+			mustClaim(t, s, "w2", lt.onceEnded(shortened, shortened.LeaseExpiresAt.Add(time.Microsecond)), "j1")
 		}},
 		{"LeaseCallsOfNonOwnerAreLost", func(t *testing.T, s store.Store) {
 			mustProject(t, s, "p1")
@@ -195,25 +228,29 @@ func testLeases(t *testing.T, open opener) {
 			wantLeaseLost(t, s, "p1", "never-claimed", "w1", "of a job never claimed")
 			// "It was never the caller's" covers a job that does not exist.
 			wantLeaseLost(t, s, "p1", "missing", "w1", "of a missing job")
-			must(t, "ExtendLease by the owner", s.ExtendLease(t.Context(), "j1", "w1", At(time.Minute), At(time.Hour)))
+			must(t, "ExtendLease by the owner", s.ExtendLease(t.Context(), "j1", "w1", At(time.Minute), time.Hour))
 		}},
 		{"ExtendLeaseAfterExpiryIsLost", func(t *testing.T, s store.Store) {
+			lt := leaseTimesOf(t, s)
 			mustProject(t, s, "p1")
 			mustCreateJob(t, s, NewJob("p1", "j1", At(0)))
-			leased := mustClaim(t, s, "w1", At(time.Minute), "j1")
+			leased := claimFor(t, s, "w1", At(time.Minute), lt.lapsing(leaseFor), "j1")
 			// Nobody has claimed the job yet, but anyone may from now on:
 			// the engine must hear that it lost the lease.
-			late := leased.LeaseExpiresAt.Add(time.Microsecond)
-			wantErr(t, "ExtendLease just after expiry", s.ExtendLease(t.Context(), "j1", "w1", late, late.Add(time.Hour)), store.ErrLeaseLost)
+			late := lt.onceEnded(leased, leased.LeaseExpiresAt.Add(time.Microsecond))
+			wantErr(t, "ExtendLease just after expiry", s.ExtendLease(t.Context(), "j1", "w1", late, time.Hour), store.ErrLeaseLost)
 			diffJob(t, "Job", leased, mustJob(t, s, "p1", "j1"))
-			// The expiry instant itself still belongs to the lease.
-			must(t, "ExtendLease at expiry", s.ExtendLease(t.Context(), "j1", "w1", leased.LeaseExpiresAt, late.Add(time.Hour)))
+			if lt.toldTime() {
+				// The expiry instant itself still belongs to the lease.
+				must(t, "ExtendLease at expiry", s.ExtendLease(t.Context(), "j1", "w1", leased.LeaseExpiresAt, time.Hour))
+			}
 		}},
 		{"LeaseCallsAfterReclaimAreLost", func(t *testing.T, s store.Store) {
+			lt := leaseTimesOf(t, s)
 			mustProject(t, s, "p1")
 			mustCreateJob(t, s, NewJob("p1", "j1", At(0)))
-			first := mustClaim(t, s, "w1", At(time.Minute), "j1")
-			second := mustClaim(t, s, "w2", first.LeaseExpiresAt.Add(time.Second), "j1")
+			first := claimFor(t, s, "w1", At(time.Minute), lt.lapsing(leaseFor), "j1")
+			second := mustClaim(t, s, "w2", lt.onceEnded(first, first.LeaseExpiresAt.Add(time.Second)), "j1")
 			wantLeaseLost(t, s, "p1", "j1", "w1", "by the owner of the expired lease")
 			diffJob(t, "Job", second, mustJob(t, s, "p1", "j1"))
 			mustFinish(t, s, store.Finish{JobID: "j1", Owner: "w2", At: At(time.Hour), Outcome: store.Completed, Handled: 1})
@@ -285,6 +322,7 @@ func testLeases(t *testing.T, open opener) {
 			wantNoJob(t, s, "after failure", At(24*time.Hour))
 		}},
 		{"ReleaseMakesJobClaimableAndGivesAttemptBack", func(t *testing.T, s store.Store) {
+			lt := leaseTimesOf(t, s)
 			mustProject(t, s, "p1")
 			created := mustCreateJob(t, s, NewJob("p1", "j1", At(0)))
 			// MaxAttempts 1: the second claim succeeds only if the
@@ -295,12 +333,17 @@ func testLeases(t *testing.T, open opener) {
 			must(t, "ReleaseJob", s.ReleaseJob(t.Context(), "j1", "w1"))
 			diffJob(t, "Job after release", created, mustJob(t, s, "p1", "j1"))
 			c.Owner = "w2" // same Now: no waiting for the old lease to expire
-			got, err := s.ClaimJob(t.Context(), c)
-			must(t, "ClaimJob after release", err)
+			var got store.Job
+			from, to := lt.measured(c.Now, func() {
+				var err error
+				got, err = s.ClaimJob(t.Context(), c)
+				must(t, "ClaimJob after release", err)
+			})
 			want := created
 			want.Attempts = 1
 			want.LeaseOwner = "w2"
-			want.LeaseExpiresAt = At(time.Minute + time.Hour)
+			// At(time.Minute + time.Hour), on a store told the time.
+			want.LeaseExpiresAt = lt.leaseEnd("ClaimJob after release", got.LeaseExpiresAt, from, to, time.Hour)
 			diffJob(t, "ClaimJob after release", want, got)
 			wantLeaseLost(t, s, "p1", "j1", "w1", "after releasing")
 		}},

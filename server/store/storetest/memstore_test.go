@@ -22,7 +22,8 @@ import (
 // inputs, as every backend does, but computes each change of a job itself.
 type memStore struct {
 	mu       sync.Mutex
-	mutant   string // the name of the deliberate bug, if any
+	mutant   string           // the name of the deliberate bug, if any
+	clock    func() time.Time // set: leases follow it, not the times told (see memClockStore)
 	projects map[string]store.Project
 	keys     map[string]store.APIKey
 	jobs     map[string]*store.Job
@@ -55,6 +56,40 @@ func newMemStore(mutant string) *memStore {
 }
 
 func (m *memStore) is(mutant string) bool { return m.mutant == mutant }
+
+// memClockStore is the reference store with leases on a clock of its own,
+// as PostgreSQL's follow the database's: a store.LeaseClock, which judges
+// and sets leases by its clock and ignores the times it is told for them.
+type memClockStore struct{ *memStore }
+
+func (m memClockStore) LeaseNow(context.Context) (time.Time, error) {
+	return m.norm(m.clock()), nil
+}
+
+// leaseTime returns the time the store judges and sets leases by when told
+// told: told itself, or its clock's time if it has one.
+func (m *memStore) leaseTime(told time.Time) time.Time {
+	if m.clock == nil {
+		return m.norm(told)
+	}
+	return m.norm(m.clock())
+}
+
+// ready reports whether j is active and unleased, or leased until before
+// now, as a claim at now judges it.
+func (m *memStore) ready(j *store.Job, now time.Time) bool {
+	if j.Status != docsapi.JobStatusActive && !(m.is("claimsFailed") && j.Status == docsapi.JobStatusFailed) {
+		return false
+	}
+	expired := j.LeaseExpiresAt.Before(now)
+	if m.is("expiryInclusive") {
+		expired = !j.LeaseExpiresAt.After(now)
+	}
+	if m.is("claimIgnoresLease") {
+		expired = true
+	}
+	return j.LeaseOwner == "" || expired
+}
 
 // norm applies the storage conventions: UTC, microseconds, zero kept zero.
 func (m *memStore) norm(t time.Time) time.Time {
@@ -449,20 +484,17 @@ func (m *memStore) ClaimJob(_ context.Context, c store.Claim) (store.Job, error)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	now := m.norm(c.Now)
+	now := m.leaseTime(c.Now)
+	judged, from := now, now
+	if m.is("claimByToldTime") {
+		judged = m.norm(c.Now)
+	}
+	if m.is("leaseFromToldTime") {
+		from = m.norm(c.Now)
+	}
 	var ready []*store.Job
 	for _, j := range m.jobs {
-		if j.Status != docsapi.JobStatusActive && !(m.is("claimsFailed") && j.Status == docsapi.JobStatusFailed) {
-			continue
-		}
-		expired := j.LeaseExpiresAt.Before(now)
-		if m.is("expiryInclusive") {
-			expired = !j.LeaseExpiresAt.After(now)
-		}
-		if m.is("claimIgnoresLease") {
-			expired = true
-		}
-		if j.LeaseOwner == "" || expired {
+		if m.ready(j, judged) {
 			ready = append(ready, j)
 		}
 	}
@@ -486,7 +518,7 @@ func (m *memStore) ClaimJob(_ context.Context, c store.Claim) (store.Job, error)
 		}
 		j.Attempts++
 		j.LeaseOwner = c.Owner
-		j.LeaseExpiresAt = m.norm(c.Now.Add(c.LeaseFor))
+		j.LeaseExpiresAt = m.norm(from.Add(c.LeaseFor))
 		return cloneJob(j), nil
 	}
 	return store.Job{}, fmt.Errorf("claim: %w", store.ErrNoJob)
@@ -501,8 +533,8 @@ func (m *memStore) holder(jobID, owner string) (*store.Job, error) {
 	return j, nil
 }
 
-func (m *memStore) ExtendLease(_ context.Context, jobID, owner string, now, until time.Time) error {
-	if err := store.ValidateExtendLease(jobID, now, until); err != nil {
+func (m *memStore) ExtendLease(_ context.Context, jobID, owner string, told time.Time, leaseFor time.Duration) error {
+	if err := store.ValidateExtendLease(jobID, told, leaseFor); err != nil {
 		return err
 	}
 	m.mu.Lock()
@@ -511,13 +543,53 @@ func (m *memStore) ExtendLease(_ context.Context, jobID, owner string, now, unti
 	if err != nil {
 		return err
 	}
-	if now.After(j.LeaseExpiresAt) && !m.is("extendIgnoresExpiry") {
+	now := m.leaseTime(told)
+	judged, from := now, now
+	if m.is("extendByToldTime") {
+		judged = m.norm(told)
+	}
+	if m.is("extendFromToldTime") {
+		from = m.norm(told)
+	}
+	if judged.After(j.LeaseExpiresAt) && !m.is("extendIgnoresExpiry") {
 		return fmt.Errorf("job %q: %w", jobID, store.ErrLeaseLost)
 	}
+	until := m.norm(from.Add(leaseFor))
+	if m.is("extendOnlyLater") && until.Before(j.LeaseExpiresAt) {
+		until = j.LeaseExpiresAt
+	}
 	if !m.is("extendIgnored") {
-		j.LeaseExpiresAt = m.norm(until)
+		j.LeaseExpiresAt = until
 	}
 	return nil
+}
+
+// JobCounts counts the jobs by status, and the active ones ready at the
+// store's lease time, as ClaimJob judges them.
+func (m *memStore) JobCounts(_ context.Context, told time.Time) (store.JobCounts, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.leaseTime(told)
+	if m.is("countsByToldTime") {
+		now = m.norm(told)
+	}
+	var c store.JobCounts
+	for _, j := range m.jobs {
+		switch j.Status {
+		case docsapi.JobStatusActive:
+			c.Active++
+			if m.ready(j, now) {
+				c.Ready++
+			}
+		case docsapi.JobStatusCompleted:
+			c.Completed++
+		case docsapi.JobStatusFailed:
+			c.Failed++
+		case docsapi.JobStatusArchived:
+			c.Archived++
+		}
+	}
+	return c, nil
 }
 
 func (m *memStore) FinishJob(_ context.Context, f store.Finish) (store.Job, error) {

@@ -9,9 +9,13 @@
 //		})
 //	}
 //
-// The suite never reads the clock and never sleeps: every time it passes is
-// derived from a fixed base time (see At), and lease expiry is tested by
-// claiming with a later Claim.Now.
+// The suite tells every time from a fixed base time (see At), and tests
+// lease expiry on a store told the time by claiming with a later
+// Claim.Now, without reading the clock or sleeping. A store.LeaseClock
+// (PostgreSQL), whose leases follow its database's clock, cannot be told
+// the time: the lease tests then read that clock, wait on it for short
+// leases to end, and tell the store times a day off it, which its leases
+// must not depend on (see leasetimes.go).
 package storetest
 
 import (

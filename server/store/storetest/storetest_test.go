@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/store/storetest"
@@ -27,6 +28,59 @@ func TestReference(t *testing.T) {
 		t.Cleanup(func() { s.Close() })
 		return s
 	})
+}
+
+// TestReferenceLeaseClock runs the suite against the reference store with
+// leases on a clock of its own (a store.LeaseClock), as PostgreSQL's follow
+// the database's: the lease tests then wait on that clock, and tell the
+// store times it must ignore for its leases.
+func TestReferenceLeaseClock(t *testing.T) {
+	storetest.Run(t, openLeaseClock)
+}
+
+// TestReferenceJobCounts runs the tests of store.JobCounter against the
+// reference store, told the time and on a clock of its own.
+func TestReferenceJobCounts(t *testing.T) {
+	mutant := os.Getenv(mutantEnv)
+	t.Run("Told", func(t *testing.T) {
+		storetest.RunJobCounts(t, func(t *testing.T) store.Store { return newMemStore(mutant) })
+	})
+	t.Run("LeaseClock", func(t *testing.T) { storetest.RunJobCounts(t, openLeaseClock) })
+}
+
+// openLeaseClock opens a reference store whose leases follow the machine's
+// clock, with the mutant the environment names.
+func openLeaseClock(*testing.T) store.Store {
+	s := newMemStore(os.Getenv(mutantEnv))
+	s.clock = time.Now
+	return memClockStore{s}
+}
+
+// leaseClockMutants are deliberate bugs of a store whose leases follow its
+// own clock, and the subtests of TestReferenceLeaseClock (or of
+// TestReferenceJobCounts) that must fail with each: a store that judges or
+// sets a lease by the time it is told, as a replica with a clock five
+// minutes ahead would have it judged, and the bugs of a store told the
+// time that the lease tests catch on a clock too.
+var leaseClockMutants = map[string][]string{
+	"claimByToldTime":     {"Leases/LeasedJobIsClaimableOnlyAfterExpiry", "Leases/LeasedJobAtMaxAttemptsIsLeftAlone", "Jobs/AddPromptKeepsLeaseOfRunningJob"},
+	"leaseFromToldTime":   {"Leases/ClaimLeasesJobAndCountsAttempt", "Leases/LeasedJobIsClaimableOnlyAfterExpiry", "Leases/ReleaseMakesJobClaimableAndGivesAttemptBack"},
+	"extendByToldTime":    {"Leases/ExtendLeaseMovesExpiry", "Leases/ExtendLeaseAfterExpiryIsLost"},
+	"extendFromToldTime":  {"Leases/ExtendLeaseMovesExpiry"},
+	"extendOnlyLater":     {"Leases/ExtendLeaseMovesExpiry"},
+	"claimIgnoresLease":   {"Leases/LeasedJobIsClaimableOnlyAfterExpiry", "Concurrency/ConcurrentClaimsLeaseEachJobOnce"},
+	"extendIgnored":       {"Leases/ExtendLeaseMovesExpiry"},
+	"extendIgnoresExpiry": {"Leases/ExtendLeaseAfterExpiryIsLost"},
+	"ignoreMaxAttempts":   {"Leases/JobAtMaxAttemptsFailsAndClaimMovesOn"},
+	"anyOwner":            {"Leases/LeaseCallsOfNonOwnerAreLost", "Leases/LeaseCallsAfterReclaimAreLost"},
+}
+
+// jobCountMutants are deliberate bugs of JobCounts, and the subtests of
+// TestReferenceJobCounts that must fail with each.
+var jobCountMutants = map[string][]string{
+	"countsByToldTime":  {"LeaseClock/ByStatusAndReadyAtNow"},
+	"expiryInclusive":   {"Told/ByStatusAndReadyAtNow"},
+	"claimIgnoresLease": {"Told/ByStatusAndReadyAtNow", "LeaseClock/ByStatusAndReadyAtNow"},
 }
 
 // TestMutantsFail runs the suite against reference stores with one bug
@@ -80,6 +134,7 @@ func TestMutantsFail(t *testing.T) {
 		"anyOwner":                  {"Leases/LeaseCallsOfNonOwnerAreLost", "Leases/LeaseCallsAfterReclaimAreLost"},
 		"extendIgnored":             {"Leases/ExtendLeaseMovesExpiry"},
 		"extendIgnoresExpiry":       {"Leases/ExtendLeaseAfterExpiryIsLost"},
+		"extendOnlyLater":           {"Leases/ExtendLeaseMovesExpiry"},
 		"finishClearsPRLink":        {"Leases/FinishCompletedWithUnhandledPromptKeepsJobActive"},
 		"finishIgnoresNewPrompts":   {"Leases/FinishCompletedWithUnhandledPromptKeepsJobActive"},
 		"finishKeepsAttempts":       {"Leases/FinishCompletedWithUnhandledPromptKeepsJobActive"},
@@ -114,9 +169,19 @@ func TestMutantsFail(t *testing.T) {
 	maps.Copy(mutants, visitorMutants)
 	maps.Copy(mutants, operatorMutants)
 	maps.Copy(mutants, sessionMutants)
-	failLine := regexp.MustCompile(`--- FAIL: TestReference/(\S+)`)
+	runMutants(t, "TestReference", "", mutants)
+	runMutants(t, "TestReferenceLeaseClock", "leaseClock/", leaseClockMutants)
+	runMutants(t, "TestReferenceJobCounts", "jobCounts/", jobCountMutants)
+}
+
+// runMutants runs the test top in a child process once per mutant, with
+// the reference store carrying the mutant's bug, each as a subtest named
+// prefix and the mutant, and checks that the subtests (area/name, under
+// top) meant to catch it fail.
+func runMutants(t *testing.T, top, prefix string, mutants map[string][]string) {
+	failLine := regexp.MustCompile(`--- FAIL: ` + top + `/(\S+)`)
 	for _, name := range slices.Sorted(maps.Keys(mutants)) {
-		t.Run(name, func(t *testing.T) {
+		t.Run(prefix+name, func(t *testing.T) {
 			// Only the areas the mutant must fail in run: the whole suite
 			// once per mutant takes minutes under the race detector.
 			var areas []string
@@ -126,7 +191,7 @@ func TestMutantsFail(t *testing.T) {
 					areas = append(areas, area)
 				}
 			}
-			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestReference$/^("+strings.Join(areas, "|")+")$", "-test.v")
+			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^"+top+"$/^("+strings.Join(areas, "|")+")$", "-test.v")
 			cmd.Env = append(os.Environ(), mutantEnv+"="+name)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
