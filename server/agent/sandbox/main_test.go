@@ -19,6 +19,8 @@ func TestMain(m *testing.M) {
 			os.Exit(BridgeMain(os.Args[2:]))
 		case "test-echo":
 			os.Exit(echoClient(os.Args[2], os.Args[3]))
+		case "test-leave-cgroup":
+			os.Exit(leaveCgroup())
 		}
 	}
 	os.Exit(m.Run())

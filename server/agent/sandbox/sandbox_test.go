@@ -71,11 +71,11 @@ func run(t *testing.T, s *Sandbox, script string, env ...string) (string, int, *
 func TestSandboxEnvironment(t *testing.T) {
 	s := newSandbox(t, Config{})
 	const secret = "sk-secret-value-0123456789"
-	out, code, cmd := run(t, s, `env | sort; echo "pid1 $(wc -c < /proc/1/environ)"; exit 3`, "A=1", "KEY="+secret, "EMPTY=")
+	out, code, cmd := run(t, s, `env | sort; echo "pid1 $(wc -c < /proc/1/environ)"; exit 3`, "A=1", "KEY="+secret, "EMPTY=", "PATH=/server/bin")
 	if code != 3 {
 		t.Errorf("exit status %d, want 3; output:\n%s", code, out)
 	}
-	want := "A=1\nEMPTY=\nKEY=" + secret + "\nPWD="
+	want := "A=1\nEMPTY=\nKEY=" + secret + "\nPATH=" + s.Path() + "\nPWD="
 	if !strings.HasPrefix(out, want) {
 		t.Errorf("the program's environment:\n%s\nwant exactly A, EMPTY, KEY and the shell's PWD", out)
 	}
@@ -101,8 +101,8 @@ func TestSandboxTmpIsBounded(t *testing.T) {
 }
 
 // TestSandboxInheritsNoDescriptors: a descriptor the server holds without
-// close-on-exec (as it inherits them) does not reach the program, nor does
-// bwrap's argument file (descriptor 3).
+// close-on-exec (as it inherits them) does not reach the program, nor do
+// bwrap's argument file, gate and information pipe (descriptors 3 to 5).
 func TestSandboxInheritsNoDescriptors(t *testing.T) {
 	s := newSandbox(t, Config{})
 	var p [2]int
@@ -113,9 +113,9 @@ func TestSandboxInheritsNoDescriptors(t *testing.T) {
 	defer syscall.Close(p[1])
 	// The shell's own test, which opens nothing: a listing of the folder
 	// would also show the descriptors the shell holds for a pipeline.
-	out, code, _ := run(t, s, fmt.Sprintf(`for n in 0 3 %d %d; do test -e /proc/$$/fd/$n && echo "holds $n"; done; true`, p[0], p[1]))
+	out, code, _ := run(t, s, fmt.Sprintf(`for n in 0 3 4 5 %d %d; do test -e /proc/$$/fd/$n && echo "holds $n"; done; true`, p[0], p[1]))
 	if code != 0 || out != "holds 0\n" {
-		t.Errorf("the program: %q (status %d), want only descriptor 0 among 0, 3 and the server's pipe %v", out, code, p)
+		t.Errorf("the program: %q (status %d), want only descriptor 0 among 0, 3, 4, 5 and the server's pipe %v", out, code, p)
 	}
 }
 
