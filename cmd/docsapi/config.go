@@ -168,10 +168,15 @@ type agentConfig struct {
 // somewhere, so that running an agent without a sandbox is said in so many
 // words.
 type sandboxConfig struct {
-	Off        bool     `json:"-"`
-	AllowHosts []string `json:"allowHosts,omitempty"` // hosts reachable through the proxy
-	ReadOnly   []string `json:"readOnly,omitempty"`   // more host paths, read-only
-	Bwrap      string   `json:"bwrap,omitempty"`      // the bubblewrap program
+	Off          bool     `json:"-"`
+	AllowHosts   []string `json:"allowHosts,omitempty"`   // hosts reachable through the proxy
+	ReadOnly     []string `json:"readOnly,omitempty"`     // more host paths, read-only
+	Bwrap        string   `json:"bwrap,omitempty"`        // the bubblewrap program
+	MaxProcesses int      `json:"maxProcesses,omitempty"` // processes and threads of a run
+	Memory       byteSize `json:"memory,omitempty"`       // memory of a run, its file systems included
+	TmpSize      byteSize `json:"tmpSize,omitempty"`      // the size of /tmp
+	ShmSize      byteSize `json:"shmSize,omitempty"`      // the size of /dev/shm
+	HomeSize     byteSize `json:"homeSize,omitempty"`     // the size of the home
 }
 
 // sandboxOff is the one string a "sandbox" field takes.
@@ -374,6 +379,9 @@ func jsonKind(t reflect.Type) string {
 	if t == reflect.TypeFor[duration]() {
 		return `a duration such as "30s"`
 	}
+	if t == reflect.TypeFor[byteSize]() {
+		return `a size such as "512MiB"`
+	}
 	switch t.Kind() {
 	case reflect.Bool:
 		return "true or false"
@@ -421,6 +429,14 @@ func checkFields(v any, t reflect.Type, path string) error {
 		var d duration
 		b, _ := json.Marshal(v)
 		if err := d.UnmarshalJSON(b); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	}
+	if t == reflect.TypeFor[byteSize]() {
+		var size byteSize
+		b, _ := json.Marshal(v)
+		if err := size.UnmarshalJSON(b); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		return nil

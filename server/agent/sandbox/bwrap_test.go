@@ -60,7 +60,7 @@ func TestRootArgs(t *testing.T) {
 func TestOptionsShowNothingElse(t *testing.T) {
 	h := fakeHost(t)
 	opts := options(h, mounts{readOnly: []string{"/opt/node"}, dir: "/srv/docs/job_1", home: "/tmp/run/h",
-		socket: "/tmp/run/proxy.sock"}, Limits{}.withDefaults())
+		socket: "/tmp/run/proxy.sock"}, Limits{}.WithDefaults())
 	text := strings.Join(opts, "\x00")
 	for _, bad := range []string{"shadow", "docsapi.toml", "private", "broken", "/home", "/root", "/var", "/run/user", "/sys"} {
 		if strings.Contains(text, bad) {

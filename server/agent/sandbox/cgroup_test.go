@@ -43,7 +43,7 @@ func wantCgroups(t *testing.T) bool {
 func TestLimitsReported(t *testing.T) {
 	s := newSandbox(t, Config{})
 	l, e := s.Limits()
-	if l != (Limits{}).withDefaults() {
+	if l != (Limits{}).WithDefaults() {
 		t.Errorf("Limits = %+v, want the defaults", l)
 	}
 	t.Logf("here: %s", e)

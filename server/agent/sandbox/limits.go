@@ -49,8 +49,8 @@ type Limits struct {
 	HomeSize int64
 }
 
-// withDefaults returns l with its zero fields set to their defaults.
-func (l Limits) withDefaults() Limits {
+// WithDefaults returns l with its zero fields set to their defaults.
+func (l Limits) WithDefaults() Limits {
 	if l.MaxProcesses == 0 {
 		l.MaxProcesses = DefaultMaxProcesses
 	}
@@ -91,7 +91,7 @@ func (l Limits) Check(name func(field string) string) error {
 			return fmt.Errorf("sandbox: %s is %d; it must not be negative (0 takes the default, %s)", name(s.field), s.value, FormatBytes(s.def))
 		}
 	}
-	l = l.withDefaults()
+	l = l.WithDefaults()
 	if l.MaxProcesses < MinMaxProcesses {
 		return fmt.Errorf("sandbox: %s is %d; an agent needs at least %d processes and threads", name("MaxProcesses"), l.MaxProcesses, MinMaxProcesses)
 	}

@@ -141,7 +141,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if err := cfg.Limits.Check(nil); err != nil {
 		return nil, err
 	}
-	s := &Sandbox{limits: cfg.Limits.withDefaults()}
+	s := &Sandbox{limits: cfg.Limits.WithDefaults()}
 	for _, p := range cfg.ReadOnly {
 		clean, err := checkReadOnly(p)
 		if err != nil {
