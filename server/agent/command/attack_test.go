@@ -256,6 +256,9 @@ echo ready > ready; sleep 60; : %[1]s`, marker)
 // in the folders its log (stderr) names; none where it made no cgroup.
 func leftCgroups(t *testing.T, stderr string, pid int) []string {
 	t.Helper()
+	if !strings.Contains(stderr, "command agent: sandbox limits") {
+		t.Errorf("the server did not say how it enforces the sandbox's limits:\n%s", stderr)
+	}
 	_, after, ok := strings.Cut(stderr, `cgroups="`)
 	if !ok {
 		t.Logf("the server made no cgroup here:\n%s", stderr)

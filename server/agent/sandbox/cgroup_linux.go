@@ -78,7 +78,10 @@ func cgroupName() string {
 }
 
 // ownerAlive reports whether the server that made the cgroup called name
-// still runs.
+// still runs. It sees the processes of this process's PID namespace only:
+// servers in other namespaces must not share the folder of the runs'
+// cgroups (they do not when each runs in a cgroup of its own, as
+// containers and services do).
 func ownerAlive(name string) bool {
 	f := strings.Split(strings.TrimPrefix(name, cgroupPrefix), "-")
 	if len(f) != 3 {
@@ -112,28 +115,33 @@ func (rc *runCgroup) folders() []string {
 	return out
 }
 
-// newRun makes the cgroups of a run and writes its limits.
-func (h *cgroupHost) newRun(l Limits) (rc *runCgroup, err error) {
-	rc = &runCgroup{host: h, name: cgroupName()}
+// newRun makes the cgroups of a run and writes its limits; on an error,
+// it removes what it made.
+func (h *cgroupHost) newRun(l Limits) (*runCgroup, error) {
+	rc := &runCgroup{host: h, name: cgroupName()}
 	if h.pids != "" {
 		rc.pids = filepath.Join(h.pids, rc.name)
 	}
 	if h.memory != "" {
 		rc.memory = filepath.Join(h.memory, rc.name)
 	}
-	defer func() {
-		if err != nil {
-			_ = rc.remove()
-		}
-	}()
+	if err := rc.make(l); err != nil {
+		return nil, errors.Join(err, rc.remove())
+	}
+	return rc, nil
+}
+
+// make makes the run's cgroup folders and writes the limits.
+func (rc *runCgroup) make(l Limits) error {
+	h := rc.host
 	for _, d := range rc.folders() {
 		if err := os.Mkdir(d, 0o755); err != nil {
-			return nil, fmt.Errorf("sandbox: making the run's cgroup: %w", err)
+			return fmt.Errorf("sandbox: making the run's cgroup: %w", err)
 		}
 	}
 	if rc.pids != "" {
 		if err := writeCgroup(rc.pids, "pids.max", strconv.Itoa(l.MaxProcesses)); err != nil {
-			return nil, fmt.Errorf("sandbox: the run's process limit: %w", err)
+			return fmt.Errorf("sandbox: the run's process limit: %w", err)
 		}
 	}
 	if rc.memory != "" {
@@ -155,16 +163,18 @@ func (h *cgroupHost) newRun(l Limits) (rc *runCgroup, err error) {
 		}
 		for _, w := range writes {
 			if err := writeCgroup(rc.memory, w[0], w[1]); err != nil {
-				return nil, fmt.Errorf("sandbox: the run's memory limit: %w", err)
+				return fmt.Errorf("sandbox: the run's memory limit: %w", err)
 			}
 		}
 	}
 	if h.v2 {
-		if rc.dir, err = os.Open(rc.pids); err != nil {
-			return nil, fmt.Errorf("sandbox: opening the run's cgroup: %w", err)
+		dir, err := os.Open(rc.pids)
+		if err != nil {
+			return fmt.Errorf("sandbox: opening the run's cgroup: %w", err)
 		}
+		rc.dir = dir
 	}
-	return rc, nil
+	return nil
 }
 
 // start runs start, which forks bubblewrap, so that bubblewrap is born in
@@ -177,7 +187,10 @@ func (rc *runCgroup) start(start func() error) error {
 	errc := make(chan error, 1)
 	go func() {
 		// os/exec forks from the calling thread, which this goroutine
-		// keeps to itself until it has left the run's cgroups again.
+		// keeps to itself until it has left the run's cgroups again. The
+		// runtime makes no thread from a locked one (it asks its
+		// template thread), so no other thread of the server is born in
+		// the run's cgroups.
 		runtime.LockOSThread()
 		tid := strconv.Itoa(syscall.Gettid())
 		joined := 0
@@ -300,10 +313,13 @@ func removeCgroup(d string) error {
 			return fmt.Errorf("sandbox: removing the cgroup %s: %w", d, err)
 		}
 		// The sandbox dies with bubblewrap; what is left here is still
-		// dying, or escaped that (it cannot leave the cgroup).
+		// dying, or escaped that (it cannot leave the cgroup). This
+		// process is never among them: a thread of its own left in the
+		// cgroup (which start does not let happen) makes its id appear
+		// in cgroup.procs, and the cgroup then stays, with an error.
 		if writeCgroup(d, "cgroup.kill", "1") != nil {
 			for _, p := range readWords(filepath.Join(d, "cgroup.procs")) {
-				if pid, err := strconv.Atoi(p); err == nil && pid > 0 {
+				if pid, err := strconv.Atoi(p); err == nil && pid > 0 && pid != os.Getpid() {
 					_ = syscall.Kill(pid, syscall.SIGKILL)
 				}
 			}

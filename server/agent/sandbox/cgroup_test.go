@@ -199,6 +199,8 @@ func TestStartWithoutTheGate(t *testing.T) {
 	}
 }
 
+func init() { roles["test-leave-cgroup"] = leaveCgroup }
+
 // leaveCgroup plays a server killed during a run: it starts a run that
 // sleeps, prints the folder of its files and its cgroup folders, and waits
 // to be killed.

@@ -126,3 +126,17 @@ func TestSandboxPath(t *testing.T) {
 		t.Errorf("sandboxPath = %q, want %q", got, want)
 	}
 }
+
+// TestNewRunFailure: a run's cgroup whose limit cannot be written (here, a
+// folder that is no cgroup) is removed again, and the error says why.
+func TestNewRunFailure(t *testing.T) {
+	parent := t.TempDir()
+	h := &cgroupHost{pids: parent, memory: parent}
+	rc, err := h.newRun(Limits{}.WithDefaults())
+	if err == nil || rc != nil || !strings.Contains(err.Error(), "the run's process limit") {
+		t.Fatalf("newRun = %v, %v; want an error about the process limit", rc, err)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) > 0 {
+		t.Errorf("newRun left %v", entries)
+	}
+}

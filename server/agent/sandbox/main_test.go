@@ -19,12 +19,17 @@ func TestMain(m *testing.M) {
 			os.Exit(BridgeMain(os.Args[2:]))
 		case "test-echo":
 			os.Exit(echoClient(os.Args[2], os.Args[3]))
-		case "test-leave-cgroup":
-			os.Exit(leaveCgroup())
+		}
+		if role, ok := roles[os.Args[1]]; ok {
+			os.Exit(role())
 		}
 	}
 	os.Exit(m.Run())
 }
+
+// roles are more parts the test binary plays, named by its first
+// argument, that tests of one platform add.
+var roles = map[string]func() int{}
 
 // echoClient sends a line to addr and writes the line it gets back to the
 // file out.
