@@ -188,10 +188,6 @@ func TestSandboxSettings(t *testing.T) {
 			t.Errorf("--print-config does not show %s:\n%s", want, r.stdout)
 		}
 	}
-	// What it prints reads back the same.
-	printed := configFile(t, r.stdout)
-	again := runCLI(t, nil, "", "serve", "--config", printed, "--data", t.TempDir(), "--print-config")
-	again.expect(t, exitOK)
 }
 
 func TestSecretsResolved(t *testing.T) {
@@ -401,5 +397,38 @@ func TestTokenFileReadableByOthersWarns(t *testing.T) {
 	}
 	if len(got.warnings) != 1 || !strings.Contains(got.warnings[0], "chmod 600") || strings.Contains(got.warnings[0], "secret-value") {
 		t.Errorf("warnings: %q", got.warnings)
+	}
+}
+
+// TestByteSize: the sizes a configuration may write, and how they are
+// printed back (which reads back the same).
+func TestByteSize(t *testing.T) {
+	for _, tt := range []struct {
+		json  string
+		bytes int64
+		print string
+	}{
+		{`1048576`, 1 << 20, `"1MiB"`}, {`"512MiB"`, 512 << 20, `"512MiB"`}, {`"2 GiB"`, 2 << 30, `"2GiB"`},
+		{`"64KiB"`, 64 << 10, `"64KiB"`}, {`"1000B"`, 1000, `1000`}, {`"1536MiB"`, 1536 << 20, `"1536MiB"`}, {`0`, 0, `0`},
+	} {
+		var b byteSize
+		if err := json.Unmarshal([]byte(tt.json), &b); err != nil || int64(b) != tt.bytes {
+			t.Errorf("%s reads as %d, %v; want %d", tt.json, b, err, tt.bytes)
+			continue
+		}
+		out, err := json.Marshal(b)
+		if err != nil || string(out) != tt.print {
+			t.Errorf("%d prints as %s, %v; want %s", tt.bytes, out, err, tt.print)
+		}
+		var again byteSize
+		if err := json.Unmarshal(out, &again); err != nil || again != b {
+			t.Errorf("%s reads back as %d, %v", out, again, err)
+		}
+	}
+	for _, bad := range []string{`"2GB"`, `"lots"`, `-1`, `1.5`, `"-3MiB"`, `"9999999999999GiB"`, `true`, `"MiB"`} {
+		var b byteSize
+		if err := json.Unmarshal([]byte(bad), &b); err == nil {
+			t.Errorf("%s reads as %d", bad, b)
+		}
 	}
 }
