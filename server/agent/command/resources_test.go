@@ -129,9 +129,10 @@ exit 0`)}))
 	if !strings.Contains(errs, "No space left on device") || !strings.Contains(errs, "Read-only file system") {
 		t.Errorf("dd did not fail for want of space in /dev/shm and on a read-only /dev:\n%s", errs)
 	}
-	// The sandbox's file systems go with it. Other tests may use shared
-	// memory meanwhile, hence the margin.
-	if grown := after - before; grown > 256<<20 {
+	// The sandbox's file systems go with it: at most /dev/shm's cap could
+	// linger. Other programs (a browser) may use shared memory meanwhile,
+	// hence the margin; the attack leaves 800 MiB where nothing caps it.
+	if grown := after - before; grown > 350<<20 {
 		t.Errorf("the host's shared memory grew by %d MiB during the run and stayed so", grown>>20)
 	}
 }
