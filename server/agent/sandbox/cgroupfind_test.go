@@ -31,11 +31,11 @@ func TestCgroupDir(t *testing.T) {
 	writeFiles(t, dir, map[string]string{
 		"mountinfo": `22 1 254:0 / / rw,relatime - ext4 /dev/vda rw
 30 25 0:26 / /sys/fs/cgroup/pids rw,nosuid,nodev,noexec,relatime shared:9 - cgroup cgroup rw,pids
-31 25 0:27 /process_api /sys/fs/cgroup/memory rw,nosuid - cgroup cgroup rw,memory
+31 25 0:27 /machine.slice /sys/fs/cgroup/memory rw,nosuid - cgroup cgroup rw,memory
 32 25 0:28 / /sys/fs/cgroup/unified rw,nosuid - cgroup2 cgroup2 rw,nsdelegate
 33 25 0:29 / /mnt/cpu\040and\040more rw - cgroup cgroup rw,cpu,cpuacct
 `,
-		"cgroup": "9:cpu,cpuacct:/a\n8:pids:/a/b\n4:memory:/process_api/x\n1:blkio:/\n0::/srv.service\n",
+		"cgroup": "9:cpu,cpuacct:/a\n8:pids:/a/b\n4:memory:/machine.slice/x\n1:blkio:/\n0::/srv.service\n",
 	})
 	mounts, err := readMounts(filepath.Join(dir, "mountinfo"))
 	if err != nil {
