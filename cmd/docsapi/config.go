@@ -195,8 +195,13 @@ type sandboxConfig struct {
 	// AllowAddresses are the addresses, otherwise refused (loopback,
 	// private, link-local, metadata...), the proxy may dial for them.
 	AllowAddresses []string `json:"allowAddresses,omitempty"`
-	ReadOnly       []string `json:"readOnly,omitempty"` // more host paths, read-only
-	Bwrap          string   `json:"bwrap,omitempty"`    // the bubblewrap program
+	ReadOnly       []string `json:"readOnly,omitempty"`     // more host paths, read-only
+	Bwrap          string   `json:"bwrap,omitempty"`        // the bubblewrap program
+	MaxProcesses   int      `json:"maxProcesses,omitempty"` // processes and threads of a run
+	Memory         byteSize `json:"memory,omitempty"`       // memory of a run, its file systems included
+	TmpSize        byteSize `json:"tmpSize,omitempty"`      // the size of /tmp
+	ShmSize        byteSize `json:"shmSize,omitempty"`      // the size of /dev/shm
+	HomeSize       byteSize `json:"homeSize,omitempty"`     // the size of the home
 }
 
 // sandboxOff is the one string a "sandbox" field takes.
@@ -405,6 +410,9 @@ func jsonKind(t reflect.Type) string {
 	if t == reflect.TypeFor[duration]() {
 		return `a duration such as "30s"`
 	}
+	if t == reflect.TypeFor[byteSize]() {
+		return `a size such as "512MiB"`
+	}
 	switch t.Kind() {
 	case reflect.Bool:
 		return "true or false"
@@ -452,6 +460,14 @@ func checkFields(v any, t reflect.Type, path string) error {
 		var d duration
 		b, _ := json.Marshal(v)
 		if err := d.UnmarshalJSON(b); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	}
+	if t == reflect.TypeFor[byteSize]() {
+		var size byteSize
+		b, _ := json.Marshal(v)
+		if err := size.UnmarshalJSON(b); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		return nil

@@ -85,6 +85,20 @@ func TestConfigErrors(t *testing.T) {
 			[]string{`projects[0].agent.sandbox: want an object, got true or false`}},
 		{"unknown sandbox field", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": {"allowHost": ["a.example"]}}}]}`,
 			[]string{`projects[0].agent.sandbox: unknown field "allowHost"`}},
+		{"sandbox size without a unit we know", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": {"memory": "2GB"}}}]}`,
+			[]string{`projects[0].agent.sandbox.memory: "2GB" is not a size such as "512MiB"`}},
+		{"negative sandbox size", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": {"homeSize": -1}}}]}`,
+			[]string{`projects[0].agent.sandbox.homeSize: -1 is not a size`}},
+		{"sandbox size of the wrong type", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": {"tmpSize": true}}}]}`,
+			[]string{`projects[0].agent.sandbox.tmpSize: want a size`}},
+		{"too few processes", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": {"maxProcesses": 3}}}]}`,
+			[]string{`projects[0] ("p").agent: sandbox.maxProcesses is 3; an agent needs at least 16`}},
+		{"negative processes", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": {"maxProcesses": -5}}}]}`,
+			[]string{`projects[0] ("p").agent: sandbox.maxProcesses is -5; it must not be negative`}},
+		{"too little memory", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": {"memory": "16MiB"}}}]}`,
+			[]string{`projects[0] ("p").agent: sandbox.memory is 16 MiB; an agent needs at least 64 MiB`}},
+		{"file systems past the memory", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": {"memory": "1GiB", "homeSize": "1GiB"}}}]}`,
+			[]string{`projects[0] ("p").agent: sandbox.tmpSize + sandbox.shmSize + sandbox.homeSize is 1344 MiB, not below sandbox.memory (1 GiB)`}},
 		{"sandbox of an llm agent", `{"projects": [{"id": "p", "repository": "r", "model": "m", "host": {"kind": "push-only"}, "agent": {"kind": "llm", "provider": "openai", "sandbox": "off"}}]}`,
 			[]string{"sandbox is a field of kind command, not llm"}},
 		{"trusted proxy that is a name", `{"trustedProxies": ["10.0.0.0/8", "proxy.internal"]}`,
@@ -126,7 +140,9 @@ func TestSandboxSettings(t *testing.T) {
   {"id": "open", "repository": "r", "host": {"kind": "push-only"},
    "agent": {"kind": "command", "command": "sh", "sandbox": "off"}},
   {"id": "tight", "repository": "r", "host": {"kind": "push-only"},
-   "agent": {"kind": "command", "command": "sh", "sandbox": {"allowHosts": ["api.anthropic.com"], "allowAddresses": ["10.0.0.0/8"], "readOnly": ["tools"]}}}
+   "agent": {"kind": "command", "command": "sh", "sandbox": {"allowHosts": ["api.anthropic.com"], "allowAddresses": ["10.0.0.0/8"], "readOnly": ["tools"],
+             "maxProcesses": 100, "memory": "3GiB", "tmpSize": 134217728, "shmSize": "32 MiB", "homeSize": "1GiB"}}},
+  {"id": "plain", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh"}}
 ]}`)
 	cfg, err := loadConfigFile(path)
 	if err != nil {
@@ -144,6 +160,12 @@ func TestSandboxSettings(t *testing.T) {
 		!slices.Equal(tight.ReadOnly, []string{filepath.Join(filepath.Dir(path), "tools")}) {
 		t.Errorf("the object gave %+v", tight)
 	}
+	if want := (sandbox.Limits{MaxProcesses: 100, Memory: 3 << 30, TmpSize: 128 << 20, ShmSize: 32 << 20, HomeSize: 1 << 30}); tight.Limits != want {
+		t.Errorf("the limits are %+v, want %+v", tight.Limits, want)
+	}
+	if plain := projects.runner["plain"].Agent.Command.Sandbox; plain.Limits != (sandbox.Limits{}) {
+		t.Errorf("limits not configured gave %+v, want zero (the sandbox's defaults)", plain.Limits)
+	}
 	self, _ := os.Executable()
 	if !slices.Equal(tight.Bridge, []string{self, "sandbox-bridge"}) {
 		t.Errorf("the bridge is %q, want this program's sandbox-bridge", tight.Bridge)
@@ -155,6 +177,16 @@ func TestSandboxSettings(t *testing.T) {
 	r.expect(t, exitOK)
 	if !strings.Contains(r.stdout, `"sandbox": "off"`) || !strings.Contains(r.stdout, `"allowHosts": [`) || !strings.Contains(r.stdout, `"allowAddresses": [`) {
 		t.Errorf("--print-config does not show the sandbox settings:\n%s", r.stdout)
+	}
+	// The limits as configured, and the defaults where none is.
+	flat := strings.Join(strings.Fields(r.stdout), " ")
+	for _, want := range []string{
+		`"maxProcesses": 100, "memory": "3GiB", "tmpSize": "128MiB", "shmSize": "32MiB", "homeSize": "1GiB"`,
+		`"maxProcesses": 256, "memory": "2GiB", "tmpSize": "256MiB", "shmSize": "64MiB", "homeSize": "512MiB"`,
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("--print-config does not show %s:\n%s", want, r.stdout)
+		}
 	}
 }
 
@@ -365,5 +397,38 @@ func TestTokenFileReadableByOthersWarns(t *testing.T) {
 	}
 	if len(got.warnings) != 1 || !strings.Contains(got.warnings[0], "chmod 600") || strings.Contains(got.warnings[0], "secret-value") {
 		t.Errorf("warnings: %q", got.warnings)
+	}
+}
+
+// TestByteSize: the sizes a configuration may write, and how they are
+// printed back (which reads back the same).
+func TestByteSize(t *testing.T) {
+	for _, tt := range []struct {
+		json  string
+		bytes int64
+		print string
+	}{
+		{`1048576`, 1 << 20, `"1MiB"`}, {`"512MiB"`, 512 << 20, `"512MiB"`}, {`"2 GiB"`, 2 << 30, `"2GiB"`},
+		{`"64KiB"`, 64 << 10, `"64KiB"`}, {`"1000B"`, 1000, `1000`}, {`"1536MiB"`, 1536 << 20, `"1536MiB"`}, {`0`, 0, `0`},
+	} {
+		var b byteSize
+		if err := json.Unmarshal([]byte(tt.json), &b); err != nil || int64(b) != tt.bytes {
+			t.Errorf("%s reads as %d, %v; want %d", tt.json, b, err, tt.bytes)
+			continue
+		}
+		out, err := json.Marshal(b)
+		if err != nil || string(out) != tt.print {
+			t.Errorf("%d prints as %s, %v; want %s", tt.bytes, out, err, tt.print)
+		}
+		var again byteSize
+		if err := json.Unmarshal(out, &again); err != nil || again != b {
+			t.Errorf("%s reads back as %d, %v", out, again, err)
+		}
+	}
+	for _, bad := range []string{`"2GB"`, `"lots"`, `-1`, `1.5`, `"-3MiB"`, `"9999999999999GiB"`, `true`, `"MiB"`} {
+		var b byteSize
+		if err := json.Unmarshal([]byte(bad), &b); err == nil {
+			t.Errorf("%s reads as %d", bad, b)
+		}
 	}
 }

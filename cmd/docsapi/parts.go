@@ -215,8 +215,19 @@ func resolveAgent(where string, a agentConfig, model *string, getenv func(string
 }
 
 func (s sandboxConfig) isZero() bool {
-	return !s.Off && len(s.AllowHosts) == 0 && len(s.AllowAddresses) == 0 && len(s.ReadOnly) == 0 && s.Bwrap == ""
+	return !s.Off && len(s.AllowHosts) == 0 && len(s.AllowAddresses) == 0 && len(s.ReadOnly) == 0 && s.Bwrap == "" && s.limits() == (sandbox.Limits{})
 }
+
+// limits returns the sandbox's resource limits as the configuration gives
+// them (0: the default).
+func (s sandboxConfig) limits() sandbox.Limits {
+	return sandbox.Limits{MaxProcesses: s.MaxProcesses, Memory: int64(s.Memory), TmpSize: int64(s.TmpSize),
+		ShmSize: int64(s.ShmSize), HomeSize: int64(s.HomeSize)}
+}
+
+// sandboxLimitKeys are the configuration's keys of sandbox.Limits' fields.
+var sandboxLimitKeys = map[string]string{"MaxProcesses": "sandbox.maxProcesses", "Memory": "sandbox.memory",
+	"TmpSize": "sandbox.tmpSize", "ShmSize": "sandbox.shmSize", "HomeSize": "sandbox.homeSize"}
 
 // bridgeCommand is the hidden command that runs the sandbox's network
 // bridge (sandbox.BridgeMain): the sandbox starts this program with it.
@@ -231,7 +242,11 @@ func resolveSandbox(where string, s sandboxConfig) (sandbox.Config, string, erro
 		return sandbox.Config{Mode: sandbox.Off},
 			where + `: sandbox is "off": the command agent runs as the server's user, and can read the server's environment, configuration and secret files, reach any host, and leave processes behind`, nil
 	}
-	cfg := sandbox.Config{Bwrap: s.Bwrap, ReadOnly: s.ReadOnly, AllowHosts: s.AllowHosts, AllowAddresses: s.AllowAddresses}
+	limits := s.limits()
+	if err := limits.Check(func(field string) string { return sandboxLimitKeys[field] }); err != nil {
+		return sandbox.Config{}, "", fmt.Errorf("%s: %s", where, strings.TrimPrefix(err.Error(), "sandbox: "))
+	}
+	cfg := sandbox.Config{Bwrap: s.Bwrap, ReadOnly: s.ReadOnly, AllowHosts: s.AllowHosts, AllowAddresses: s.AllowAddresses, Limits: limits}
 	if len(s.AllowHosts) > 0 {
 		self, err := os.Executable()
 		if err != nil {

@@ -109,7 +109,8 @@ and agent.kind is optional):
                 "args": ["-p", "--model", "{model}", "--permission-mode", "acceptEdits"],
                 "promptVia": "stdin", "timeout": "20m",
                 "passEnv": ["ANTHROPIC_API_KEY"],
-                "sandbox": {"allowHosts": ["api.anthropic.com"], "readOnly": ["/opt/node"]}}
+                "sandbox": {"allowHosts": ["api.anthropic.com"], "readOnly": ["/opt/node"],
+                            "maxProcesses": 256, "memory": "2GiB"}}
     },
     {
       "id": "api-docs", "repository": "https://gitlab.example.com/acme/api-docs.git",
@@ -219,25 +220,44 @@ their durations, and page views ingested with the commits that store them.
 It asks for no key: give it an address that only the monitoring can reach.
 
 A command agent runs in a bubblewrap sandbox (Linux; Debian package
-bubblewrap): it writes only to its workspace and home, sees a read-only
-/usr and a few files of /etc, cannot see the server's environment, files or
-processes, reaches no network, and dies with its run and with the server.
-sandbox.allowHosts lists hosts it may reach over HTTPS through a proxy the
-server runs (host, host:port, *.example.com). The proxy resolves each name
-itself and dials only the addresses it checked: never this machine's or
-its networks' (loopback, private, shared, link-local, unique-local,
-multicast, reserved) nor a cloud metadata service (169.254.169.254 and
-others), whether named or written as an address, unless
-sandbox.allowAddresses lists them: addresses or CIDR networks, such as
-"10.0.0.5" or "10.0.0.0/24" (a metadata address only by itself).
+bubblewrap): it writes only to its workspace and to file systems in memory
+of its own, /tmp, /dev/shm and its home (HOME; TMPDIR is /tmp), sees a
+read-only /usr and a few files of /etc, cannot see the server's
+environment, files or processes, reaches no network, and dies with its run
+and with the server. Its PATH is /usr/local/bin:/usr/bin:/bin, after the
+bin folder of each readOnly path that has one; the command itself is found
+in the server's PATH. sandbox.allowHosts lists hosts it may reach over
+HTTPS through a proxy the server runs (host, host:port, *.example.com). The
+proxy resolves each name itself and dials only the addresses it checked:
+never this machine's or its networks' (loopback, private, shared,
+link-local, unique-local, multicast, reserved) nor a cloud metadata service
+(169.254.169.254 and others), whether named or written as an address,
+unless sandbox.allowAddresses lists them: addresses or CIDR networks, such
+as "10.0.0.5" or "10.0.0.0/24" (a metadata address only by itself).
 sandbox.readOnly adds host paths it may read (where its runtime lives);
 serve refuses one that holds, or lies in, its own files, links resolved:
 the data folder and database, the configuration file, the TLS and secret
-files, git.workDir (workspaces, mirrors, the agents' runs), and the
-SSH and PostgreSQL files of the server's user. sandbox.bwrap names the
-bubblewrap program. Where the sandbox cannot run, serve refuses to start
-unless the agent says "sandbox": "off", which runs it as the server's user
-with access to all the server can read (serve warns at every start).
+files, git.workDir (workspaces, mirrors, the agents' runs), and the SSH and
+PostgreSQL files of the server's user. sandbox.bwrap names the bubblewrap
+program. Where the sandbox cannot run, serve refuses to start unless the
+agent says "sandbox": "off", which runs it as the server's user with access
+to all the server can read, and with none of the limits below (serve warns
+at every start).
+
+Each run of a sandboxed agent is bounded: sandbox.maxProcesses (default
+256) processes and threads at once; sandbox.memory (default 2GiB) of
+memory, the files in its file systems included (past it the kernel kills
+its largest process, and the job's error says so); sandbox.tmpSize
+(256MiB), sandbox.shmSize (64MiB) and sandbox.homeSize (512MiB) cap /tmp,
+/dev/shm and the home, and together must stay below sandbox.memory. Sizes
+are bytes, or strings such as "512MiB" or "2GiB". Where the server can make
+cgroups (cgroup v2 with the pids and memory controllers delegated, as
+systemd's Delegate=yes does; or cgroup v1, the pids and memory hierarchies
+writable) each run gets its own, removed after it; elsewhere the process
+limit is RLIMIT_NPROC, which counts only the sandbox's processes but binds
+nothing when the server runs as root, and memory is bounded only by the
+file systems' sizes. serve logs at start which mechanism enforces each
+limit ("sandbox limits"), at warn when one is not enforced.
 
 git.maxPublishFiles (default 1000) and git.maxPublishBytes (default
 20971520, 20 MiB) bound what a job may publish: the files its branch

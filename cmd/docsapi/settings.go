@@ -445,6 +445,11 @@ func printConfig(s *stdio, set *serveSettings) error {
 			}
 			p.Agent.Env = env
 		}
+		if p.Agent.Kind == "command" && !p.Agent.Sandbox.Off {
+			l := p.Agent.Sandbox.limits().WithDefaults()
+			p.Agent.Sandbox.MaxProcesses, p.Agent.Sandbox.Memory = l.MaxProcesses, byteSize(l.Memory)
+			p.Agent.Sandbox.TmpSize, p.Agent.Sandbox.ShmSize, p.Agent.Sandbox.HomeSize = byteSize(l.TmpSize), byteSize(l.ShmSize), byteSize(l.HomeSize)
+		}
 		eff.Projects[i] = p
 	}
 	out, err := json.MarshalIndent(eff, "", "  ")

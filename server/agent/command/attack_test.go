@@ -240,7 +240,40 @@ echo ready > ready; sleep 60; : %[1]s`, marker)
 	}
 	_ = server.Wait()
 	assertNoMarkedProcess(t, marker, 5*time.Second)
-	checkLeftoverSwept(t, runs)
+	cgroups := leftCgroups(t, stderr.String(), server.Process.Pid)
+	logs := checkLeftoverSwept(t, runs)
+	for _, p := range cgroups {
+		if !strings.Contains(logs, "removed the cgroup of a run whose server died") || !strings.Contains(logs, p) {
+			t.Errorf("New did not log the removal of the cgroup %s:\n%s", p, logs)
+		}
+		if exists(p) {
+			t.Errorf("the dead server's cgroup %s is left", p)
+		}
+	}
+}
+
+// leftCgroups returns the cgroups of runs that the killed server pid left,
+// in the folders its log (stderr) names; none where it made no cgroup.
+func leftCgroups(t *testing.T, stderr string, pid int) []string {
+	t.Helper()
+	if !strings.Contains(stderr, "command agent: sandbox limits") {
+		t.Errorf("the server did not say how it enforces the sandbox's limits:\n%s", stderr)
+	}
+	_, after, ok := strings.Cut(stderr, `cgroups="`)
+	if !ok {
+		t.Logf("the server made no cgroup here:\n%s", stderr)
+		return nil
+	}
+	parents, _, _ := strings.Cut(after, `"`)
+	var left []string
+	for _, parent := range strings.Fields(parents) {
+		found, _ := filepath.Glob(filepath.Join(parent, fmt.Sprintf("docsapi-sandbox-%d-*", pid)))
+		if len(found) == 0 {
+			t.Errorf("the killed server left no cgroup in %s; the test proves nothing", parent)
+		}
+		left = append(left, found...)
+	}
+	return left
 }
 
 // TestUnsandboxedServerDeath: with the sandbox off, the agent itself still

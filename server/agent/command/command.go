@@ -7,7 +7,10 @@
 // the keys of other projects) that an agent driven by a prompt must never
 // see. Only PATH, LANG, a private HOME and TMPDIR that are removed after the
 // run, a few DOCSAPI_* variables describing the job, and the variables the
-// configuration lists are passed.
+// configuration lists are passed. In the sandbox, PATH is the sandbox's own
+// (sandbox.Sandbox.Path), HOME a file system in memory of a capped size,
+// and TMPDIR the sandbox's /tmp; without it, PATH is the server's and HOME
+// and TMPDIR are folders of the run on disk.
 //
 // # The sandbox
 //
@@ -19,7 +22,9 @@
 // only to the workspace and its private home, reaches no network but the
 // hosts Config.Sandbox.AllowHosts names, cannot read the server's
 // environment, files or processes, and dies whole with the run: at the
-// timeout, when the run's context ends, and when the server dies. New fails
+// timeout, when the run's context ends, and when the server dies. Its
+// processes, memory and file systems are bounded by
+// Config.Sandbox.Limits; New logs how this machine enforces them. New fails
 // where the sandbox cannot run (bubblewrap missing, user namespaces off),
 // saying what to do.
 //
@@ -285,7 +290,6 @@ func New(cfg Config) (*Agent, error) {
 		}
 	}
 	sort.Strings(env)
-	env = append(env, "PATH="+os.Getenv("PATH"))
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -307,6 +311,10 @@ func New(cfg Config) (*Agent, error) {
 	}
 	if sb == nil {
 		log.Warn("command agent: the sandbox is off: the agent runs as the server's user and can read what the server can")
+		// The program runs on the host, where the server's folders are.
+		env = append(env, "PATH="+os.Getenv("PATH"))
+	} else {
+		logLimits(log, sb)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("command agent: the folder of the runs: %w", err)
@@ -321,14 +329,46 @@ func New(cfg Config) (*Agent, error) {
 	return &Agent{cfg: cfg, path: path, sandbox: sb, dir: dir, env: env, secrets: strings.NewReplacer(hide...), log: log, promptInArgs: inArgs}, nil
 }
 
+// logLimits logs the limits of the sandbox's runs and what enforces them
+// here, at Warn when something is not enforced, and the cgroups of dead
+// servers' runs that the sandbox removed.
+func logLimits(log *slog.Logger, sb *sandbox.Sandbox) {
+	l, e := sb.Limits()
+	attrs := []any{
+		slog.String("processes", fmt.Sprintf("%d by %s", l.MaxProcesses, e.Processes)),
+		slog.String("memory", fmt.Sprintf("%s by %s", sandbox.FormatBytes(l.Memory), e.Memory)),
+		slog.Bool("swap_counted", e.SwapCounted),
+		slog.String("tmp", sandbox.FormatBytes(l.TmpSize)), slog.String("shm", sandbox.FormatBytes(l.ShmSize)),
+		slog.String("home", sandbox.FormatBytes(l.HomeSize)), slog.String("path", sb.Path()),
+	}
+	if len(e.Cgroups) > 0 {
+		attrs = append(attrs, slog.String("cgroups", strings.Join(e.Cgroups, " ")))
+	}
+	if e.Note != "" {
+		attrs = append(attrs, slog.String("note", e.Note))
+	}
+	if e.Processes == sandbox.Unenforced || e.Memory == sandbox.Unenforced {
+		log.Warn("command agent: sandbox limits, not all enforced on this machine", attrs...)
+	} else {
+		log.Info("command agent: sandbox limits", attrs...)
+	}
+	swept, err := sb.Swept()
+	for _, p := range swept {
+		log.Info("command agent: removed the cgroup of a run whose server died", slog.String("path", p))
+	}
+	if err != nil {
+		log.Warn("command agent: removing the cgroups of dead runs", slog.Any("error", err))
+	}
+}
+
 // newSandbox returns the sandbox cfg asks for, or nil when it is off. dir
 // is where the runs' folders are made.
 func newSandbox(cfg sandbox.Config, dir string) (*sandbox.Sandbox, error) {
 	if cfg.Mode == sandbox.Off {
 		// Settings that only the sandbox applies would be ignored, and the
 		// operator believe the agent confined.
-		if len(cfg.ReadOnly) > 0 || len(cfg.AllowHosts) > 0 || len(cfg.AllowAddresses) > 0 || len(cfg.Bridge) > 0 {
-			return nil, errors.New("command agent: Sandbox.Mode is off, yet ReadOnly, AllowHosts, AllowAddresses or Bridge is set: they apply only in the sandbox; remove them or turn the sandbox on")
+		if len(cfg.ReadOnly) > 0 || len(cfg.AllowHosts) > 0 || len(cfg.AllowAddresses) > 0 || len(cfg.Bridge) > 0 || cfg.Limits != (sandbox.Limits{}) {
+			return nil, errors.New("command agent: Sandbox.Mode is off, yet ReadOnly, AllowHosts, AllowAddresses, Bridge or Limits is set: they apply only in the sandbox; remove them or turn the sandbox on")
 		}
 		return nil, nil
 	}
@@ -377,6 +417,10 @@ type ExitError struct {
 	// the sandbox, a signal that ends the program gives 128 plus its
 	// number, as a shell reports it.
 	Code int
+	// Limits says which of the sandbox's limits the run reached, if any
+	// (a process killed at the memory limit, forks refused at the process
+	// limit): the likely cause of the failure.
+	Limits string
 	// Output is the captured output (see Config.MaxOutputBytes), with the
 	// values of passed variables redacted.
 	Output string
@@ -388,6 +432,9 @@ func (e *ExitError) Error() string {
 	what := fmt.Sprintf("exited with status %d", e.Code)
 	if e.Code < 0 {
 		what = "was killed by a signal"
+	}
+	if e.Limits != "" {
+		what += " (" + e.Limits + ")"
 	}
 	return "the agent command " + what + tailOf(e.Output)
 }
@@ -445,11 +492,15 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 			a.log.Warn("command agent: removing the run's folder", slog.String("job_id", task.JobID), slog.Any("error", rerr))
 		}
 	}()
-	home := filepath.Join(run.Path(), "home")
-	tmp := filepath.Join(home, "tmp")
-	for _, d := range []string{home, tmp} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			return fmt.Errorf("command agent: making the home folder: %w", err)
+	// In the sandbox, the home is a file system of the sandbox's own at
+	// this path, and TMPDIR its /tmp: neither is on the server's disk.
+	home, tmp := filepath.Join(run.Path(), "home"), "/tmp"
+	if a.sandbox == nil {
+		tmp = filepath.Join(home, "tmp")
+		for _, d := range []string{home, tmp} {
+			if err := os.Mkdir(d, 0o700); err != nil {
+				return fmt.Errorf("command agent: making the home folder: %w", err)
+			}
 		}
 	}
 
@@ -462,12 +513,13 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 		return engine.Permanent(err)
 	}
 	var cmd *exec.Cmd
+	var sc *sandbox.Cmd
 	if a.sandbox != nil {
 		dir, err := filepath.Abs(task.Dir)
 		if err != nil {
 			return engine.Permanent(fmt.Errorf("command agent: %w", err))
 		}
-		sc, err := a.sandbox.Command(runCtx, sandbox.Run{Program: a.path, Args: args, Env: env,
+		sc, err = a.sandbox.Command(runCtx, sandbox.Run{Program: a.path, Args: args, Env: env,
 			Dir: dir, Home: home, Private: run.Path(), JobID: task.JobID, Logger: a.log})
 		if errors.Is(err, fs.ErrNotExist) {
 			return engine.Permanent(fmt.Errorf("command agent: %w", err))
@@ -507,7 +559,11 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	startCmd := cmd.Start
+	if sc != nil {
+		startCmd = sc.Start // with the run's limits
+	}
+	if err := startCmd(); err != nil {
 		pr.Close()
 		pw.Close()
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
@@ -539,6 +595,7 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 	pr.Close()
 	<-copied
 	elapsed := time.Since(start)
+	limits := a.exhaustion(sc, task.JobID)
 
 	output := a.secrets.Replace(out.String())
 	code := -1
@@ -562,9 +619,34 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 	}
 	var ee *exec.ExitError
 	if errors.As(waitErr, &ee) {
-		return &ExitError{Code: code, Output: output, Dropped: out.dropped()}
+		return &ExitError{Code: code, Limits: limits, Output: output, Dropped: out.dropped()}
 	}
 	return fmt.Errorf("command agent: %w", waitErr)
+}
+
+// exhaustion logs, at Warn, the limits of the sandbox that the run sc
+// (nil without the sandbox) reached, and returns them as a sentence for
+// an error, or "".
+func (a *Agent) exhaustion(sc *sandbox.Cmd, jobID string) string {
+	if sc == nil {
+		return ""
+	}
+	e := sc.Exhaustion()
+	l, _ := a.sandbox.Limits()
+	var what []string
+	if e.OOMKills > 0 {
+		what = append(what, fmt.Sprintf("the kernel killed %d process(es) of the sandbox at its memory cap of %s; raise the sandbox's memory limit (sandbox.memory in serve's configuration) if the agent needs more", e.OOMKills, sandbox.FormatBytes(l.Memory)))
+	}
+	if e.ForksRefused > 0 {
+		what = append(what, fmt.Sprintf("%d process(es) could not start at the sandbox's limit of %d; raise sandbox.maxProcesses if the agent needs more", e.ForksRefused, l.MaxProcesses))
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	text := strings.Join(what, "; ")
+	a.log.Warn("command agent: the run reached the sandbox's limits", slog.String("job_id", jobID),
+		slog.Int("oom_kills", e.OOMKills), slog.Int("forks_refused", e.ForksRefused), slog.String("limits", text))
+	return text
 }
 
 // args expands the placeholders of the configured arguments.

@@ -362,8 +362,14 @@ env; exit 1`),
 	if strings.Contains(env, sentinel) {
 		t.Error("the agent saw the server's secret")
 	}
+	// In the sandbox, PATH is the sandbox's, and TMPDIR its /tmp; the
+	// server's PATH names folders the sandbox does not have.
+	path, tmpdir := os.Getenv("PATH"), ""
+	if a.sandbox != nil {
+		path, tmpdir = a.sandbox.Path(), "/tmp"
+	}
 	checks := map[string]string{"AGENT_API_KEY": token, "AGENT_REGION": "eu", "DOCSAPI_JOB_ID": "job_1",
-		"DOCSAPI_PROJECT_ID": "proj_1", "DOCSAPI_MODEL": "model-x", "PATH": os.Getenv("PATH")}
+		"DOCSAPI_PROJECT_ID": "proj_1", "DOCSAPI_MODEL": "model-x", "PATH": path}
 	for k, want := range checks {
 		if vars[k] != want {
 			t.Errorf("%s = %q, want %q", k, vars[k], want)
@@ -373,7 +379,7 @@ env; exit 1`),
 		t.Error("LANG is not set")
 	}
 	home := strings.TrimSpace(readFile(t, dir, "home.txt"))
-	if home == os.Getenv("HOME") || vars["HOME"] != home || !strings.HasPrefix(vars["TMPDIR"], home) {
+	if home == os.Getenv("HOME") || vars["HOME"] != home || tmpdir == "" && !strings.HasPrefix(vars["TMPDIR"], home) || tmpdir != "" && vars["TMPDIR"] != tmpdir {
 		t.Errorf("HOME %q, TMPDIR %q: want a private folder", home, vars["TMPDIR"])
 	}
 	if readFile(t, dir, "dirs.txt") != "ok\n" {

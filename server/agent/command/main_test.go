@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -110,7 +111,7 @@ func serverRole(args []string) int {
 		fmt.Fprintln(os.Stderr, "test-server: want workspace, run folder, mode and script")
 		return 2
 	}
-	cfg := Config{Command: "/bin/sh", Args: []string{"-c", args[3]}, Dir: args[1]}
+	cfg := Config{Command: "/bin/sh", Args: []string{"-c", args[3]}, Dir: args[1], Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
 	cfg.Sandbox.Mode = sandbox.Mode(args[2])
 	a, err := New(cfg)
 	if err != nil {

@@ -71,8 +71,8 @@ func inModes(t *testing.T, test func(t *testing.T, mode func(Config) Config)) {
 var noRaceExitSleep = map[string]string{"GORACE": "atexit_sleep_ms=0"}
 
 // checkLeftoverSwept checks that the folder of the run a killed server left
-// in runs is removed by the next New.
-func checkLeftoverSwept(t *testing.T, runs string) {
+// in runs is removed by the next New, and returns that New's log.
+func checkLeftoverSwept(t *testing.T, runs string) string {
 	t.Helper()
 	left, _ := filepath.Glob(filepath.Join(runs, runPrefix+"-*"))
 	if len(left) == 0 {
@@ -86,6 +86,7 @@ func checkLeftoverSwept(t *testing.T, runs string) {
 	if !strings.Contains(logs.String(), "removed the folder of a run whose server died") || !strings.Contains(logs.String(), left[0]) {
 		t.Errorf("New did not log the removal of %s:\n%s", left[0], logs.String())
 	}
+	return logs.String()
 }
 
 // loopback is the AllowAddresses of tests whose allowed hosts listen on

@@ -44,17 +44,19 @@ var etcPaths = []string{
 	"/etc/mime.types", "/etc/services", "/etc/protocols",
 }
 
-// tmpBytes caps the sandbox's /tmp, which lives in the host's memory: an
-// agent that fills it must not fill the machine's. The home (TMPDIR) is on
-// disk, for what needs more.
-const tmpBytes = 256 << 20
-
-// rootArgs returns the mounts of the sandbox's own /proc, /dev and /tmp and
-// of its read-only root, and the paths they make visible. host prefixes
-// every host path looked at ("" but in tests). /tmp comes first, since
-// other mounts may lie in it.
-func rootArgs(host string) (args, visible []string) {
-	args = []string{"--proc", "/proc", "--dev", "/dev", "--size", strconv.Itoa(tmpBytes), "--tmpfs", "/tmp", "--ro-bind", host + "/usr", "/usr"}
+// rootArgs returns the mounts of the sandbox's own /proc, /dev, /dev/shm
+// and /tmp and of its read-only root, and the paths they make visible. host
+// prefixes every host path looked at ("" but in tests). The file systems
+// that live in memory are capped by l: /dev/shm and /tmp have sizes of their
+// own, and /dev (where bubblewrap makes the device nodes) is made read-only,
+// since a tmpfs of bubblewrap's without a size would take up to half the
+// host's memory. /tmp comes first among the folders, since other mounts may
+// lie in it.
+func rootArgs(host string, l Limits) (args, visible []string) {
+	args = []string{"--proc", "/proc", "--dev", "/dev",
+		"--size", strconv.FormatInt(l.ShmSize, 10), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+		"--size", strconv.FormatInt(l.TmpSize, 10), "--tmpfs", "/tmp",
+		"--ro-bind", host + "/usr", "/usr"}
 	visible = []string{"/usr"}
 	for _, p := range systemPaths {
 		fi, err := os.Lstat(host + p)
@@ -86,25 +88,25 @@ func rootArgs(host string) (args, visible []string) {
 // mounts describes the folders and files of one run.
 type mounts struct {
 	readOnly []string // more host paths, read-only at their own paths
-	writable []string // the workspace and the home, at their own paths
+	dir      string   // the workspace: writable, at its own path, and the working folder
+	home     string   // where the home's tmpfs is mounted
 	socket   string   // the proxy's socket on the host, or ""
-	dir      string   // the working folder
 }
 
 // options returns bwrap's options for a run, without the variables, in an
 // order bwrap can apply: a mount point inside another mount comes after it,
 // and the writable folders after the read-only ones, so that a workspace
-// under a read-only path stays writable. The root's tmpfs is made
-// read-only last: the program writes only where it is meant to.
-func options(host string, m mounts) []string {
-	root, _ := rootArgs(host)
+// under a read-only path stays writable. The home is a tmpfs of the
+// sandbox's own, capped by l: nothing the program stores there reaches the
+// host's disk. The root's tmpfs is made read-only last: the program writes
+// only where it is meant to.
+func options(host string, m mounts, l Limits) []string {
+	root, _ := rootArgs(host, l)
 	args := append(append([]string(nil), namespaceArgs...), root...)
 	for _, p := range m.readOnly {
 		args = append(args, "--ro-bind", p, p)
 	}
-	for _, p := range m.writable {
-		args = append(args, "--bind", p, p)
-	}
+	args = append(args, "--bind", m.dir, m.dir, "--size", strconv.FormatInt(l.HomeSize, 10), "--tmpfs", m.home)
 	if m.socket != "" {
 		// Read-only still lets the bridge connect: a socket's mount flags
 		// do not apply to connect().

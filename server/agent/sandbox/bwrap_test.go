@@ -35,9 +35,10 @@ func fakeHost(t *testing.T) string {
 
 func TestRootArgs(t *testing.T) {
 	h := fakeHost(t)
-	args, visible := rootArgs(h)
+	args, visible := rootArgs(h, Limits{TmpSize: 3 << 20, ShmSize: 2 << 20})
 	want := []string{
-		"--proc", "/proc", "--dev", "/dev", "--size", "268435456", "--tmpfs", "/tmp",
+		"--proc", "/proc", "--dev", "/dev", "--size", "2097152", "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+		"--size", "3145728", "--tmpfs", "/tmp",
 		"--ro-bind", h + "/usr", "/usr",
 		"--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin", "--symlink", "usr/lib", "/lib",
 		"--ro-bind", h + "/lib64", "/lib64",
@@ -58,8 +59,8 @@ func TestRootArgs(t *testing.T) {
 // only the paths of the root, the run's folders and the socket.
 func TestOptionsShowNothingElse(t *testing.T) {
 	h := fakeHost(t)
-	opts := options(h, mounts{readOnly: []string{"/opt/node"}, writable: []string{"/srv/docs/job_1", "/tmp/run/h"},
-		socket: "/tmp/run/proxy.sock", dir: "/srv/docs/job_1"})
+	opts := options(h, mounts{readOnly: []string{"/opt/node"}, dir: "/srv/docs/job_1", home: "/tmp/run/h",
+		socket: "/tmp/run/proxy.sock"}, Limits{}.WithDefaults())
 	text := strings.Join(opts, "\x00")
 	for _, bad := range []string{"shadow", "docsapi.toml", "private", "broken", "/home", "/root", "/var", "/run/user", "/sys"} {
 		if strings.Contains(text, bad) {
@@ -69,8 +70,8 @@ func TestOptionsShowNothingElse(t *testing.T) {
 	if !slices.Equal(opts[:len(namespaceArgs)], namespaceArgs) {
 		t.Errorf("the options do not start with the namespaces: %q", opts)
 	}
-	tail := strings.Join(opts[len(opts)-16:], " ")
-	want := "--ro-bind /opt/node /opt/node --bind /srv/docs/job_1 /srv/docs/job_1 --bind /tmp/run/h /tmp/run/h " +
+	tail := strings.Join(opts[len(opts)-17:], " ")
+	want := "--ro-bind /opt/node /opt/node --bind /srv/docs/job_1 /srv/docs/job_1 --size 536870912 --tmpfs /tmp/run/h " +
 		"--ro-bind /tmp/run/proxy.sock " + socketPath + " --remount-ro / --chdir /srv/docs/job_1"
 	if tail != want {
 		t.Errorf("the options end\n%s\nwant\n%s", tail, want)

@@ -47,7 +47,7 @@ func trial(bwrap string) ([]byte, error) {
 	if _, err := os.Stat(truePath); err != nil {
 		truePath = "/bin/true"
 	}
-	root, _ := rootArgs("")
+	root, _ := rootArgs("", Limits{}.WithDefaults())
 	args := append(append(append([]string(nil), namespaceArgs...), root...), "--remount-ro", "/", "--", truePath)
 	ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
 	defer cancel()

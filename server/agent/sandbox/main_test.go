@@ -20,9 +20,16 @@ func TestMain(m *testing.M) {
 		case "test-echo":
 			os.Exit(echoClient(os.Args[2], os.Args[3]))
 		}
+		if role, ok := roles[os.Args[1]]; ok {
+			os.Exit(role())
+		}
 	}
 	os.Exit(m.Run())
 }
+
+// roles are more parts the test binary plays, named by its first
+// argument, that tests of one platform add.
+var roles = map[string]func() int{}
 
 // echoClient sends a line to addr and writes the line it gets back to the
 // file out.

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/docsapi/docsapi-go/server/internal/procgroup"
@@ -39,12 +39,18 @@ type Run struct {
 	Program string
 	// Args are its arguments, after the program.
 	Args []string
-	// Env is the program's whole environment, as "NAME=value".
+	// Env is the program's whole environment, as "NAME=value", but PATH,
+	// which the sandbox sets (see Sandbox.Path).
 	Env []string
 	// Dir is the workspace: writable, bound at its own path, and the
 	// working folder.
 	Dir string
-	// Home is the run's home folder: writable, bound at its own path.
+	// Home is where the run's home appears in the sandbox: a file system
+	// in memory of its own, empty at the start, capped by Limits.HomeSize,
+	// gone with the sandbox. No host folder is needed there, and nothing
+	// the program stores in it reaches the host's disk. It must not be or
+	// hold Dir, /tmp or a path the sandbox shows from the host, nor lie in
+	// Dir, /proc or /dev.
 	Home string
 	// Private is a folder of the run that the sandbox does not show: the
 	// proxy's socket and bwrap's argument file are made there. It must
@@ -59,7 +65,10 @@ type Run struct {
 
 // Cmd is a sandboxed program ready to start: bwrap, which starts the
 // program in the sandbox. Set Stdin, Stdout and Stderr on the embedded
-// exec.Cmd, then Start and Wait as usual, and Close when the run is over.
+// exec.Cmd, then call Cmd's own Start (or Run) and Wait, and Close when the
+// run is over. The embedded exec.Cmd's Start, Output and CombinedOutput
+// would start bwrap without the run's limits: the sandbox then waits, the
+// program never starting, until the context ends or Close.
 //
 // bwrap runs in a process group of its own, and with the context given to
 // Command, Cancel kills that group: bwrap's death ends the sandbox. Its
@@ -67,18 +76,11 @@ type Run struct {
 // signal ended the program.
 type Cmd struct {
 	*exec.Cmd
-	proxy *proxy
-	args  *os.File
-}
-
-// Close stops the run's proxy, closing its tunnels and removing its socket,
-// and releases what Command opened. Call it after Wait.
-func (c *Cmd) Close() error {
-	var err error
-	if c.proxy != nil {
-		err = c.proxy.Close()
-	}
-	return errors.Join(err, c.args.Close())
+	proxy  *proxy
+	args   *os.File
+	cgroup *runCgroup // nil when the run has no cgroup
+	nproc  int        // RLIMIT_NPROC for the sandbox, or 0
+	gate   gate
 }
 
 // Command prepares r to run in the sandbox; ctx ending kills it. The
@@ -100,12 +102,10 @@ func (s *Sandbox) Command(ctx context.Context, r Run) (*Cmd, error) {
 	if within(r.Private, r.Dir) || within(r.Private, r.Home) {
 		return nil, fmt.Errorf("sandbox: the run's private folder %s lies in the workspace or the home, which the program sees", r.Private)
 	}
-	// bwrap would fail on them too, but with an exit status that looks
+	// bwrap would fail on it too, but with an exit status that looks
 	// like the program's.
-	for _, p := range []string{r.Dir, r.Home} {
-		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("sandbox: %w", err)
-		}
+	if _, err := os.Stat(r.Dir); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	env := r.Env
 	for _, kv := range env {
@@ -118,10 +118,14 @@ func (s *Sandbox) Command(ctx context.Context, r Run) (*Cmd, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 
-	_, visible := rootArgs("")
-	visible = append(append(visible, s.readOnly...), r.Dir, r.Home)
+	_, visible := rootArgs("", s.limits)
+	visible = append(append(visible, s.readOnly...), r.Dir)
+	if err := checkHome(r.Home, visible); err != nil {
+		return nil, err
+	}
+	visible = append(visible, r.Home)
 	// A copy: runs append to it concurrently.
-	m := mounts{readOnly: slices.Clone(s.readOnly), writable: []string{r.Dir, r.Home}, dir: r.Dir}
+	m := mounts{readOnly: slices.Clone(s.readOnly), dir: r.Dir, home: r.Home}
 	var argv []string
 	if s.allow != nil {
 		run, bind, err := binary(s.bridge[0], visible)
@@ -136,6 +140,7 @@ func (s *Sandbox) Command(ctx context.Context, r Run) (*Cmd, error) {
 		argv = append(argv, "-listen", bridgeAddr, "-socket", socketPath, "--")
 		env = withProxy(env, "http://"+bridgeAddr)
 	}
+	env = withPath(env, s.path)
 	run, bind, err := binary(r.Program, visible)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: the program: %w", err)
@@ -155,27 +160,81 @@ func (s *Sandbox) Command(ctx context.Context, r Run) (*Cmd, error) {
 			return nil, err
 		}
 	}
-	opts := options("", m)
+	// bwrap stops before it starts the program until Start has put the
+	// limits in place (see gate).
+	opts := append(options("", m, s.limits), "--block-fd", strconv.Itoa(gateFD), "--info-fd", strconv.Itoa(infoFD))
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
 		opts = append(opts, "--setenv", name, value)
 	}
-	f, err := argsFile(r.Private, opts)
-	if err != nil {
-		if p != nil {
-			p.Close()
-		}
+	c := &Cmd{proxy: p}
+	fail := func(err error) (*Cmd, error) {
+		c.release()
 		return nil, err
+	}
+	if c.args, err = argsFile(r.Private, opts); err != nil {
+		return fail(err)
+	}
+	if c.gate, err = newGate(); err != nil {
+		return fail(err)
+	}
+	if s.cgroups != nil {
+		if c.cgroup, err = s.cgroups.newRun(s.limits); err != nil {
+			return fail(err)
+		}
+	}
+	if s.enforced.Processes == RlimitNproc {
+		c.nproc = s.limits.MaxProcesses
 	}
 
 	closeInheritedOnExec()
-	cmd := exec.CommandContext(ctx, s.bwrap, append([]string{"--args", "3", "--"}, argv...)...)
+	cmd := exec.CommandContext(ctx, s.bwrap, append([]string{"--args", strconv.Itoa(argsFD), "--"}, argv...)...)
 	// Empty, not nil: nil would give bwrap the server's environment.
 	cmd.Env = []string{}
-	cmd.ExtraFiles = []*os.File{f} // descriptor 3
+	cmd.ExtraFiles = []*os.File{c.args, c.gate.wait, c.gate.infoW} // descriptors 3, 4 and 5
 	cmd.SysProcAttr = procgroup.Attr()
+	if c.cgroup != nil && c.cgroup.dir != nil {
+		cloneInto(cmd.SysProcAttr, c.cgroup.dir)
+	}
 	cmd.Cancel = func() error { return procgroup.Kill(cmd.Process) }
-	return &Cmd{Cmd: cmd, proxy: p, args: f}, nil
+	c.Cmd = cmd
+	return c, nil
+}
+
+// The descriptors bwrap gets: its arguments, the gate it waits on before
+// it starts the program, and where it writes its sandbox's process id.
+const (
+	argsFD = 3 + iota
+	gateFD
+	infoFD
+)
+
+// checkHome checks Run.Home against the paths the sandbox shows (visible,
+// the workspace among them): its file system would hide them or lie in a
+// folder the sandbox cannot add to.
+func checkHome(home string, visible []string) error {
+	for _, v := range append(visible, "/tmp", socketPath) {
+		if within(v, home) {
+			return fmt.Errorf("sandbox: the run's home %s would hide %s, which the sandbox shows", home, v)
+		}
+	}
+	for _, v := range append(visible, "/proc", "/dev") {
+		if within(home, v) {
+			return fmt.Errorf("sandbox: the run's home %s lies in %s, which the sandbox shows as it is", home, v)
+		}
+	}
+	return nil
+}
+
+// withPath returns env with PATH set to path, replacing the caller's.
+func withPath(env []string, path string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "PATH=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "PATH="+path)
 }
 
 // withProxy returns env with the proxy variables pointing at url, replacing

@@ -8,10 +8,26 @@
 // session of its own, under a read-only root made of the host's /usr, the
 // /bin and /lib links or folders, and the few files of /etc that programs
 // need to start. It has its own /proc (showing only the sandbox's
-// processes), /dev and /tmp. Two host folders are writable: the workspace
-// and the run's private home. Nothing else of the host is there: not the
+// processes), a read-only /dev, and /dev/shm, /tmp and the run's home on
+// file systems in memory, each of a capped size. One host folder is
+// writable: the workspace. Nothing else of the host is there: not the
 // server's configuration, data or secret files, not /home, /root, /var,
-// /run or /sys.
+// /run or /sys. PATH is the sandbox's own (see Sandbox.Path), whatever the
+// server's.
+//
+// # Resources
+//
+// Each run has limits of its own (Config.Limits): how many processes it
+// may have, how much memory it may take, and the sizes of /tmp, /dev/shm
+// and the home. Where the server can make cgroups (version 2 with the pids
+// controller delegated to it, or version 1 with the pids and memory
+// hierarchies writable), each run gets its own, from bubblewrap's first
+// instruction, removed at the end of the run; New removes those a killed
+// server left. Elsewhere the process limit is RLIMIT_NPROC, set on the
+// sandbox's first process inside its user namespace, which counts only the
+// sandbox's processes; it binds nothing when the server runs as root, and
+// memory is then not capped but by the file systems' sizes. Sandbox.Limits
+// says which mechanism enforces what here.
 //
 // The network is off: the sandbox has only a loopback interface. With
 // Config.AllowHosts, the server runs an HTTP CONNECT proxy for the run that
@@ -36,6 +52,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Mode says whether the program runs in a sandbox.
@@ -77,6 +94,9 @@ type Config struct {
 	// Never name a folder that holds the server's data, configuration or
 	// secrets, or the other jobs' workspaces.
 	ReadOnly []string
+	// Limits bound the resources of each run; zero fields take their
+	// defaults.
+	Limits Limits
 	// AllowHosts lists the hosts the program may connect to, through a
 	// proxy for HTTPS (CONNECT) tunnels: "api.example.com" (port 443),
 	// "api.example.com:8443", "[2001:db8::1]:443", or "*.example.com" for
@@ -119,6 +139,12 @@ type Sandbox struct {
 	readOnlyReal []string
 	allow        *allowlist // nil: no network
 	bridge       []string   // Bridge with its program resolved; nil without allow
+	path         string     // PATH in the sandbox
+	limits       Limits     // Config.Limits with the defaults
+	enforced     Enforcement
+	cgroups      *cgroupHost // nil: no cgroup is made for the runs
+	swept        []string
+	sweepErr     error
 }
 
 // ErrUnavailable is the error New and Check return when this machine
@@ -136,7 +162,10 @@ func New(cfg Config) (*Sandbox, error) {
 	default:
 		return nil, fmt.Errorf("sandbox: Mode %q is neither %q nor %q", cfg.Mode, Required, Off)
 	}
-	s := &Sandbox{}
+	if err := cfg.Limits.Check(nil); err != nil {
+		return nil, err
+	}
+	s := &Sandbox{limits: cfg.Limits.WithDefaults()}
 	for _, p := range cfg.ReadOnly {
 		clean, err := checkReadOnly(p)
 		if err != nil {
@@ -152,6 +181,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if len(cfg.AllowAddresses) > 0 && len(cfg.AllowHosts) == 0 {
 		return nil, errors.New("sandbox: AllowAddresses applies only to the hosts of AllowHosts, which is empty")
 	}
+	s.path = sandboxPath(s.readOnly)
 	if len(cfg.AllowHosts) > 0 {
 		allow, err := parseAllowlist(cfg.AllowHosts)
 		if err != nil {
@@ -185,8 +215,87 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	path, _ := exec.LookPath(bwrap) // Check found it
 	s.bwrap, _ = filepath.Abs(path)
+	s.cgroups, s.enforced = enforcement()
+	if s.cgroups != nil {
+		s.swept, s.sweepErr = s.cgroups.sweep()
+	}
 	return s, nil
 }
+
+// enforcement returns where runs' cgroups are made (nil: nowhere) and how
+// the limits are enforced on this machine.
+func enforcement() (*cgroupHost, Enforcement) {
+	h := cgroups()
+	e := Enforcement{Processes: Unenforced, Memory: Unenforced}
+	mechanism := CgroupV1
+	if h.v2 {
+		mechanism = CgroupV2
+	}
+	var notes []string
+	if h.note != "" {
+		notes = append(notes, h.note)
+	}
+	switch {
+	case h.pids != "":
+		e.Processes = mechanism
+		e.Cgroups = append(e.Cgroups, h.pids)
+	case rootOfTheHost("/proc/self/uid_map"):
+		notes = append(notes, "the server runs as root, which RLIMIT_NPROC does not bind, so nothing limits the agent's processes: run the server as a user of its own, or give it a cgroup")
+	default:
+		e.Processes = RlimitNproc
+	}
+	if h.memory != "" {
+		e.Memory, e.SwapCounted = mechanism, h.swap
+		if h.memory != h.pids {
+			e.Cgroups = append(e.Cgroups, h.memory)
+		}
+	} else {
+		notes = append(notes, "memory is not capped but by the sizes of /tmp, /dev/shm and the home")
+	}
+	if e.Processes == Unenforced || e.Processes == RlimitNproc || e.Memory == Unenforced {
+		e.Note = strings.Join(notes, "; ")
+	}
+	if h.pids == "" && h.memory == "" {
+		return nil, e
+	}
+	return h, e
+}
+
+// Limits returns the limits of each run (Config.Limits with the defaults)
+// and how this machine enforces them.
+func (s *Sandbox) Limits() (Limits, Enforcement) {
+	e := s.enforced
+	e.Cgroups = slices.Clone(e.Cgroups)
+	return s.limits, e
+}
+
+// Swept returns the cgroups of runs that New removed, left by a server
+// that died, and the error of the ones it could not remove.
+func (s *Sandbox) Swept() ([]string, error) { return slices.Clone(s.swept), s.sweepErr }
+
+// systemPath is the sandbox's PATH without Config.ReadOnly's folders.
+const systemPath = "/usr/local/bin:/usr/bin:/bin"
+
+// sandboxPath returns the PATH of the sandbox: the bin folder of each
+// read-only path that has one (where a runtime such as /opt/node keeps its
+// programs, which a program started by "#!/usr/bin/env node" needs), then
+// the system's folders.
+func sandboxPath(readOnly []string) string {
+	var dirs []string
+	for _, p := range readOnly {
+		bin := filepath.Join(p, "bin")
+		if fi, err := os.Stat(bin); err == nil && fi.IsDir() && !slices.Contains(dirs, bin) && !strings.Contains(bin, ":") {
+			dirs = append(dirs, bin)
+		}
+	}
+	return strings.Join(append(dirs, systemPath), ":")
+}
+
+// Path returns the PATH of the programs in the sandbox: the bin folder of
+// each Config.ReadOnly path that has one, then /usr/local/bin:/usr/bin:/bin.
+// The server's own PATH never reaches the sandbox: its folders are not
+// there, and naming them tells the program about the host.
+func (s *Sandbox) Path() string { return s.path }
 
 // refusedReadOnly are folders that would show the sandbox far more than a
 // program's runtime: the host's configuration, users' files, the server's

@@ -71,11 +71,11 @@ func run(t *testing.T, s *Sandbox, script string, env ...string) (string, int, *
 func TestSandboxEnvironment(t *testing.T) {
 	s := newSandbox(t, Config{})
 	const secret = "sk-secret-value-0123456789"
-	out, code, cmd := run(t, s, `env | sort; echo "pid1 $(wc -c < /proc/1/environ)"; exit 3`, "A=1", "KEY="+secret, "EMPTY=")
+	out, code, cmd := run(t, s, `env | sort; echo "pid1 $(wc -c < /proc/1/environ)"; exit 3`, "A=1", "KEY="+secret, "EMPTY=", "PATH=/server/bin")
 	if code != 3 {
 		t.Errorf("exit status %d, want 3; output:\n%s", code, out)
 	}
-	want := "A=1\nEMPTY=\nKEY=" + secret + "\nPWD="
+	want := "A=1\nEMPTY=\nKEY=" + secret + "\nPATH=" + s.Path() + "\nPWD="
 	if !strings.HasPrefix(out, want) {
 		t.Errorf("the program's environment:\n%s\nwant exactly A, EMPTY, KEY and the shell's PWD", out)
 	}
@@ -90,19 +90,39 @@ func TestSandboxEnvironment(t *testing.T) {
 	}
 }
 
-// TestSandboxTmpIsBounded: /tmp is memory, so an agent filling it must hit
-// the cap, not the host's memory.
-func TestSandboxTmpIsBounded(t *testing.T) {
-	s := newSandbox(t, Config{})
-	out, code, _ := run(t, s, "dd if=/dev/zero of=/tmp/fill bs=1M count=300 2>&1; echo status $?; rm -f /tmp/fill")
-	if code != 0 || !strings.Contains(out, "No space left") || strings.Contains(out, "status 0") {
-		t.Errorf("writing 300 MiB to /tmp: exit %d, output:\n%s", code, out)
+// TestSandboxFileSystemsBounded: /tmp, /dev/shm and the home are memory,
+// so an agent filling them must hit their caps, not the host's memory; /dev
+// itself takes no file.
+func TestSandboxFileSystemsBounded(t *testing.T) {
+	s := newSandbox(t, Config{Limits: Limits{TmpSize: 5 << 20, ShmSize: 3 << 20, HomeSize: 7 << 20}})
+	dir, home, private := folders(t)
+	c, err := s.Command(context.Background(), Run{Program: "/bin/sh", Args: []string{"-c", `for f in /tmp/fill /dev/shm/fill "$HOME/fill" /dev/fill; do
+  dd if=/dev/zero of=$f bs=1M count=20 2>/dev/null; echo "$f $? $(cat $f 2>/dev/null | wc -c)"
+done`}, Env: []string{"HOME=" + home}, Dir: dir, Home: home, Private: private})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var buf bytes.Buffer
+	c.Stdout, c.Stderr = &buf, &buf
+	if err := c.Run(); err != nil {
+		t.Fatalf("Run: %v\n%s", err, buf.String())
+	}
+	out := buf.String()
+	want := []string{"/tmp/fill 1 5242880", "/dev/shm/fill 1 3145728", home + "/fill 1 7340032", "/dev/fill 1 0"}
+	for _, w := range want {
+		if !strings.Contains(out, w+"\n") {
+			t.Errorf("the run's output lacks %q (path, dd's status, bytes written):\n%s", w, out)
+		}
+	}
+	if entries, _ := os.ReadDir(home); len(entries) > 0 {
+		t.Errorf("the home's files reached the host: %v", entries)
 	}
 }
 
 // TestSandboxInheritsNoDescriptors: a descriptor the server holds without
-// close-on-exec (as it inherits them) does not reach the program, nor does
-// bwrap's argument file (descriptor 3).
+// close-on-exec (as it inherits them) does not reach the program, nor do
+// bwrap's argument file, gate and information pipe (descriptors 3 to 5).
 func TestSandboxInheritsNoDescriptors(t *testing.T) {
 	s := newSandbox(t, Config{})
 	var p [2]int
@@ -113,9 +133,9 @@ func TestSandboxInheritsNoDescriptors(t *testing.T) {
 	defer syscall.Close(p[1])
 	// The shell's own test, which opens nothing: a listing of the folder
 	// would also show the descriptors the shell holds for a pipeline.
-	out, code, _ := run(t, s, fmt.Sprintf(`for n in 0 3 %d %d; do test -e /proc/$$/fd/$n && echo "holds $n"; done; true`, p[0], p[1]))
+	out, code, _ := run(t, s, fmt.Sprintf(`for n in 0 3 4 5 %d %d; do test -e /proc/$$/fd/$n && echo "holds $n"; done; true`, p[0], p[1]))
 	if code != 0 || out != "holds 0\n" {
-		t.Errorf("the program: %q (status %d), want only descriptor 0 among 0, 3 and the server's pipe %v", out, code, p)
+		t.Errorf("the program: %q (status %d), want only descriptor 0 among 0, 3, 4, 5 and the server's pipe %v", out, code, p)
 	}
 }
 
@@ -182,6 +202,14 @@ func TestSandboxRunChecks(t *testing.T) {
 		{Program: "/bin/sh", Dir: dir, Home: home, Private: filepath.Join(home, "private")},
 		{Program: "/bin/sh", Dir: dir, Home: home, Private: dir},
 		{Program: "/bin/sh", Dir: filepath.Join(dir, "missing"), Home: home, Private: private},
+		{Program: "/bin/sh", Dir: dir, Home: "/", Private: private},
+		{Program: "/bin/sh", Dir: dir, Home: "/tmp", Private: private},
+		{Program: "/bin/sh", Dir: dir, Home: "/usr/local", Private: private},
+		{Program: "/bin/sh", Dir: dir, Home: "/dev/home", Private: private},
+		{Program: "/bin/sh", Dir: dir, Home: filepath.Join(dir, "home"), Private: private},
+		{Program: "/bin/sh", Dir: dir, Home: filepath.Dir(dir), Private: private},
+		{Program: "/bin/sh", Dir: dir, Home: "/run", Private: private},
+		{Program: "/bin/sh", Dir: dir, Home: "relative", Private: private},
 	} {
 		if _, err := s.Command(context.Background(), r); err == nil {
 			t.Errorf("Command(%+v) succeeded", r)
@@ -200,6 +228,8 @@ func TestNewRefuses(t *testing.T) {
 		{Config{AllowHosts: []string{"example.com"}}, "AllowHosts needs Bridge"},
 		{Config{AllowHosts: []string{"example.com"}, Bridge: []string{"/nonexistent/docsapi"}}, "Bridge"},
 		{Config{AllowHosts: []string{"http://example.com"}, Bridge: []string{"/bin/true"}}, "not a URL"},
+		{Config{Limits: Limits{MaxProcesses: 2}}, "MaxProcesses is 2"},
+		{Config{Limits: Limits{Memory: 512 << 20}}, "not below Memory (512 MiB)"},
 	}
 	for _, tt := range tests {
 		if _, err := New(tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
