@@ -68,10 +68,12 @@ func TestDocumentResponses(t *testing.T) {
 				if r.Headers["X-Request-Id"] == nil {
 					t.Errorf("%s: no X-Request-Id header", where)
 				}
-				// The ingestion endpoint's 503 (its queue is full) says when to retry too.
-				retry := status == "429" || status == "503" && where == "POST /v1/analytics/{projectId}/views 503"
+				// The ingestion endpoint's 503 (its queue is full) and the
+				// site endpoints' (busy) say when to retry too.
+				retry := status == "429" || status == "503" && (where == "POST /v1/analytics/{projectId}/views 503" ||
+					method == "POST" && strings.HasPrefix(path, "/v1/site/"))
 				if retry != (r.Headers["Retry-After"] != nil) {
-					t.Errorf("%s: Retry-After is documented on exactly the 429 answers and the ingestion's 503; headers %v", where, keys(r.Headers))
+					t.Errorf("%s: Retry-After is documented on exactly the 429 answers and the ingestion's and site endpoints' 503; headers %v", where, keys(r.Headers))
 				}
 				wantType := "application/json"
 				switch {
