@@ -4,14 +4,16 @@
 // It is the only package of the module that imports the Prometheus client.
 // The packages it reads expose small hooks instead (server.Config.OnRequest
 // and OnIngestCommit, engine.Config.OnRunEnd, pageviews.Config.OnFlush,
-// pageviews.Recorder.Stats and store.JobCounter), so a program that embeds
-// them without metrics compiles none of it:
+// connlimit.Config.OnRefuse, pageviews.Recorder.Stats and
+// store.JobCounter), so a program that embeds them without metrics
+// compiles none of it:
 //
 //	m, err := metrics.New(metrics.Config{Jobs: st}) // st: a store.JobCounter
 //	eng, err := engine.New(engine.Config{..., OnRunEnd: m.ObserveRun})
 //	rec, err := pageviews.New(pageviews.Config{..., OnFlush: m.ObserveFlush})
 //	m.WatchPageViews(rec)
 //	srv, err := server.New(server.Config{..., OnRequest: m.ObserveRequest, OnIngestCommit: m.ObserveIngestCommit})
+//	lim, err := connlimit.New(connlimit.Config{..., OnRefuse: m.ObserveRefusal})
 //	go http.ListenAndServe("127.0.0.1:9464", m.Handler()) // not the API's listener
 //
 // Every label takes a bounded set of values: a request is labelled with its
@@ -32,6 +34,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/connlimit"
 	"github.com/docsapi/docsapi-go/server/engine"
 	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/store"
@@ -79,6 +82,7 @@ type Metrics struct {
 	flushes  *prometheus.HistogramVec // result
 	ingested *prometheus.CounterVec   // result
 	commits  *prometheus.HistogramVec // result
+	refusals *prometheus.CounterVec   // reason
 	views    *viewsCollector
 	parts    []prometheus.Collector // all of the above, and the job counts with Config.Jobs
 	registry *prometheus.Registry
@@ -115,6 +119,10 @@ func New(cfg Config) (*Metrics, error) {
 			"Page views sent to the ingestion endpoint, by result: ok if stored, error if the store failed (and the requests were answered 503).", "result"),
 		commits: histogram("docsapi_ingest_commit_duration_seconds",
 			"How long commits of ingested page views (one per group of requests) took, by result (ok or error).", prometheus.DefBuckets, "result"),
+		refusals: counter("docsapi_connections_refused_total",
+			"Connections refused or closed, and public requests refused, by the connection limits, by reason: "+
+				"address_connections, address_waiting (an address's budgets), full (the cap, with no connection to take), "+
+				"evicted (a waiting connection closed for a client holding fewer), public_busy (a site request answered 503).", "reason"),
 		views:    newViewsCollector(),
 		errorLog: cfg.Logger,
 	}
@@ -128,7 +136,10 @@ func New(cfg Config) (*Metrics, error) {
 		m.ingested.WithLabelValues(r)
 		m.commits.WithLabelValues(r)
 	}
-	m.parts = []prometheus.Collector{m.requests, m.latency, m.runs, m.flushes, m.ingested, m.commits, m.views}
+	for _, r := range connlimit.Reasons() {
+		m.refusals.WithLabelValues(string(r))
+	}
+	m.parts = []prometheus.Collector{m.requests, m.latency, m.runs, m.flushes, m.ingested, m.commits, m.refusals, m.views}
 	if cfg.Jobs != nil {
 		m.parts = append(m.parts, newJobsCollector(cfg.Jobs, cfg.JobsTimeout, cfg.Now, cfg.Logger))
 	}
@@ -171,6 +182,12 @@ func (m *Metrics) ObserveRequest(r server.RequestInfo) {
 	}
 	m.requests.WithLabelValues(route, strconv.Itoa(r.Status)).Inc()
 	m.latency.WithLabelValues(route).Observe(r.Duration.Seconds())
+}
+
+// ObserveRefusal counts a refusal of the connection limits; it is
+// connlimit.Config.OnRefuse.
+func (m *Metrics) ObserveRefusal(r connlimit.Refusal) {
+	m.refusals.WithLabelValues(string(r.Reason)).Inc()
 }
 
 // ObserveRun counts a job run; it is engine.Config.OnRunEnd.
