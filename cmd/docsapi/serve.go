@@ -11,10 +11,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/connlimit"
 	"github.com/docsapi/docsapi-go/server/engine"
 	"github.com/docsapi/docsapi-go/server/metrics"
 	"github.com/docsapi/docsapi-go/server/pageviews"
@@ -25,15 +27,12 @@ import (
 // period is spent: views counted but not written are lost.
 const minFlushTime = 5 * time.Second
 
-// HTTP server timeouts. Bodies are at most 1 MiB and every answer is small,
-// so a minute is generous; the header timeout is what stops slow-loris
-// clients from holding connections.
+// The HTTP server's fixed bounds (its read timeouts are settings, see
+// httpTimeouts): every answer is small or written in pages, so a minute to
+// write one is generous.
 const (
-	readHeaderTimeout = 10 * time.Second
-	readTimeout       = time.Minute
-	writeTimeout      = time.Minute
-	idleTimeout       = 2 * time.Minute
-	maxHeaderBytes    = 64 << 10
+	writeTimeout   = time.Minute
+	maxHeaderBytes = 64 << 10
 )
 
 const serveHelp = `Runs the self-hosted API: the HTTP server, the job engine that runs agent
@@ -65,6 +64,8 @@ and agent.kind is optional):
   "listen": "127.0.0.1:8080",
   "metricsListen": "127.0.0.1:9464",
   "maxConnections": 1024,
+  "connections": {"perAddress": 128, "waitingPerAddress": 64,
+                  "headerTimeout": "5s", "requestTimeout": "1m", "idleTimeout": "2m"},
   "data": "/var/lib/docsapi",
   "tls": {"cert": "cert.pem", "key": "key.pem"},
   "log": {"format": "json", "level": "info"},
@@ -75,7 +76,8 @@ and agent.kind is optional):
                  "ingest": {"requests": 6000, "per": "1m"}},
   "trustedProxies": ["10.0.0.0/8", "2001:db8::1"],
   "site": {"perAddress": {"requests": 60, "per": "1m"}, "maxAddresses": 100000,
-           "maxBodyBytes": 65536, "maxFeedbackPerDay": 10000, "maxQueriesPerDay": 10000},
+           "maxBodyBytes": 65536, "maxFeedbackPerDay": 10000, "maxQueriesPerDay": 10000,
+           "maxInFlight": 256, "bodyTimeout": "5s"},
   "dashboard": {"enabled": true, "sessionMaxAge": "12h", "sessionIdleTimeout": "1h"},
   "engine": {"concurrency": 2, "jobTimeout": "30m", "maxAttempts": 3,
              "leaseFor": "2m", "pollInterval": "5s", "retryDelay": "30s"},
@@ -136,7 +138,13 @@ perAddress is the budget of one client address (an IPv6 client's /64; 60
 a minute by default), kept for up to maxAddresses addresses at once;
 maxBodyBytes bounds a request's body; maxFeedbackPerDay and
 maxQueriesPerDay bound a project's feedback entries and distinct search
-queries a UTC day. Absent or 0 takes the default; none can be turned off.
+queries a UTC day. maxInFlight bounds the feedback and searches sent to
+the site endpoints served at once (a quarter of maxConnections by default,
+and always below it): past it, one is answered 503 with Retry-After and its
+connection closes, so that anyone with the public site token cannot take
+the connections API calls and the dashboard need. bodyTimeout (5s) bounds
+the time a site request's body may take once its headers are in. Absent or
+0 takes the default; none can be turned off.
 
 dashboard: web pages under /dashboard/ on the API's listener, on by
 default (--dashboard=false or "enabled": false turns them off): a project's
@@ -149,12 +157,36 @@ sessionIdleTimeout (1h) without use, and at once when its key is revoked or
 expires. A key sees its own projects only, as through the API.
 
 maxConnections (--max-connections, default 1024) caps the connections open
-at once: past it, new connections wait unanswered until others close (a
-warning is logged the first time). A client gets 10s to send a request's
-headers (and to finish a TLS handshake), a minute to send the whole request,
-and 2m idle between requests; a request refused before its body is read
-(401, 403, 404, 413, 429) closes its connection rather than wait for the
-body.
+at once, and "connections" shares them out. A connection is "waiting" while
+it has not sent a whole request's headers: in its TLS handshake, sending
+headers, or idle between requests; it is in a request from its complete
+headers until its answer is written. One address (an IPv6 client's /64) may
+hold at most connections.perAddress connections
+(--max-connections-per-address, 128), and at most
+connections.waitingPerAddress of them waiting (--max-waiting-per-address,
+64): a new connection past either is closed at once, and one going back to
+waiting past the second is closed (clients open another when they need one).
+When all maxConnections are open, a new connection takes the place of one
+that is closing after its answer, or else of the longest-waiting connection
+of the address holding the most, if that address holds at least two more
+than the newcomer's; otherwise the newcomer is closed. So one address, or a
+few, holding connections open with slow headers, idle keep-alives or site
+requests cannot keep others out. Only while every connection is in a request
+do new ones wait, unanswered, in the kernel's backlog. A client gets
+connections.headerTimeout (5s) to finish a TLS handshake and send a
+request's headers, connections.requestTimeout (1m) to send the whole
+request, and connections.idleTimeout (2m) idle between requests; a request
+refused before its body is read (401, 403, 404, 413, 429) closes its
+connection rather than wait for the body. Each refusal is counted (with
+metricsListen, docsapi_connections_refused_total by reason) and logged the
+first time, then at most once a minute per reason.
+
+Connections from trustedProxies are exempt from the per-address bounds:
+every client behind a proxy shares its address, so the proxy must bound each
+client's connections and requests itself. What no bound here can tell apart
+is a flood from many addresses (more than maxConnections divided by
+perAddress, each holding requests open): that belongs in a proxy, load
+balancer or firewall in front, which sees them all.
 
 metricsListen (--metrics-listen; off by default) serves GET /metrics in the
 Prometheus text format on a listener of its own: requests by route and
@@ -256,11 +288,16 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	engCfg.Store, engCfg.Owner, engCfg.Parts, engCfg.Logger = st, engineOwner(), parts, log
 	recCfg := set.recorderConfig(st, log)
 	srvCfg := set.serverConfig(st, log)
+	connCfg := set.connlimitConfig(log)
 	var met *metrics.Metrics
 	if set.metricsListen != "" {
-		if met, err = newServeMetrics(st, log, &engCfg, &recCfg, &srvCfg); err != nil {
+		if met, err = newServeMetrics(st, log, &engCfg, &recCfg, &srvCfg, &connCfg); err != nil {
 			return err
 		}
+	}
+	conns, err := connlimit.New(connCfg)
+	if err != nil {
+		return set.inConfig(err)
 	}
 	eng, err := engine.New(engCfg)
 	if err != nil {
@@ -291,11 +328,13 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	if err != nil {
 		return fmt.Errorf("listening on %s (from %s): %w", set.listen, set.sources["listen"], err)
 	}
-	// The cap wraps the TCP listener, so with TLS it counts connections
-	// still in their handshake too (which the header timeout bounds).
-	ln = newLimitListener(ln, set.maxConns, log)
-	httpSrv := newHTTPServer(srv, log)
+	// The limiter wraps the TCP listener, so with TLS it counts
+	// connections still in their handshake too, as waiting for a request
+	// (which the header timeout bounds).
+	ln = conns.Listener(ln)
+	httpSrv := newHTTPServer(srv, log, set.timeouts)
 	httpSrv.TLSConfig = tlsConfig
+	conns.Install(httpSrv)
 	eng.Start()
 	rec.Start()
 	served := make(chan error, 1)
@@ -325,16 +364,37 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 }
 
 // newHTTPServer is an http.Server for h with serve's timeouts and limits.
-func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+// The header timeout bounds a TLS handshake too (net/http gives it the
+// shortest of its timeouts).
+func newHTTPServer(h http.Handler, log *slog.Logger, t httpTimeouts) *http.Server {
 	return &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
+		ReadHeaderTimeout: t.header,
+		ReadTimeout:       t.request,
 		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
+		IdleTimeout:       t.idle,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+}
+
+// connlimitConfig is the connection limiter's configuration: the
+// settings, and the site endpoints as its public requests.
+func (set *serveSettings) connlimitConfig(log *slog.Logger) connlimit.Config {
+	c := set.conns
+	c.Logger = log
+	c.Public = isSiteRequest
+	return c
+}
+
+// isSiteRequest reports whether r sends a body to the public site
+// endpoints, which anyone with the site token (printed in the site's
+// pages) may call. Their preflights and script read no body, so they hold
+// a connection no longer than any other answer. ServeMux answers a path
+// that is not clean with a redirect, reading no body, so a request that
+// dodges the prefix with dots or slashes holds nothing for long either.
+func isSiteRequest(r *http.Request) bool {
+	return r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/v1/site/")
 }
 
 // serverConfig is the API's configuration: the settings that bound it.
