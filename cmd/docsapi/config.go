@@ -65,30 +65,24 @@ type pageViewsConfig struct {
 }
 
 // siteConfig is "site": the bounds of the public endpoints a docs site's
-// pages send feedback and searches to (server.SiteConfig, and for
-// MaxInFlight and BodyTimeout connlimit.Config's public bounds); every
-// field absent or 0 takes its default.
+// pages send feedback and searches to (server.SiteConfig); every field
+// absent or 0 takes its default.
 type siteConfig struct {
 	PerAddress        rateLimit `json:"perAddress,omitzero"`
 	MaxAddresses      int       `json:"maxAddresses,omitempty"`
 	MaxBodyBytes      int64     `json:"maxBodyBytes,omitempty"`
 	MaxFeedbackPerDay int       `json:"maxFeedbackPerDay,omitempty"`
 	MaxQueriesPerDay  int       `json:"maxQueriesPerDay,omitempty"`
-
-	// MaxInFlight bounds the feedback and searches sent to the site
-	// endpoints served at once (default: a quarter of maxConnections);
-	// BodyTimeout, the time a body may take to arrive once its headers
-	// have.
-	MaxInFlight int      `json:"maxInFlight,omitempty"`
-	BodyTimeout duration `json:"bodyTimeout,omitzero"`
 }
 
-// connectionsConfig is "connections": the per-address bounds of
-// connlimit.Config, and the HTTP server's timeouts; every field absent or
-// 0 takes its default.
+// connectionsConfig is "connections": connlimit.Config's bounds (of an
+// address; of public requests, in flight and their bodies' time), and the
+// HTTP server's timeouts; every field absent or 0 takes its default.
 type connectionsConfig struct {
 	PerAddress        int      `json:"perAddress,omitempty"`
 	WaitingPerAddress int      `json:"waitingPerAddress,omitempty"`
+	MaxPublic         int      `json:"maxPublic,omitempty"` // default: a quarter of maxConnections
+	PublicBodyTimeout duration `json:"publicBodyTimeout,omitzero"`
 	HeaderTimeout     duration `json:"headerTimeout,omitzero"`
 	RequestTimeout    duration `json:"requestTimeout,omitzero"`
 	IdleTimeout       duration `json:"idleTimeout,omitzero"`

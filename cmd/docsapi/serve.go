@@ -65,6 +65,7 @@ and agent.kind is optional):
   "metricsListen": "127.0.0.1:9464",
   "maxConnections": 1024,
   "connections": {"perAddress": 128, "waitingPerAddress": 64,
+                  "maxPublic": 256, "publicBodyTimeout": "5s",
                   "headerTimeout": "5s", "requestTimeout": "1m", "idleTimeout": "2m"},
   "data": "/var/lib/docsapi",
   "tls": {"cert": "cert.pem", "key": "key.pem"},
@@ -76,8 +77,7 @@ and agent.kind is optional):
                  "ingest": {"requests": 6000, "per": "1m"}},
   "trustedProxies": ["10.0.0.0/8", "2001:db8::1"],
   "site": {"perAddress": {"requests": 60, "per": "1m"}, "maxAddresses": 100000,
-           "maxBodyBytes": 65536, "maxFeedbackPerDay": 10000, "maxQueriesPerDay": 10000,
-           "maxInFlight": 256, "bodyTimeout": "5s"},
+           "maxBodyBytes": 65536, "maxFeedbackPerDay": 10000, "maxQueriesPerDay": 10000},
   "dashboard": {"enabled": true, "sessionMaxAge": "12h", "sessionIdleTimeout": "1h"},
   "engine": {"concurrency": 2, "jobTimeout": "30m", "maxAttempts": 3,
              "leaseFor": "2m", "pollInterval": "5s", "retryDelay": "30s"},
@@ -138,13 +138,9 @@ perAddress is the budget of one client address (an IPv6 client's /64; 60
 a minute by default), kept for up to maxAddresses addresses at once;
 maxBodyBytes bounds a request's body; maxFeedbackPerDay and
 maxQueriesPerDay bound a project's feedback entries and distinct search
-queries a UTC day. maxInFlight bounds the feedback and searches sent to
-the site endpoints served at once (a quarter of maxConnections by default,
-and always below it): past it, one is answered 503 with Retry-After and its
-connection closes, so that anyone with the public site token cannot take
-the connections API calls and the dashboard need. bodyTimeout (5s) bounds
-the time a site request's body may take once its headers are in. Absent or
-0 takes the default; none can be turned off.
+queries a UTC day. Absent or 0 takes the default; none can be turned off.
+(connections.maxPublic bounds how many site requests are served at once,
+below.)
 
 dashboard: web pages under /dashboard/ on the API's listener, on by
 default (--dashboard=false or "enabled": false turns them off): a project's
@@ -169,12 +165,22 @@ waiting past the second is closed (clients open another when they need one).
 When all maxConnections are open, a new connection takes the place of one
 that is closing after its answer, or else of the longest-waiting connection
 of the address holding the most, if that address holds at least two more
-than the newcomer's; otherwise the newcomer is closed. So one address, or a
-few, holding connections open with slow headers, idle keep-alives or site
-requests cannot keep others out. Only while every connection is in a request
-do new ones wait, unanswered, in the kernel's backlog. A client gets
-connections.headerTimeout (5s) to finish a TLS handshake and send a
-request's headers, connections.requestTimeout (1m) to send the whole
+than the newcomer's; otherwise the newcomer is closed. Only while every
+connection is in a request do new ones wait, unanswered, in the kernel's
+backlog.
+
+Requests anyone may send without a key (the site endpoints, /openapi.yaml,
+and every path but /v2/agent/, /v1/analytics/, /dashboard/ and /healthz) are
+public: at most connections.maxPublic of them are served at once (a quarter
+of maxConnections by default, and always below it); past it, one is answered
+503 with Retry-After and its connection closes. A public request's body must
+arrive within connections.publicBodyTimeout (5s) of its headers. So one
+address or a few, holding connections with slow headers, idle keep-alives,
+trickled site bodies or answers they never read, cannot keep API calls, the
+dashboard or /healthz out.
+
+A client gets connections.headerTimeout (5s) to finish a TLS handshake and
+send a request's headers, connections.requestTimeout (1m) to send the whole
 request, and connections.idleTimeout (2m) idle between requests; a request
 refused before its body is read (401, 403, 404, 413, 429) closes its
 connection rather than wait for the body. Each refusal is counted (with
@@ -185,8 +191,9 @@ Connections from trustedProxies are exempt from the per-address bounds:
 every client behind a proxy shares its address, so the proxy must bound each
 client's connections and requests itself. What no bound here can tell apart
 is a flood from many addresses (more than maxConnections divided by
-perAddress, each holding requests open): that belongs in a proxy, load
-balancer or firewall in front, which sees them all.
+perAddress, each holding requests open, or more than maxPublic, each holding
+a public request): that belongs in a proxy, load balancer or firewall in
+front, which sees them all.
 
 metricsListen (--metrics-listen; off by default) serves GET /metrics in the
 Prometheus text format on a listener of its own: requests by route and
@@ -383,18 +390,30 @@ func newHTTPServer(h http.Handler, log *slog.Logger, t httpTimeouts) *http.Serve
 func (set *serveSettings) connlimitConfig(log *slog.Logger) connlimit.Config {
 	c := set.conns
 	c.Logger = log
-	c.Public = isSiteRequest
+	c.Public = isPublicRequest
 	return c
 }
 
-// isSiteRequest reports whether r sends a body to the public site
-// endpoints, which anyone with the site token (printed in the site's
-// pages) may call. Their preflights and script read no body, so they hold
-// a connection no longer than any other answer. ServeMux answers a path
-// that is not clean with a redirect, reading no body, so a request that
-// dodges the prefix with dots or slashes holds nothing for long either.
-func isSiteRequest(r *http.Request) bool {
-	return r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/v1/site/")
+// isPublicRequest reports whether r is a request anyone may send, which
+// the connection limiter bounds apart: every request but those to the
+// API's own endpoints (which ask for a key before they read a body or
+// answer more than an error), the dashboard's (which ask for a session;
+// its sign-in has a budget per address) and the health check (which load
+// balancers must reach under any load). So the site endpoints (a body
+// from anyone with the token printed in the site's pages), /openapi.yaml
+// (the one large answer without a key, which a client that reads it
+// slowly holds a connection with) and any endpoint added later without a
+// key are public. ServeMux answers a path that is not clean with a
+// redirect, reading no body and writing little, so dodging a prefix with
+// dots or slashes holds nothing for long.
+func isPublicRequest(r *http.Request) bool {
+	p := r.URL.Path
+	switch {
+	case p == "/healthz", strings.HasPrefix(p, "/v2/agent/"), strings.HasPrefix(p, "/v1/analytics/"),
+		p == "/dashboard", strings.HasPrefix(p, "/dashboard/"):
+		return false
+	}
+	return true
 }
 
 // serverConfig is the API's configuration: the settings that bound it.

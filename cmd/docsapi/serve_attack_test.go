@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -13,12 +15,14 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
 
-// The attacks of issue 27 against serve itself, scaled down by 16 so the
-// tests stay fast: serve's connection cap is 64 rather than the default
+// The attacks of issue 27 against serve itself (and one more that holds
+// connections with answers never read), scaled down by 16 so the tests
+// stay fast: serve's connection cap is 64 rather than the default
 // 1,024, every other setting is its default, and the attackers hold
 // connections in the same proportion to the cap. Linux routes all of
 // 127.0.0.0/8 to the loopback interface, so each attacker and the honest
@@ -84,6 +88,25 @@ func dialerFrom(ip string) *net.Dialer {
 	return &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
 }
 
+// slowReaderFrom is a dialer whose connections take in little of what the
+// server sends: their receive buffer is the smallest the system allows, and
+// the attacker never reads it. Their segment size is an Ethernet path's:
+// over loopback's own (64 KiB), the kernel gives the server a send buffer
+// that swallows a 90 KiB answer whole, as no real network would.
+func slowReaderFrom(ip string) *net.Dialer {
+	d := dialerFrom(ip)
+	d.Control = func(_, _ string, c syscall.RawConn) error {
+		var err error
+		c.Control(func(fd uintptr) {
+			if err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 1); err == nil {
+				err = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_MAXSEG, 1400)
+			}
+		})
+		return err
+	}
+	return d
+}
+
 // attack runs attackers until stopped.
 type attack struct {
 	t      *testing.T
@@ -102,16 +125,21 @@ func newAttack(t *testing.T, tg *attackTarget) *attack {
 
 // run starts n attackers from the address from, each holding one
 // connection at a time: opening it, writing head, then one byte of tail
-// every half second, for as long as the server lets it; then another
-// connection, after a pause.
+// every half second (none if tail is 0), for as long as the server lets
+// it; then another connection, after a pause.
 func (a *attack) run(from string, n int, head string, tail byte) {
+	a.runWith(dialerFrom(from), n, head, tail, true)
+}
+
+// runWith is run with the dialer d; read says whether the attackers read
+// what the server answers (to see it close the connection).
+func (a *attack) runWith(d *net.Dialer, n int, head string, tail byte, read bool) {
 	a.n += n
-	d := dialerFrom(from)
 	for range n {
 		a.wg.Go(func() {
 			first := true
 			for a.ctx.Err() == nil {
-				a.hold(d, head, tail, &first)
+				a.hold(d, head, tail, read, &first)
 				select {
 				case <-a.ctx.Done():
 				case <-time.After(200 * time.Millisecond):
@@ -121,7 +149,7 @@ func (a *attack) run(from string, n int, head string, tail byte) {
 	}
 }
 
-func (a *attack) hold(d *net.Dialer, head string, tail byte, first *bool) {
+func (a *attack) hold(d *net.Dialer, head string, tail byte, read bool, first *bool) {
 	c, err := d.DialContext(a.ctx, "tcp", a.tg.addr)
 	if err != nil {
 		return
@@ -144,12 +172,15 @@ func (a *attack) hold(d *net.Dialer, head string, tail byte, first *bool) {
 		return
 	}
 	// Whatever the server answers is read and dropped, so that its
-	// closing the connection is seen.
+	// closing the connection is seen; or, for a slow reader, it is left
+	// unread, and a probe of a byte now and then sees the connection end.
 	closed := make(chan struct{})
-	go func() {
-		io.Copy(io.Discard, c)
-		close(closed)
-	}()
+	if read {
+		go func() {
+			io.Copy(io.Discard, c)
+			close(closed)
+		}()
+	}
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -159,6 +190,9 @@ func (a *attack) hold(d *net.Dialer, head string, tail byte, first *bool) {
 		case <-closed:
 			return
 		case <-tick.C:
+			if tail == 0 {
+				tail = '\r' // the probe: a blank line between requests is ignored
+			}
 			if _, err := c.Write([]byte{tail}); err != nil {
 				return
 			}
@@ -180,6 +214,13 @@ func (a *attack) trickleFeedback(from string, n int) {
 		"Origin: " + siteOrigin + "\r\nX-Docsapi-Site-Token: " + a.tg.siteToken + "\r\n" +
 		"Content-Type: application/json\r\nContent-Length: 4096\r\n\r\n{\"path\": \"/a\", \"comment\": \""
 	a.run(from, n, head, 'x')
+}
+
+// slowReads: requests for the largest answer anyone may ask for without a
+// key, the API's contract (GET /openapi.yaml, 90 KiB), by clients that
+// never read it, so that serve's writing it blocks.
+func (a *attack) slowReads(from string, n int) {
+	a.runWith(slowReaderFrom(from), n, "GET /openapi.yaml HTTP/1.1\r\nHost: docsapi.test\r\n\r\n", 0, false)
 }
 
 // settle waits until every attacker has connected, then a little more,
@@ -318,8 +359,8 @@ func TestServeAttackSiteBodiesFromManyAddresses(t *testing.T) {
 	}
 }
 
-// Both at once, the slow headers from three addresses: the API calls all
-// succeed.
+// All at once: slow headers from three addresses, site bodies from 22,
+// slow readers from two more. The API calls all succeed.
 func TestServeAttackMixed(t *testing.T) {
 	tg := startAttackTarget(t, false)
 	a := newAttack(t, tg)
@@ -330,6 +371,23 @@ func TestServeAttackMixed(t *testing.T) {
 	for i := range 22 {
 		a.trickleFeedback(fmt.Sprintf("127.0.1.%d", i+1), 4)
 	}
+	for i := range 2 {
+		a.slowReads(fmt.Sprintf("127.0.2.%d", i+1), attackCap/4)
+	}
 	a.settle()
-	tg.checkHonest(t, "slow headers from 3 addresses and site bodies from 22")
+	tg.checkHonest(t, "slow headers from 3 addresses, site bodies from 22 and slow readers from 2")
+}
+
+// Clients from two addresses ask for the contract and never read it,
+// together holding more connections than the cap: the API calls all
+// succeed.
+func TestServeAttackSlowReadersOfTheContract(t *testing.T) {
+	tg := startAttackTarget(t, false)
+	a := newAttack(t, tg)
+	defer tg.finish(t, a)
+	for i := range 2 {
+		a.slowReads(fmt.Sprintf("127.0.0.%d", 3+i), attackCap*3/4)
+	}
+	a.settle()
+	tg.checkHonest(t, "slow readers of the contract from 2 addresses")
 }

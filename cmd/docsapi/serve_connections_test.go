@@ -1,15 +1,14 @@
+//go:build linux
+
 package main
 
 import (
 	"bufio"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -203,73 +202,6 @@ func TestServeCapsConnections(t *testing.T) {
 			t.Fatalf("exit %d:\n%s", code, logs)
 		}
 	})
-}
-
-// "connections": the flags over the file over the defaults, printed as
-// the file would write them, and refused with the key named when wrong.
-func TestServeConnectionsSetting(t *testing.T) {
-	dir := t.TempDir()
-	env := map[string]string{"HOME": dir, "DOCSAPI_DATA": filepath.Join(dir, "data")}
-	config := configFile(t, `{"connections": {"perAddress": 10, "waitingPerAddress": 3, "headerTimeout": "2s", "requestTimeout": "30s", "idleTimeout": "1m"},
-	  "trustedProxies": ["10.0.0.0/8"]}`)
-	for _, tt := range []struct {
-		name string
-		args []string
-		want string
-	}{
-		{"default", nil, `{"perAddress":128,"waitingPerAddress":64,"headerTimeout":"5s","requestTimeout":"1m","idleTimeout":"2m"}`},
-		{"file", []string{"--config", config}, `{"perAddress":10,"waitingPerAddress":3,"headerTimeout":"2s","requestTimeout":"30s","idleTimeout":"1m"}`},
-		{"flags over file", []string{"--config", config, "--max-connections-per-address", "7", "--max-waiting-per-address", "2"},
-			`{"perAddress":7,"waitingPerAddress":2,"headerTimeout":"2s","requestTimeout":"30s","idleTimeout":"1m"}`},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			var want any
-			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
-				t.Fatal(err)
-			}
-			if got := jsonText(printedConfig(t, env, tt.args...)["connections"]); got != jsonText(want) {
-				t.Errorf("connections printed %s, want %s", got, jsonText(want))
-			}
-		})
-	}
-
-	// The settings reach the limiter and the HTTP server.
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	f := &serveFlags{}
-	f.register(fs)
-	if err := fs.Parse([]string{"--config", config, "--max-connections", "100"}); err != nil {
-		t.Fatal(err)
-	}
-	set, err := f.resolve(func(k string) string { return env[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := set.connlimitConfig(nil)
-	if c.Max != 100 || c.PerAddress != 10 || c.WaitingPerAddress != 3 || c.MaxPublic != 25 || c.PublicBodyTimeout != 5*time.Second ||
-		fmt.Sprint(c.TrustedProxies) != "[10.0.0.0/8]" || c.Public == nil {
-		t.Errorf("the limiter is given %+v", c)
-	}
-	srv := newHTTPServer(http.NotFoundHandler(), slog.New(slog.DiscardHandler), set.timeouts)
-	if srv.ReadHeaderTimeout != 2*time.Second || srv.ReadTimeout != 30*time.Second || srv.IdleTimeout != time.Minute {
-		t.Errorf("the HTTP server's timeouts: header %s, request %s, idle %s", srv.ReadHeaderTimeout, srv.ReadTimeout, srv.IdleTimeout)
-	}
-
-	for _, tt := range []struct {
-		config string
-		args   []string
-		msg    string
-	}{
-		{`{"connections": {"perAddress": -1}}`, nil, "connections.perAddress (from configuration file) must be at least 1, got -1"},
-		{`{"connections": {"waitingPerAddress": -2}}`, nil, "connections.waitingPerAddress (from configuration file) must be at least 1, got -2"},
-		{`{}`, []string{"--max-connections-per-address", "0"}, "connections.perAddress (from --max-connections-per-address) must be at least 1, got 0"},
-		{`{}`, []string{"--max-waiting-per-address", "-1"}, "connections.waitingPerAddress (from --max-waiting-per-address) must be at least 1, got -1"},
-		{`{"connections": {"headerTimeout": "-1s"}}`, nil, `connections.headerTimeout: "-1s" is negative`},
-		{`{"connections": {"headerTimeout": "2m"}}`, nil, "connections.headerTimeout (2m0s) must not be longer than connections.requestTimeout (1m0s)"},
-		{`{"connections": {"maxWaiting": 3}}`, nil, `connections: unknown field "maxWaiting"`},
-	} {
-		args := append([]string{"serve", "--print-config", "--config", configFile(t, tt.config)}, tt.args...)
-		runCLI(t, env, "", args...).expect(t, exitUsage, tt.msg)
-	}
 }
 
 // Through serve: one address holds at most connections.perAddress

@@ -206,23 +206,20 @@ func TestServeRateLimitsFromTheFile(t *testing.T) {
 }
 
 // "site" bounds the public feedback and search endpoints: every field
-// defaults on its own, the values reach the server (and the connection
-// limiter, for maxInFlight and bodyTimeout), and a budget cannot be turned
-// off or made negative.
+// defaults on its own, the values reach the server, and a budget cannot be
+// turned off or made negative.
 func TestServeSiteSetting(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"HOME": dir, "DOCSAPI_DATA": filepath.Join(dir, "data")}
-	def := `{"perAddress":{"requests":60,"per":"1m"},"maxAddresses":100000,"maxBodyBytes":65536,"maxFeedbackPerDay":10000,"maxQueriesPerDay":10000,"maxInFlight":256,"bodyTimeout":"5s"}`
+	def := `{"perAddress":{"requests":60,"per":"1m"},"maxAddresses":100000,"maxBodyBytes":65536,"maxFeedbackPerDay":10000,"maxQueriesPerDay":10000}`
 	for _, tt := range []struct {
 		name, config, want string
 	}{
 		{"defaults", `{}`, def},
 		{"each field on its own", `{"site": {"perAddress": {"per": "1h"}, "maxQueriesPerDay": 500}}`,
-			`{"perAddress":{"requests":60,"per":"1h"},"maxAddresses":100000,"maxBodyBytes":65536,"maxFeedbackPerDay":10000,"maxQueriesPerDay":500,"maxInFlight":256,"bodyTimeout":"5s"}`},
-		{"all", `{"site": {"perAddress": {"requests": 5, "per": "10s"}, "maxAddresses": 10, "maxBodyBytes": 4096, "maxFeedbackPerDay": 3, "maxQueriesPerDay": 4, "maxInFlight": 9, "bodyTimeout": "2s"}}`,
-			`{"perAddress":{"requests":5,"per":"10s"},"maxAddresses":10,"maxBodyBytes":4096,"maxFeedbackPerDay":3,"maxQueriesPerDay":4,"maxInFlight":9,"bodyTimeout":"2s"}`},
-		{"maxInFlight follows maxConnections", `{"maxConnections": 40}`,
-			`{"perAddress":{"requests":60,"per":"1m"},"maxAddresses":100000,"maxBodyBytes":65536,"maxFeedbackPerDay":10000,"maxQueriesPerDay":10000,"maxInFlight":10,"bodyTimeout":"5s"}`},
+			`{"perAddress":{"requests":60,"per":"1h"},"maxAddresses":100000,"maxBodyBytes":65536,"maxFeedbackPerDay":10000,"maxQueriesPerDay":500}`},
+		{"all", `{"site": {"perAddress": {"requests": 5, "per": "10s"}, "maxAddresses": 10, "maxBodyBytes": 4096, "maxFeedbackPerDay": 3, "maxQueriesPerDay": 4}}`,
+			`{"perAddress":{"requests":5,"per":"10s"},"maxAddresses":10,"maxBodyBytes":4096,"maxFeedbackPerDay":3,"maxQueriesPerDay":4}`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			config := configFile(t, tt.config)
@@ -243,13 +240,12 @@ func TestServeSiteSetting(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			site, conns := set.serverConfig(nil, nil).Site, set.connlimitConfig(nil)
+			site := set.serverConfig(nil, nil).Site
 			var given any
 			if err := json.Unmarshal([]byte(jsonText(siteConfig{
 				PerAddress:   printedLimit(site.PerAddress),
 				MaxAddresses: site.MaxAddresses, MaxBodyBytes: site.MaxBodyBytes,
 				MaxFeedbackPerDay: site.MaxFeedbackPerDay, MaxQueriesPerDay: site.MaxQueriesPerDay,
-				MaxInFlight: conns.MaxPublic, BodyTimeout: duration(conns.PublicBodyTimeout),
 			})), &given); err != nil {
 				t.Fatal(err)
 			}
@@ -259,14 +255,10 @@ func TestServeSiteSetting(t *testing.T) {
 		})
 	}
 	for config, msg := range map[string]string{
-		`{"site": {"perAddress": {"requests": 0}}}`:         "site.perAddress needs requests of 1 or more",
-		`{"site": {"perAddress": {"per": "-1s"}}}`:          `site.perAddress.per: "-1s" is negative`,
-		`{"site": {"maxBodyBytes": -1}}`:                    "site.maxBodyBytes must be 0 (the default) or more, got -1",
-		`{"site": {"maxFeedbackPerDay": -5}}`:               "site.maxFeedbackPerDay must be 0 (the default) or more, got -5",
-		`{"site": {"maxInFlight": -1}}`:                     "site.maxInFlight must be 0 (the default: a quarter of maxConnections) or more, got -1",
-		`{"site": {"maxInFlight": 1024}}`:                   "site.maxInFlight (1024) must be below maxConnections (1024, from default)",
-		`{"maxConnections": 8, "site": {"maxInFlight": 9}}`: "site.maxInFlight (9) must be below maxConnections (8, from configuration file)",
-		`{"site": {"bodyTimeout": "-1s"}}`:                  `site.bodyTimeout: "-1s" is negative`,
+		`{"site": {"perAddress": {"requests": 0}}}`: "site.perAddress needs requests of 1 or more",
+		`{"site": {"perAddress": {"per": "-1s"}}}`:  `site.perAddress.per: "-1s" is negative`,
+		`{"site": {"maxBodyBytes": -1}}`:            "site.maxBodyBytes must be 0 (the default) or more, got -1",
+		`{"site": {"maxFeedbackPerDay": -5}}`:       "site.maxFeedbackPerDay must be 0 (the default) or more, got -5",
 	} {
 		runCLI(t, env, "", "serve", "--print-config", "--config", configFile(t, config)).expect(t, exitUsage, msg)
 	}

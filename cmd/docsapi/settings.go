@@ -42,7 +42,7 @@ const defaultMaxConnections = 1024
 // Defaults of the HTTP server's timeouts. A client sends a request's
 // headers at once, so the header timeout (which bounds a TLS handshake
 // too) is short: a client trickling them holds its connection for that
-// long at most. Bodies other than the site endpoints' (whose own bound is
+// long at most. Bodies other than public requests' (whose own bound is
 // connlimit.DefaultPublicBodyTimeout) are at most 1 MiB and sent by
 // clients with a key, so a minute is generous.
 const (
@@ -212,9 +212,8 @@ type httpTimeouts struct {
 var defaultHTTPTimeouts = httpTimeouts{header: defaultHeaderTimeout, request: defaultRequestTimeout, idle: defaultIdleTimeout}
 
 // resolveConnections checks the per-address bounds (picked in resolve,
-// with their sources), and reads the rest of "connections" and the site's
-// share of the connections into set.conns and set.timeouts, defaults
-// filled in.
+// with their sources), and reads the rest of "connections" into set.conns
+// and set.timeouts, defaults filled in.
 func (set *serveSettings) resolveConnections(file *fileConfig) error {
 	for _, f := range []struct {
 		name string
@@ -227,18 +226,18 @@ func (set *serveSettings) resolveConnections(file *fileConfig) error {
 			return usagef("%s (from %s) must be at least 1, got %d", f.name, set.sources[f.name], f.v)
 		}
 	}
-	site := file.Site
+	c := file.Connections
 	switch {
-	case site.MaxInFlight < 0:
-		return usagef("site.maxInFlight must be 0 (the default: a quarter of maxConnections) or more, got %d", site.MaxInFlight)
-	case site.MaxInFlight >= set.maxConns && set.maxConns > 1:
-		return usagef("site.maxInFlight (%d) must be below maxConnections (%d, from %s), so that the site endpoints cannot take every connection from API calls and the dashboard",
-			site.MaxInFlight, set.maxConns, set.sources["maxConnections"])
+	case c.MaxPublic < 0:
+		return usagef("connections.maxPublic must be 0 (the default: a quarter of maxConnections) or more, got %d", c.MaxPublic)
+	case c.MaxPublic >= set.maxConns && set.maxConns > 1:
+		return usagef("connections.maxPublic (%d) must be below maxConnections (%d, from %s), so that public requests cannot take every connection from API calls and the dashboard",
+			c.MaxPublic, set.maxConns, set.sources["maxConnections"])
 	}
 	set.conns.Max = set.maxConns
 	set.conns.TrustedProxies = set.trustedProxies
-	set.conns.MaxPublic = site.MaxInFlight
-	set.conns.PublicBodyTimeout = time.Duration(site.BodyTimeout)
+	set.conns.MaxPublic = c.MaxPublic
+	set.conns.PublicBodyTimeout = time.Duration(c.PublicBodyTimeout)
 	conns, err := set.conns.WithDefaults()
 	if err != nil {
 		return usagef("%v", err) // every field was checked above: a bug
@@ -246,7 +245,6 @@ func (set *serveSettings) resolveConnections(file *fileConfig) error {
 	// WithDefaults gives a logger and a clock, which serve sets itself.
 	conns.Logger, conns.Now = nil, nil
 	set.conns = conns
-	c := file.Connections
 	set.timeouts = defaultHTTPTimeouts
 	for _, t := range []struct {
 		v   *time.Duration
@@ -425,6 +423,7 @@ func printConfig(s *stdio, set *serveSettings) error {
 	eff.MaxConns = set.maxConns
 	eff.Connections = connectionsConfig{
 		PerAddress: set.conns.PerAddress, WaitingPerAddress: set.conns.WaitingPerAddress,
+		MaxPublic: set.conns.MaxPublic, PublicBodyTimeout: duration(set.conns.PublicBodyTimeout),
 		HeaderTimeout: duration(set.timeouts.header), RequestTimeout: duration(set.timeouts.request), IdleTimeout: duration(set.timeouts.idle),
 	}
 	eff.RateLimits = rateLimitsConfig{
@@ -437,7 +436,6 @@ func printConfig(s *stdio, set *serveSettings) error {
 		PerAddress:   printedLimit(set.site.PerAddress),
 		MaxAddresses: set.site.MaxAddresses, MaxBodyBytes: set.site.MaxBodyBytes,
 		MaxFeedbackPerDay: set.site.MaxFeedbackPerDay, MaxQueriesPerDay: set.site.MaxQueriesPerDay,
-		MaxInFlight: set.conns.MaxPublic, BodyTimeout: duration(set.conns.PublicBodyTimeout),
 	}
 	eff.Dashboard = dashboardConfig{Enabled: &set.dashboard.Enabled, MaxAge: duration(set.dashboard.MaxAge), IdleTimeout: duration(set.dashboard.IdleTimeout)}
 	if eff.PageViews.MaxKeys == 0 {

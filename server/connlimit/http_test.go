@@ -440,7 +440,8 @@ func testCert(t *testing.T) (tls.Certificate, *x509.CertPool) {
 }
 
 // The answer to a public request refused is one the API's contract
-// describes, for each site endpoint, and keeps a caller's sane request id.
+// describes, for each endpoint without a key, and keeps a caller's sane
+// request id.
 func TestPublicRefusalFollowsTheContract(t *testing.T) {
 	v := openapitest.New(t)
 	l, err := New(Config{Max: 4, MaxPublic: 1, Public: func(*http.Request) bool { return true }})
@@ -451,13 +452,18 @@ func TestPublicRefusalFollowsTheContract(t *testing.T) {
 		t.Fatal("no room for a public request")
 	}
 	h := l.handler(http.NotFoundHandler())
-	for _, path := range []string{"/v1/site/handbook/feedback", "/v1/site/handbook/searches"} {
-		req := httptest.NewRequest("POST", path, strings.NewReader(`{"path": "/a", "helpful": true}`))
+	for _, op := range []string{
+		"POST /v1/site/handbook/feedback", "POST /v1/site/handbook/searches",
+		"OPTIONS /v1/site/handbook/feedback", "OPTIONS /v1/site/handbook/searches",
+		"GET /v1/site/handbook/docsapi.js", "GET /openapi.yaml",
+	} {
+		method, path, _ := strings.Cut(op, " ")
+		req := httptest.NewRequest(method, path, strings.NewReader(`{"path": "/a", "helpful": true}`))
 		req.Header.Set("X-Request-Id", "trace-7")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("X-Request-Id") != "trace-7" {
-			t.Fatalf("%s: %d, X-Request-Id %q; want 503 and the caller's id", path, rec.Code, rec.Header().Get("X-Request-Id"))
+			t.Fatalf("%s: %d, X-Request-Id %q; want 503 and the caller's id", op, rec.Code, rec.Header().Get("X-Request-Id"))
 		}
 		v.CheckRecorder(t, req, rec)
 	}
