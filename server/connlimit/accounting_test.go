@@ -628,3 +628,24 @@ func TestPeersWithoutAnAddressAreExempt(t *testing.T) {
 	}
 	h.wantRefusals()
 }
+
+// A trusted proxy's newcomer that takes the place of the proxy's only
+// connection is counted in the proxy's group, which the map still holds.
+func TestProxyTakingItsOwnPlace(t *testing.T) {
+	h := newHarness(t, Config{Max: 1, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}})
+	_, first := h.dial("10.0.0.1")
+	_, second := h.dial("10.0.0.1")
+	if second == nil || !first.Conn.(*fakeConn).closed() {
+		t.Fatal("the proxy's newcomer did not take its own connection's place")
+	}
+	h.wantStats(1, 1, 0, 1)
+	_, third := h.dial("10.0.0.1")
+	if third == nil {
+		t.Fatal("the proxy's third connection was refused")
+	}
+	h.wantStats(1, 1, 0, 1)
+	third.Close()
+	h.wantStats(0, 0, 0, 0)
+	second.Close()
+	h.wantStats(0, 0, 0, 0)
+}

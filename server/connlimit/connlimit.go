@@ -5,12 +5,16 @@
 // is what it does with the slot: a connection waiting for a request (in its
 // TLS handshake, sending its headers, or idle between requests) costs the
 // server nothing but the slot, so it is the cheap way to hold one; a
-// connection in a request is being served. The Limiter tells them apart:
-// a connection is in a request from the moment its handler starts (the
-// request's headers are complete) until HTTP/1.x has written the answer and
-// waits for the next request (http.StateIdle), or until an HTTP/2
-// connection runs no handler. net/http's own StateActive is no help here:
-// it fires on the first byte, headers complete or not.
+// connection in a request is being served. The Limiter tells them apart: a
+// connection is in a request while a handler runs for it (the request's
+// headers are complete), and while net/http says it serves one, from
+// StateActive to StateIdle. For HTTP/1.x net/http calls the StateActive
+// hook once a request's headers are read (its documentation's "read 1 or
+// more bytes" is not when the hook runs), and StateIdle once the answer is
+// written; for HTTP/2, when a stream opens on an idle connection and when
+// the last one closes. Each alone has a gap (a handler ends before its
+// answer is written; an HTTP/2 stream reset before its handler starts
+// makes StateIdle come first), so both count.
 //
 // The bounds, each counted at the accept and at every change of state:
 //
@@ -24,11 +28,12 @@
 //   - When all Max are open, a new connection takes the place of a
 //     waiting one of the address that holds the most connections, if that
 //     address holds at least two more than the newcomer's, and is closed
-//     otherwise. A connection that answered its last request with
-//     Connection: close is taken first, from any address. So a client
-//     that opened few connections gets one even while others hold the
-//     rest waiting. Only while every connection is in a request does a new
-//     one wait, unaccepted, in the kernel's backlog.
+//     otherwise. A connection closing after its answer (which said
+//     Connection: close and is written, while net/http reads what is left
+//     of the request) is taken first, from any address. So a client that
+//     opened few connections gets one even while others hold the rest
+//     waiting. Only while every connection is in a request does a new one
+//     wait, unanswered, in the kernel's backlog (or held by Accept).
 //   - Config.MaxPublic requests that Config.Public says are public (the
 //     endpoints anyone may call) in flight at once: past it, 503 and the
 //     connection closes. Their bodies must arrive within

@@ -125,7 +125,9 @@ func (l *Limiter) admit(nc net.Conn) (_ *conn, hold bool) {
 	var c *conn
 	logFull := false
 	if refuse == "" {
-		if g == nil {
+		// Looked up again: the connection whose place the newcomer took
+		// may have been its group's last (a proxy's), and the group gone.
+		if g = l.addrs[key]; g == nil {
 			g = &group{key: key}
 			l.addrs[key] = g
 		}
