@@ -36,6 +36,9 @@ type fileConfig struct {
 	ShutdownGrace duration         `json:"shutdownGrace,omitzero"`
 	PageViews     pageViewsConfig  `json:"pageViews,omitzero"`
 	RateLimits    rateLimitsConfig `json:"rateLimits,omitzero"`
+	// Connections bounds what one address may hold of maxConnections, and
+	// how long a request may take to arrive.
+	Connections connectionsConfig `json:"connections,omitzero"`
 	// TrustedProxies are the addresses or networks (CIDR) of the reverse
 	// proxies in front of serve, whose forwarding headers name the client.
 	TrustedProxies []string        `json:"trustedProxies,omitempty"`
@@ -79,6 +82,19 @@ type siteConfig struct {
 	MaxFeedbackPerNetwork int `json:"maxFeedbackPerNetwork,omitempty"`
 	MaxQueriesPerAddress  int `json:"maxQueriesPerAddress,omitempty"`
 	MaxQueriesPerNetwork  int `json:"maxQueriesPerNetwork,omitempty"`
+}
+
+// connectionsConfig is "connections": connlimit.Config's bounds (of an
+// address; of public requests, in flight and their bodies' time), and the
+// HTTP server's timeouts; every field absent or 0 takes its default.
+type connectionsConfig struct {
+	PerAddress        int      `json:"perAddress,omitempty"`
+	WaitingPerAddress int      `json:"waitingPerAddress,omitempty"`
+	MaxPublic         int      `json:"maxPublic,omitempty"` // default: a quarter of maxConnections
+	PublicBodyTimeout duration `json:"publicBodyTimeout,omitzero"`
+	HeaderTimeout     duration `json:"headerTimeout,omitzero"`
+	RequestTimeout    duration `json:"requestTimeout,omitzero"`
+	IdleTimeout       duration `json:"idleTimeout,omitzero"`
 }
 
 // dashboardConfig is "dashboard": the web pages under /dashboard/ and

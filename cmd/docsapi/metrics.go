@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/connlimit"
 	"github.com/docsapi/docsapi-go/server/engine"
 	"github.com/docsapi/docsapi-go/server/metrics"
 	"github.com/docsapi/docsapi-go/server/pageviews"
@@ -15,9 +16,9 @@ import (
 )
 
 // newServeMetrics makes serve's metrics and hooks them into the
-// configurations of the engine, the recorder and the API server, which are
-// made from them afterwards.
-func newServeMetrics(st store.Store, log *slog.Logger, eng *engine.Config, rec *pageviews.Config, srv *server.Config) (*metrics.Metrics, error) {
+// configurations of the engine, the recorder, the API server and the
+// connection limiter, which are made from them afterwards.
+func newServeMetrics(st store.Store, log *slog.Logger, eng *engine.Config, rec *pageviews.Config, srv *server.Config, conns *connlimit.Config) (*metrics.Metrics, error) {
 	jobs, _ := st.(store.JobCounter) // both backends count their jobs
 	m, err := metrics.New(metrics.Config{Jobs: jobs, Logger: log})
 	if err != nil {
@@ -25,6 +26,7 @@ func newServeMetrics(st store.Store, log *slog.Logger, eng *engine.Config, rec *
 	}
 	eng.OnRunEnd, rec.OnFlush = m.ObserveRun, m.ObserveFlush
 	srv.OnRequest, srv.OnIngestCommit, srv.OnSiteLimit = m.ObserveRequest, m.ObserveIngestCommit, m.ObserveSiteLimit
+	conns.OnRefuse = m.ObserveRefusal
 	return m, nil
 }
 
@@ -37,7 +39,7 @@ func serveMetrics(set *serveSettings, m *metrics.Metrics, log *slog.Logger) (*ht
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
-	srv := newHTTPServer(mux, log)
+	srv := newHTTPServer(mux, log, defaultHTTPTimeouts)
 	go func() {
 		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			log.Error("docsapi: the metrics server stopped", slog.Any("error", err))

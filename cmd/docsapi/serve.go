@@ -12,10 +12,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/connlimit"
 	"github.com/docsapi/docsapi-go/server/engine"
 	"github.com/docsapi/docsapi-go/server/metrics"
 	"github.com/docsapi/docsapi-go/server/pageviews"
@@ -26,15 +28,12 @@ import (
 // period is spent: views counted but not written are lost.
 const minFlushTime = 5 * time.Second
 
-// HTTP server timeouts. Bodies are at most 1 MiB and every answer is small,
-// so a minute is generous; the header timeout is what stops slow-loris
-// clients from holding connections.
+// The HTTP server's fixed bounds (its read timeouts are settings, see
+// httpTimeouts): every answer is small or written in pages, so a minute to
+// write one is generous.
 const (
-	readHeaderTimeout = 10 * time.Second
-	readTimeout       = time.Minute
-	writeTimeout      = time.Minute
-	idleTimeout       = 2 * time.Minute
-	maxHeaderBytes    = 64 << 10
+	writeTimeout   = time.Minute
+	maxHeaderBytes = 64 << 10
 )
 
 const serveHelp = `Runs the self-hosted API: the HTTP server, the job engine that runs agent
@@ -77,6 +76,9 @@ and agent.kind is optional):
   "listen": "127.0.0.1:8080",
   "metricsListen": "127.0.0.1:9464",
   "maxConnections": 1024,
+  "connections": {"perAddress": 128, "waitingPerAddress": 64,
+                  "maxPublic": 256, "publicBodyTimeout": "5s",
+                  "headerTimeout": "5s", "requestTimeout": "1m", "idleTimeout": "2m"},
   "data": "/var/lib/docsapi",
   "secretFile": "/var/lib/docsapi/secret.key",
   "tls": {"cert": "cert.pem", "key": "key.pem"},
@@ -169,7 +171,8 @@ trusted proxy. An address must not exceed its network's share, nor a
 network the cap. Shares are counted in memory, by each server process on
 its own, for the current UTC day; past maxAddresses addresses (or networks)
 in a day, the others share one allowance. Absent or 0 takes the default;
-none can be turned off.
+none can be turned off. (connections.maxPublic bounds how many site
+requests are served at once, below.)
 
 dashboard: web pages under /dashboard/ on the API's listener, on by
 default (--dashboard=false or "enabled": false turns them off): a project's
@@ -198,12 +201,47 @@ file, or write a new one) and restart every server: every session ends and
 every cursor is refused; nothing stored is lost.
 
 maxConnections (--max-connections, default 1024) caps the connections open
-at once: past it, new connections wait unanswered until others close (a
-warning is logged the first time). A client gets 10s to send a request's
-headers (and to finish a TLS handshake), a minute to send the whole request,
-and 2m idle between requests; a request refused before its body is read
-(401, 403, 404, 413, 429) closes its connection rather than wait for the
-body.
+at once, and "connections" shares them out. A connection is "waiting" while
+it has not sent a whole request's headers: in its TLS handshake, sending
+headers, or idle between requests; it is in a request from its complete
+headers until its answer is written. One address (an IPv6 client's /64) may
+hold at most connections.perAddress connections
+(--max-connections-per-address, 128), and at most
+connections.waitingPerAddress of them waiting (--max-waiting-per-address,
+64): a new connection past either is closed at once, and one going back to
+waiting past the second is closed (clients open another when they need one).
+When all maxConnections are open, a new connection takes the place of one
+that is closing after its answer, or else of the longest-waiting connection
+of the address holding the most, if that address holds at least two more
+than the newcomer's; otherwise the newcomer is closed. Only while every
+connection is in a request do new ones wait, unanswered, in the kernel's
+backlog.
+
+Requests anyone may send without a key (the site endpoints, /openapi.yaml,
+and every path but /v2/agent/, /v1/analytics/, /dashboard/ and /healthz) are
+public: at most connections.maxPublic of them are served at once (a quarter
+of maxConnections by default, and always below it); past it, one is answered
+503 with Retry-After and its connection closes. A public request's body must
+arrive within connections.publicBodyTimeout (5s) of its headers. So one
+address or a few, holding connections with slow headers, idle keep-alives,
+trickled site bodies or answers they never read, cannot keep API calls, the
+dashboard or /healthz out.
+
+A client gets connections.headerTimeout (5s) to finish a TLS handshake and
+send a request's headers, connections.requestTimeout (1m) to send the whole
+request, and connections.idleTimeout (2m) idle between requests; a request
+refused before its body is read (401, 403, 404, 413, 429) closes its
+connection rather than wait for the body. Each refusal is counted (with
+metricsListen, docsapi_connections_refused_total by reason) and logged the
+first time, then at most once a minute per reason.
+
+Connections from trustedProxies are exempt from the per-address bounds:
+every client behind a proxy shares its address, so the proxy must bound each
+client's connections and requests itself. What no bound here can tell apart
+is a flood from many addresses (more than maxConnections divided by
+perAddress, each holding requests open, or more than maxPublic, each holding
+a public request): that belongs in a proxy, load balancer or firewall in
+front, which sees them all.
 
 jobs: the caps on an agent job's prompts, its first and its follow-ups
 (POST .../job/{id}/message), which every run hands to the agent whole.
@@ -370,11 +408,16 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	recCfg := set.recorderConfig(st, log)
 	srvCfg := set.serverConfig(st, log)
 	srvCfg.Secret = secret
+	connCfg := set.connlimitConfig(log)
 	var met *metrics.Metrics
 	if set.metricsListen != "" {
-		if met, err = newServeMetrics(st, log, &engCfg, &recCfg, &srvCfg); err != nil {
+		if met, err = newServeMetrics(st, log, &engCfg, &recCfg, &srvCfg, &connCfg); err != nil {
 			return err
 		}
+	}
+	conns, err := connlimit.New(connCfg)
+	if err != nil {
+		return set.inConfig(err)
 	}
 	eng, err := engine.New(engCfg)
 	if err != nil {
@@ -405,11 +448,13 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	if err != nil {
 		return fmt.Errorf("listening on %s (from %s): %w", set.listen, set.sources["listen"], err)
 	}
-	// The cap wraps the TCP listener, so with TLS it counts connections
-	// still in their handshake too (which the header timeout bounds).
-	ln = newLimitListener(ln, set.maxConns, log)
-	httpSrv := newHTTPServer(srv, log)
+	// The limiter wraps the TCP listener, so with TLS it counts
+	// connections still in their handshake too, as waiting for a request
+	// (which the header timeout bounds).
+	ln = conns.Listener(ln)
+	httpSrv := newHTTPServer(srv, log, set.timeouts)
 	httpSrv.TLSConfig = tlsConfig
+	conns.Install(httpSrv)
 	eng.Start()
 	rec.Start()
 	served := make(chan error, 1)
@@ -440,16 +485,49 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 }
 
 // newHTTPServer is an http.Server for h with serve's timeouts and limits.
-func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+// The header timeout bounds a TLS handshake too (net/http gives it the
+// shortest of its timeouts).
+func newHTTPServer(h http.Handler, log *slog.Logger, t httpTimeouts) *http.Server {
 	return &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
+		ReadHeaderTimeout: t.header,
+		ReadTimeout:       t.request,
 		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
+		IdleTimeout:       t.idle,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+}
+
+// connlimitConfig is the connection limiter's configuration: the
+// settings, and the site endpoints as its public requests.
+func (set *serveSettings) connlimitConfig(log *slog.Logger) connlimit.Config {
+	c := set.conns
+	c.Logger = log
+	c.Public = isPublicRequest
+	return c
+}
+
+// isPublicRequest reports whether r is a request anyone may send, which
+// the connection limiter bounds apart: every request but those to the
+// API's own endpoints (which ask for a key before they read a body or
+// answer more than an error), the dashboard's (which ask for a session;
+// its sign-in has a budget per address) and the health check (which load
+// balancers must reach under any load). So the site endpoints (a body
+// from anyone with the token printed in the site's pages), /openapi.yaml
+// (the one large answer without a key, which a client that reads it
+// slowly holds a connection with) and any endpoint added later without a
+// key are public. ServeMux answers a path that is not clean with a
+// redirect, reading no body and writing little, so dodging a prefix with
+// dots or slashes holds nothing for long.
+func isPublicRequest(r *http.Request) bool {
+	p := r.URL.Path
+	switch {
+	case p == "/healthz", strings.HasPrefix(p, "/v2/agent/"), strings.HasPrefix(p, "/v1/analytics/"),
+		p == "/dashboard", strings.HasPrefix(p, "/dashboard/"):
+		return false
+	}
+	return true
 }
 
 // serverConfig is the API's configuration: the settings that bound it.

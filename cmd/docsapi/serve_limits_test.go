@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -17,152 +13,6 @@ import (
 
 	"github.com/docsapi/docsapi-go/server"
 )
-
-// keepAliveClient is one connection to serve, plain or TLS, on which
-// requests are sent one after another.
-type keepAliveClient struct {
-	conn net.Conn
-	br   *bufio.Reader
-}
-
-// dialServe opens a TCP connection to addr, wrapped in TLS when roots is
-// set; the handshake, if any, happens with the first request.
-func dialServe(t *testing.T, addr string, roots *x509.CertPool) *keepAliveClient {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if roots != nil {
-		conn = tls.Client(conn, &tls.Config{RootCAs: roots, ServerName: "127.0.0.1", NextProtos: []string{"http/1.1"}})
-	}
-	t.Cleanup(func() { conn.Close() })
-	return &keepAliveClient{conn: conn, br: bufio.NewReader(conn)}
-}
-
-// health sends GET /healthz and waits up to wait for the answer.
-func (c *keepAliveClient) health(wait time.Duration) error {
-	c.conn.SetDeadline(time.Now().Add(wait))
-	if _, err := io.WriteString(c.conn, "GET /healthz HTTP/1.1\r\nHost: docsapi.test\r\n\r\n"); err != nil {
-		return err
-	}
-	resp, err := http.ReadResponse(c.br, nil)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK || resp.Close {
-		return fmt.Errorf("status %d, Connection: close %t; want 200 on a kept connection", resp.StatusCode, resp.Close)
-	}
-	return nil
-}
-
-// checkConnectionCap checks that serve, listening on addr with a cap of 2
-// connections, serves 2 connections at once and no more: 2 more wait,
-// unanswered, until one of the first closes, and then one at a time.
-func checkConnectionCap(t *testing.T, addr string, roots *x509.CertPool, logs *syncBuffer) {
-	t.Helper()
-	first := []*keepAliveClient{dialServe(t, addr, roots), dialServe(t, addr, roots)}
-	for i, c := range first {
-		if err := c.health(5 * time.Second); err != nil {
-			t.Fatalf("connection %d, under the cap: %v", i+1, err)
-		}
-	}
-	// Two more: the kernel completes their handshakes (the listen
-	// backlog), but serve does not accept them while 2 are open.
-	answered := make(chan int, 2)
-	for i := range 2 {
-		c := dialServe(t, addr, roots)
-		go func() {
-			if err := c.health(10 * time.Second); err == nil {
-				answered <- 3 + i
-			} else {
-				answered <- -(3 + i)
-			}
-		}()
-	}
-	select {
-	case n := <-answered:
-		t.Fatalf("connection %d was answered while 2 connections were open, with a cap of 2", n)
-	case <-time.After(700 * time.Millisecond):
-	}
-	// Both first connections still work: the cap holds others back, not
-	// them.
-	for i, c := range first {
-		if err := c.health(5 * time.Second); err != nil {
-			t.Fatalf("connection %d, at the cap: %v", i+1, err)
-		}
-	}
-	first[0].conn.Close()
-	var n int
-	select {
-	case n = <-answered:
-		if n < 0 {
-			t.Fatalf("connection %d failed once a slot was free", -n)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("closing a connection did not let a waiting one through")
-	}
-	select {
-	case m := <-answered:
-		t.Fatalf("connections %d and %d were both answered after one slot was freed", n, m)
-	case <-time.After(700 * time.Millisecond):
-	}
-	first[1].conn.Close()
-	select {
-	case m := <-answered:
-		if m < 0 {
-			t.Fatalf("connection %d failed once a slot was free", -m)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the last waiting connection was never answered")
-	}
-	if got := strings.Count(logs.String(), "connection limit reached"); got != 1 {
-		t.Errorf("the cap's warning was logged %d times, want once:\n%s", got, logs)
-	}
-}
-
-// serve caps the connections it holds open: one client (or many) cannot
-// hold every connection the process can open.
-func TestServeCapsConnections(t *testing.T) {
-	t.Run("flag", func(t *testing.T) {
-		dir := t.TempDir()
-		addr, logs, stop := serveInProcess(t, map[string]string{"HOME": dir}, "--data", filepath.Join(dir, "data"), "--max-connections", "2")
-		checkConnectionCap(t, addr, nil, logs)
-		if code := stop(); code != exitOK {
-			t.Fatalf("exit %d:\n%s", code, logs)
-		}
-	})
-	t.Run("configuration file", func(t *testing.T) {
-		dir := t.TempDir()
-		config := configFile(t, `{"maxConnections": 2}`)
-		addr, logs, stop := serveInProcess(t, map[string]string{"HOME": dir}, "--data", filepath.Join(dir, "data"), "--config", config)
-		checkConnectionCap(t, addr, nil, logs)
-		if code := stop(); code != exitOK {
-			t.Fatalf("exit %d:\n%s", code, logs)
-		}
-	})
-	t.Run("TLS", func(t *testing.T) {
-		// The cap counts TCP connections, so a client that opens
-		// connections and never finishes the TLS handshake is held back
-		// too (and cut at the header timeout).
-		dir := t.TempDir()
-		certPEM, keyPEM := selfSignedCert(t)
-		cert := writeFile(t, filepath.Join(dir, "cert.pem"), string(certPEM))
-		key := writeFile(t, filepath.Join(dir, "key.pem"), string(keyPEM))
-		addr, logs, stop := serveInProcess(t, map[string]string{"HOME": dir}, "--data", filepath.Join(dir, "data"),
-			"--tls-cert", cert, "--tls-key", key, "--max-connections", "2")
-		roots := x509.NewCertPool()
-		roots.AppendCertsFromPEM(certPEM)
-		checkConnectionCap(t, addr, roots, logs)
-		if code := stop(); code != exitOK {
-			t.Fatalf("exit %d:\n%s", code, logs)
-		}
-	})
-}
 
 // printedConfig runs serve --print-config and decodes what it printed
 // loosely, so the test reads fields this version may not have.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/connlimit"
 	"github.com/docsapi/docsapi-go/server/engine"
 	"github.com/docsapi/docsapi-go/server/gitrepo"
 	"github.com/docsapi/docsapi-go/server/pageviews"
@@ -40,6 +41,18 @@ const (
 // and a reverse proxy multiplexes its clients onto a handful.
 const defaultMaxConnections = 1024
 
+// Defaults of the HTTP server's timeouts. A client sends a request's
+// headers at once, so the header timeout (which bounds a TLS handshake
+// too) is short: a client trickling them holds its connection for that
+// long at most. Bodies other than public requests' (whose own bound is
+// connlimit.DefaultPublicBodyTimeout) are at most 1 MiB and sent by
+// clients with a key, so a minute is generous.
+const (
+	defaultHeaderTimeout  = 5 * time.Second
+	defaultRequestTimeout = time.Minute
+	defaultIdleTimeout    = 2 * time.Minute
+)
+
 // serveFlags are serve's flags as given.
 type serveFlags struct {
 	storage                 storageFlags
@@ -48,6 +61,7 @@ type serveFlags struct {
 	logFormat, logLevel     string
 	grace, flush            time.Duration
 	maxConns                int
+	perAddress, waitingPer  int
 	dashboard               bool
 	secretFile              string
 	printConfig             bool
@@ -63,7 +77,9 @@ func (f *serveFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", defaultLogLevel, "log `LEVEL`: debug, info, warn or error")
 	fs.DurationVar(&f.grace, "shutdown-grace", defaultShutdownGrace, "how long requests in flight and running jobs get to finish at shutdown")
 	fs.DurationVar(&f.flush, "flush-interval", pageviews.DefaultFlushInterval, "how often recorded page views are written to the storage")
-	fs.IntVar(&f.maxConns, "max-connections", defaultMaxConnections, "most connections open at once, `N`; more wait until one closes")
+	fs.IntVar(&f.maxConns, "max-connections", defaultMaxConnections, "most connections open at once, `N`")
+	fs.IntVar(&f.perAddress, "max-connections-per-address", connlimit.DefaultPerAddress, "most connections of one address (IPv6: one /64) open at once, `N`")
+	fs.IntVar(&f.waitingPer, "max-waiting-per-address", connlimit.DefaultWaitingPerAddress, "most connections of one address waiting for a request (handshake, headers, idle) at once, `N`")
 	fs.BoolVar(&f.dashboard, "dashboard", true, "serve the dashboard under /dashboard/; --dashboard=false turns it off")
 	fs.StringVar(&f.secretFile, "secret-file", "", "`FILE` of the secret that seals sessions and cursors, 32 random bytes, mode 0600\n(env DOCSAPI_SECRET_FILE, or DOCSAPI_SECRET holding it in base64; default DATA/secret.key, made if missing)")
 	fs.BoolVar(&f.printConfig, "print-config", false, "check the configuration, print it with secrets redacted, and exit")
@@ -76,6 +92,8 @@ type serveSettings struct {
 	logFormat, logLevel     string
 	grace, flush            time.Duration
 	maxConns                int
+	conns                   connlimit.Config // with its defaults, without hooks
+	timeouts                httpTimeouts
 	rateLimits              server.RateLimits
 	trustedProxies          []netip.Prefix
 	site                    server.SiteConfig // with its defaults
@@ -136,14 +154,21 @@ func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error)
 	set.logLevel = pick("log.level", "log-level", f.logLevel, "", file.Log.Level, defaultLogLevel)
 	set.grace = pickDur("shutdownGrace", "shutdown-grace", f.grace, file.ShutdownGrace, defaultShutdownGrace)
 	set.flush = pickDur("pageViews.flushInterval", "flush-interval", f.flush, file.PageViews.FlushInterval, pageviews.DefaultFlushInterval)
-	switch {
-	case given(fs, "max-connections"):
-		set.maxConns, set.sources["maxConnections"] = f.maxConns, "--max-connections"
-	case file.MaxConns != 0:
-		set.maxConns, set.sources["maxConnections"] = file.MaxConns, "configuration file"
-	default:
-		set.maxConns, set.sources["maxConnections"] = defaultMaxConnections, "default"
+	pickInt := func(name, flagName string, flagVal, fileVal, def int) int {
+		switch {
+		case given(fs, flagName):
+			set.sources[name] = "--" + flagName
+			return flagVal
+		case fileVal != 0:
+			set.sources[name] = "configuration file"
+			return fileVal
+		}
+		set.sources[name] = "default"
+		return def
 	}
+	set.maxConns = pickInt("maxConnections", "max-connections", f.maxConns, file.MaxConns, defaultMaxConnections)
+	set.conns.PerAddress = pickInt("connections.perAddress", "max-connections-per-address", f.perAddress, file.Connections.PerAddress, connlimit.DefaultPerAddress)
+	set.conns.WaitingPerAddress = pickInt("connections.waitingPerAddress", "max-waiting-per-address", f.waitingPer, file.Connections.WaitingPerAddress, connlimit.DefaultWaitingPerAddress)
 	if set.rateLimits, err = serveRateLimits(file.RateLimits); err != nil {
 		return nil, err
 	}
@@ -179,6 +204,9 @@ func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error)
 	case set.maxConns < 1:
 		return nil, usagef("maxConnections (from %s) must be at least 1, got %d", set.sources["maxConnections"], set.maxConns)
 	}
+	if err := set.resolveConnections(file); err != nil {
+		return nil, err
+	}
 	if _, err := parseLevel(set.logLevel); err != nil {
 		return nil, err
 	}
@@ -191,6 +219,69 @@ func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error)
 		}
 	}
 	return set, nil
+}
+
+// httpTimeouts are the API's HTTP server's timeouts.
+type httpTimeouts struct {
+	header, request, idle time.Duration
+}
+
+// defaultHTTPTimeouts are the timeouts of a server that has no settings of
+// its own (the metrics listener's).
+var defaultHTTPTimeouts = httpTimeouts{header: defaultHeaderTimeout, request: defaultRequestTimeout, idle: defaultIdleTimeout}
+
+// resolveConnections checks the per-address bounds (picked in resolve,
+// with their sources), and reads the rest of "connections" into set.conns
+// and set.timeouts, defaults filled in.
+func (set *serveSettings) resolveConnections(file *fileConfig) error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{
+		{"connections.perAddress", set.conns.PerAddress},
+		{"connections.waitingPerAddress", set.conns.WaitingPerAddress},
+	} {
+		if f.v < 1 {
+			return usagef("%s (from %s) must be at least 1, got %d", f.name, set.sources[f.name], f.v)
+		}
+	}
+	c := file.Connections
+	switch {
+	case c.MaxPublic < 0:
+		return usagef("connections.maxPublic must be 0 (the default: a quarter of maxConnections) or more, got %d", c.MaxPublic)
+	case c.MaxPublic >= set.maxConns && set.maxConns > 1:
+		return usagef("connections.maxPublic (%d) must be below maxConnections (%d, from %s), so that public requests cannot take every connection from API calls and the dashboard",
+			c.MaxPublic, set.maxConns, set.sources["maxConnections"])
+	}
+	set.conns.Max = set.maxConns
+	set.conns.TrustedProxies = set.trustedProxies
+	set.conns.MaxPublic = c.MaxPublic
+	set.conns.PublicBodyTimeout = time.Duration(c.PublicBodyTimeout)
+	conns, err := set.conns.WithDefaults()
+	if err != nil {
+		return usagef("%v", err) // every field was checked above: a bug
+	}
+	// WithDefaults gives a logger and a clock, which serve sets itself.
+	conns.Logger, conns.Now = nil, nil
+	set.conns = conns
+	set.timeouts = defaultHTTPTimeouts
+	for _, t := range []struct {
+		v   *time.Duration
+		set duration
+	}{
+		{&set.timeouts.header, c.HeaderTimeout},
+		{&set.timeouts.request, c.RequestTimeout},
+		{&set.timeouts.idle, c.IdleTimeout},
+	} {
+		if t.set != 0 { // the file's durations are never negative
+			*t.v = time.Duration(t.set)
+		}
+	}
+	if set.timeouts.header > set.timeouts.request {
+		return usagef("connections.headerTimeout (%s) must not be longer than connections.requestTimeout (%s), which bounds the headers and the body together",
+			set.timeouts.header, set.timeouts.request)
+	}
+	return nil
 }
 
 // checkAddress refuses the address of the setting name, given by from,
@@ -405,6 +496,11 @@ func printConfig(s *stdio, set *serveSettings) error {
 	eff.Log = logConfig{Format: set.logFormat, Level: set.logLevel}
 	eff.ShutdownGrace = duration(set.grace)
 	eff.MaxConns = set.maxConns
+	eff.Connections = connectionsConfig{
+		PerAddress: set.conns.PerAddress, WaitingPerAddress: set.conns.WaitingPerAddress,
+		MaxPublic: set.conns.MaxPublic, PublicBodyTimeout: duration(set.conns.PublicBodyTimeout),
+		HeaderTimeout: duration(set.timeouts.header), RequestTimeout: duration(set.timeouts.request), IdleTimeout: duration(set.timeouts.idle),
+	}
 	eff.RateLimits = rateLimitsConfig{
 		Agent:     printedLimit(set.rateLimits.Agent),
 		Analytics: printedLimit(set.rateLimits.Analytics),

@@ -4,8 +4,8 @@
 // It is the only package of the module that imports the Prometheus client.
 // The packages it reads expose small hooks instead (server.Config.OnRequest,
 // OnIngestCommit and OnSiteLimit, engine.Config.OnRunEnd, pageviews.Config.OnFlush,
-// pageviews.Recorder.Stats and store.JobCounter), so a program that embeds
-// them without metrics compiles none of it:
+// connlimit.Config.OnRefuse, pageviews.Recorder.Stats and store.JobCounter),
+// so a program that embeds them without metrics compiles none of it:
 //
 //	m, err := metrics.New(metrics.Config{Jobs: st}) // st: a store.JobCounter
 //	eng, err := engine.New(engine.Config{..., OnRunEnd: m.ObserveRun})
@@ -13,6 +13,7 @@
 //	m.WatchPageViews(rec)
 //	srv, err := server.New(server.Config{..., OnRequest: m.ObserveRequest, OnIngestCommit: m.ObserveIngestCommit,
 //		OnSiteLimit: m.ObserveSiteLimit})
+//	lim, err := connlimit.New(connlimit.Config{..., OnRefuse: m.ObserveRefusal})
 //	go http.ListenAndServe("127.0.0.1:9464", m.Handler()) // not the API's listener
 //
 // Every label takes a bounded set of values: a request is labelled with its
@@ -33,6 +34,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/connlimit"
 	"github.com/docsapi/docsapi-go/server/engine"
 	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/store"
@@ -81,6 +83,7 @@ type Metrics struct {
 	ingested *prometheus.CounterVec   // result
 	commits  *prometheus.HistogramVec // result
 	site     *prometheus.CounterVec   // kind, reason
+	refusals *prometheus.CounterVec   // reason
 	views    *viewsCollector
 	parts    []prometheus.Collector // all of the above, and the job counts with Config.Jobs
 	registry *prometheus.Registry
@@ -120,6 +123,10 @@ func New(cfg Config) (*Metrics, error) {
 		site: counter("docsapi_site_limited_total",
 			"Submissions to the public site endpoints that met a project's daily cap or a client's share of it, by kind (feedback: refused with 429; searches: counted under \"(other searches)\" or without the result opened) and reason (cap: the project's day was full; share: the client's address or network had added its share of the day).",
 			"kind", "reason"),
+		refusals: counter("docsapi_connections_refused_total",
+			"Connections refused or closed, and public requests refused, by the connection limits, by reason: "+
+				"address_connections, address_waiting (an address's budgets), full (the cap, with no connection to take), "+
+				"evicted (a waiting connection closed for a client holding fewer), public_busy (a site request answered 503).", "reason"),
 		views:    newViewsCollector(),
 		errorLog: cfg.Logger,
 	}
@@ -138,7 +145,10 @@ func New(cfg Config) (*Metrics, error) {
 			m.site.WithLabelValues(kind, reason)
 		}
 	}
-	m.parts = []prometheus.Collector{m.requests, m.latency, m.runs, m.flushes, m.ingested, m.commits, m.site, m.views}
+	for _, r := range connlimit.Reasons() {
+		m.refusals.WithLabelValues(string(r))
+	}
+	m.parts = []prometheus.Collector{m.requests, m.latency, m.runs, m.flushes, m.ingested, m.commits, m.site, m.refusals, m.views}
 	if cfg.Jobs != nil {
 		m.parts = append(m.parts, newJobsCollector(cfg.Jobs, cfg.JobsTimeout, cfg.Now, cfg.Logger))
 	}
@@ -187,6 +197,12 @@ func (m *Metrics) ObserveRequest(r server.RequestInfo) {
 // share of it; it is server.Config.OnSiteLimit.
 func (m *Metrics) ObserveSiteLimit(l server.SiteLimitInfo) {
 	m.site.WithLabelValues(l.Kind, l.Reason).Inc()
+}
+
+// ObserveRefusal counts a refusal of the connection limits; it is
+// connlimit.Config.OnRefuse.
+func (m *Metrics) ObserveRefusal(r connlimit.Refusal) {
+	m.refusals.WithLabelValues(string(r.Reason)).Inc()
 }
 
 // ObserveRun counts a job run; it is engine.Config.OnRunEnd.

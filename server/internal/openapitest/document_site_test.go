@@ -16,11 +16,11 @@ var feedbackSearchesOperations = map[string][]string{
 	"GET /v1/analytics/{projectId}/assistant":                    {"200", "400", "401", "403", "404", "429", "500"},
 	"GET /v1/analytics/{projectId}/assistant/threads/{threadId}": {"200", "400", "401", "403", "404", "429", "500"},
 	"GET /v1/analytics/{projectId}/assistant/caller-stats":       {"200", "400", "401", "403", "404", "429", "500"},
-	"POST /v1/site/{projectId}/feedback":                         {"202", "400", "401", "403", "413", "429", "500"},
-	"OPTIONS /v1/site/{projectId}/feedback":                      {"204", "403", "429", "500"},
-	"POST /v1/site/{projectId}/searches":                         {"202", "400", "401", "403", "413", "429", "500"},
-	"OPTIONS /v1/site/{projectId}/searches":                      {"204", "403", "429", "500"},
-	"GET /v1/site/{projectId}/docsapi.js":                        {"200"},
+	"POST /v1/site/{projectId}/feedback":                         {"202", "400", "401", "403", "413", "429", "500", "503"},
+	"OPTIONS /v1/site/{projectId}/feedback":                      {"204", "403", "429", "500", "503"},
+	"POST /v1/site/{projectId}/searches":                         {"202", "400", "401", "403", "413", "429", "500", "503"},
+	"OPTIONS /v1/site/{projectId}/searches":                      {"204", "403", "429", "500", "503"},
+	"GET /v1/site/{projectId}/docsapi.js":                        {"200", "503"},
 }
 
 // openSiteOperations are the operations a request makes without any key,

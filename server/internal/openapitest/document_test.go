@@ -28,7 +28,7 @@ func TestDocumentOperationsAndStatuses(t *testing.T) {
 		"POST /v1/analytics/{projectId}/views":        {"202", "400", "401", "403", "404", "413", "429", "500", "503"},
 		"GET /v1/analytics/{projectId}/visitors":      {"200", "400", "401", "403", "404", "429", "500"},
 		"GET /healthz":                                {"200", "503"},
-		"GET /openapi.yaml":                           {"200"},
+		"GET /openapi.yaml":                           {"200", "503"},
 	}
 	maps.Copy(want, feedbackSearchesOperations)
 	maps.Copy(want, operatorOperations)
@@ -68,16 +68,18 @@ func TestDocumentResponses(t *testing.T) {
 				if r.Headers["X-Request-Id"] == nil {
 					t.Errorf("%s: no X-Request-Id header", where)
 				}
-				// The ingestion endpoint's 503 (its queue is full) says when to retry too.
-				retry := status == "429" || status == "503" && where == "POST /v1/analytics/{projectId}/views 503"
+				// The ingestion endpoint's 503 (its queue is full) and those
+				// of the endpoints without a key (busy) say when to retry too.
+				public := strings.HasPrefix(path, "/v1/site/") || path == "/openapi.yaml"
+				retry := status == "429" || status == "503" && (where == "POST /v1/analytics/{projectId}/views 503" || public)
 				if retry != (r.Headers["Retry-After"] != nil) {
-					t.Errorf("%s: Retry-After is documented on exactly the 429 answers and the ingestion's 503; headers %v", where, keys(r.Headers))
+					t.Errorf("%s: Retry-After is documented on exactly the 429 answers and the 503 of the ingestion and of the endpoints without a key; headers %v", where, keys(r.Headers))
 				}
 				wantType := "application/json"
 				switch {
-				case path == "/openapi.yaml":
+				case path == "/openapi.yaml" && status == "200":
 					wantType = "application/yaml"
-				case strings.HasSuffix(path, ".js"):
+				case strings.HasSuffix(path, ".js") && status == "200":
 					wantType = "text/javascript"
 				case status == "204":
 					if len(r.Content) != 0 {
