@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/agent/sandbox"
+	"github.com/docsapi/docsapi-go/server/agent/sandbox/sandboxtest"
 )
 
 // TestMain lets the test binary play the parts a test needs in a process of
@@ -27,7 +28,16 @@ func TestMain(m *testing.M) {
 			os.Exit(role(os.Args[2:]))
 		}
 	}
-	os.Exit(m.Run())
+	// Cgroups of this binary's own, so that another package's tests,
+	// running at once, cannot sweep the leftovers these tests check.
+	restore, err := sandboxtest.OwnCgroups()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "placing the tests in cgroups of their own:", err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	restore()
+	os.Exit(code)
 }
 
 var roles = map[string]func(args []string) int{

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/docsapi/docsapi-go/server/agent/sandbox/sandboxtest"
 )
 
 // TestMain lets the test binary play a program the tests start, chosen by
@@ -24,7 +26,16 @@ func TestMain(m *testing.M) {
 			os.Exit(role())
 		}
 	}
-	os.Exit(m.Run())
+	// Cgroups of this binary's own, so that another package's tests,
+	// running at once, cannot sweep the leftovers these tests check.
+	restore, err := sandboxtest.OwnCgroups()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "placing the tests in cgroups of their own:", err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	restore()
+	os.Exit(code)
 }
 
 // roles are more parts the test binary plays, named by its first
