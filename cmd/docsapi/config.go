@@ -188,6 +188,10 @@ type agentConfig struct {
 	PassEnv        []string          `json:"passEnv,omitempty"`
 	Env            map[string]string `json:"env,omitempty"`
 	Sandbox        sandboxConfig     `json:"sandbox,omitzero"`
+	// What a run may add to its workspace, sandboxed or not: bytes (disk
+	// blocks, and apart the files' sizes) and names.
+	MaxWorkspaceGrowth byteSize `json:"maxWorkspaceGrowth,omitempty"`
+	MaxWorkspaceFiles  int      `json:"maxWorkspaceFiles,omitempty"`
 
 	// kind llm
 	Provider         string    `json:"provider,omitempty"`

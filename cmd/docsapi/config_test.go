@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	commandagent "github.com/docsapi/docsapi-go/server/agent/command"
 	"github.com/docsapi/docsapi-go/server/agent/sandbox"
 	"github.com/docsapi/docsapi-go/server/runner"
 )
@@ -99,6 +100,14 @@ func TestConfigErrors(t *testing.T) {
 			[]string{`projects[0] ("p").agent: sandbox.memory is 16 MiB; an agent needs at least 64 MiB`}},
 		{"file systems past the memory", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": {"memory": "1GiB", "homeSize": "1GiB"}}}]}`,
 			[]string{`projects[0] ("p").agent: sandbox.tmpSize + sandbox.shmSize + sandbox.homeSize is 1344 MiB, not below sandbox.memory (1 GiB)`}},
+		{"workspace growth too small", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "maxWorkspaceGrowth": "512KiB"}}]}`,
+			[]string{`projects[0] ("p").agent: maxWorkspaceGrowth is 512 KiB; the smallest is 1 MiB`}},
+		{"workspace growth without a unit we know", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "maxWorkspaceGrowth": "1GB"}}]}`,
+			[]string{`projects[0].agent.maxWorkspaceGrowth: "1GB" is not a size such as "512MiB"`}},
+		{"negative workspace files", `{"projects": [{"id": "p", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": "off", "maxWorkspaceFiles": -1}}]}`,
+			[]string{`projects[0] ("p").agent: maxWorkspaceFiles is -1; it must not be negative`}},
+		{"workspace limit of an llm agent", `{"projects": [{"id": "p", "repository": "r", "model": "m", "host": {"kind": "push-only"}, "agent": {"kind": "llm", "provider": "openai", "maxWorkspaceGrowth": "2GiB"}}]}`,
+			[]string{"maxWorkspaceGrowth is a field of kind command, not llm"}},
 		{"sandbox of an llm agent", `{"projects": [{"id": "p", "repository": "r", "model": "m", "host": {"kind": "push-only"}, "agent": {"kind": "llm", "provider": "openai", "sandbox": "off"}}]}`,
 			[]string{"sandbox is a field of kind command, not llm"}},
 		{"trusted proxy that is a name", `{"trustedProxies": ["10.0.0.0/8", "proxy.internal"]}`,
@@ -183,6 +192,47 @@ func TestSandboxSettings(t *testing.T) {
 	for _, want := range []string{
 		`"maxProcesses": 100, "memory": "3GiB", "tmpSize": "128MiB", "shmSize": "32MiB", "homeSize": "1GiB"`,
 		`"maxProcesses": 256, "memory": "2GiB", "tmpSize": "256MiB", "shmSize": "64MiB", "homeSize": "512MiB"`,
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("--print-config does not show %s:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// TestWorkspaceSettings: a command agent's workspace limits reach it,
+// with the sandbox on or off, and read back with their defaults.
+func TestWorkspaceSettings(t *testing.T) {
+	path := configFile(t, `{"git": {"workDir": "runs"}, "projects": [
+  {"id": "open", "repository": "r", "host": {"kind": "push-only"},
+   "agent": {"kind": "command", "command": "sh", "sandbox": "off", "maxWorkspaceGrowth": "256MiB", "maxWorkspaceFiles": 5000}},
+  {"id": "tight", "repository": "r", "host": {"kind": "push-only"},
+   "agent": {"kind": "command", "command": "sh", "maxWorkspaceGrowth": 104857600}},
+  {"id": "plain", "repository": "r", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh"}}
+]}`)
+	cfg, err := loadConfigFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	projects, err := resolveProjects(cfg, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]commandagent.WorkspaceLimits{
+		"open":  {MaxGrowth: 256 << 20, MaxFiles: 5000},
+		"tight": {MaxGrowth: 100 << 20},
+		"plain": {},
+	} {
+		if got := projects.runner[id].Agent.Command.Workspace; got != want {
+			t.Errorf("%s: the workspace limits are %+v, want %+v", id, got, want)
+		}
+	}
+	r := runCLI(t, nil, "", "serve", "--config", path, "--data", t.TempDir(), "--print-config")
+	r.expect(t, exitOK)
+	flat := strings.Join(strings.Fields(r.stdout), " ")
+	for _, want := range []string{
+		`"maxWorkspaceGrowth": "256MiB", "maxWorkspaceFiles": 5000`,
+		`"maxWorkspaceGrowth": "100MiB", "maxWorkspaceFiles": 200000`,
+		`"maxWorkspaceGrowth": "1GiB", "maxWorkspaceFiles": 200000`,
 	} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("--print-config does not show %s:\n%s", want, r.stdout)

@@ -125,7 +125,7 @@ func resolveAgent(where string, a agentConfig, model *string, getenv func(string
 	commandFields := map[string]bool{
 		"command": a.Command != "", "args": len(a.Args) > 0, "promptVia": a.PromptVia != "", "timeout": a.Timeout != 0,
 		"maxOutputBytes": a.MaxOutputBytes != 0, "passEnv": len(a.PassEnv) > 0, "env": len(a.Env) > 0,
-		"sandbox": !a.Sandbox.isZero(),
+		"sandbox": !a.Sandbox.isZero(), "maxWorkspaceGrowth": a.MaxWorkspaceGrowth != 0, "maxWorkspaceFiles": a.MaxWorkspaceFiles != 0,
 	}
 	llmFields := map[string]bool{
 		"provider": a.Provider != "", "baseURL": a.BaseURL != "", "model": a.Model != "", "apiKeyEnv": a.APIKeyEnv != "",
@@ -153,6 +153,10 @@ func resolveAgent(where string, a agentConfig, model *string, getenv func(string
 		if err != nil {
 			return runner.Agent{}, nil, err
 		}
+		workspace := a.workspaceLimits()
+		if err := workspace.Check(func(field string) string { return workspaceLimitKeys[field] }); err != nil {
+			return runner.Agent{}, nil, fmt.Errorf("%s: %w", where, err)
+		}
 		var warns []string
 		if warn != "" {
 			warns = append(warns, warn)
@@ -162,7 +166,7 @@ func resolveAgent(where string, a agentConfig, model *string, getenv func(string
 		}
 		agent := runner.Agent{Kind: runner.Command, Command: commandagent.Config{
 			Command: a.Command, Args: a.Args, PromptVia: commandagent.PromptVia(a.PromptVia), Timeout: time.Duration(a.Timeout),
-			MaxOutputBytes: a.MaxOutputBytes, PassEnv: a.PassEnv, Env: a.Env, Sandbox: sb,
+			MaxOutputBytes: a.MaxOutputBytes, PassEnv: a.PassEnv, Env: a.Env, Sandbox: sb, Workspace: workspace,
 		}}
 		if *model == "" {
 			// Jobs name what runs them, as the hosted service's do: with no
@@ -228,6 +232,16 @@ func (s sandboxConfig) limits() sandbox.Limits {
 // sandboxLimitKeys are the configuration's keys of sandbox.Limits' fields.
 var sandboxLimitKeys = map[string]string{"MaxProcesses": "sandbox.maxProcesses", "Memory": "sandbox.memory",
 	"TmpSize": "sandbox.tmpSize", "ShmSize": "sandbox.shmSize", "HomeSize": "sandbox.homeSize"}
+
+// workspaceLimits returns a command agent's workspace limits as the
+// configuration gives them (0: the default).
+func (a agentConfig) workspaceLimits() commandagent.WorkspaceLimits {
+	return commandagent.WorkspaceLimits{MaxGrowth: int64(a.MaxWorkspaceGrowth), MaxFiles: a.MaxWorkspaceFiles}
+}
+
+// workspaceLimitKeys are the configuration's keys of
+// commandagent.WorkspaceLimits' fields.
+var workspaceLimitKeys = map[string]string{"MaxGrowth": "maxWorkspaceGrowth", "MaxFiles": "maxWorkspaceFiles"}
 
 // bridgeCommand is the hidden command that runs the sandbox's network
 // bridge (sandbox.BridgeMain): the sandbox starts this program with it.

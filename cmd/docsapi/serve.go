@@ -112,7 +112,8 @@ and agent.kind is optional):
                 "promptVia": "stdin", "timeout": "20m",
                 "passEnv": ["ANTHROPIC_API_KEY"],
                 "sandbox": {"allowHosts": ["api.anthropic.com"], "readOnly": ["/opt/node"],
-                            "maxProcesses": 256, "memory": "2GiB"}}
+                            "maxProcesses": 256, "memory": "2GiB"},
+                "maxWorkspaceGrowth": "1GiB", "maxWorkspaceFiles": 200000}
     },
     {
       "id": "api-docs", "repository": "https://gitlab.example.com/acme/api-docs.git",
@@ -136,10 +137,10 @@ self-managed GitLab), draft, repositoryHosts; the token (tokenEnv or
 tokenFile) is required for github and gitlab, and optional for push-only
 (with username, for HTTPS remotes). agent: kind command (command, args with
 {prompt} {model} {job} {project} {dir}, promptVia stdin|arg, timeout,
-maxOutputBytes, passEnv, env, sandbox) or kind llm (provider openai|anthropic,
-baseURL, model, apiKeyEnv|apiKeyFile, anthropicVersion, instructions, limits:
-maxTurns, maxTokens, maxFileBytes, maxChangedBytes, requestTimeout,
-maxRetries).
+maxOutputBytes, passEnv, env, sandbox, maxWorkspaceGrowth, maxWorkspaceFiles)
+or kind llm (provider openai|anthropic, baseURL, model,
+apiKeyEnv|apiKeyFile, anthropicVersion, instructions, limits: maxTurns,
+maxTokens, maxFileBytes, maxChangedBytes, requestTimeout, maxRetries).
 
 rateLimits: per API key, each category on its own budget; past it, requests
 answer 429 with Retry-After. agent: every agent-job request (no limit by
@@ -279,8 +280,8 @@ files, git.workDir (workspaces, mirrors, the agents' runs), and the SSH and
 PostgreSQL files of the server's user. sandbox.bwrap names the bubblewrap
 program. Where the sandbox cannot run, serve refuses to start unless the
 agent says "sandbox": "off", which runs it as the server's user with access
-to all the server can read, and with none of the limits below (serve warns
-at every start).
+to all the server can read, and with none of the sandbox's limits below
+(serve warns at every start).
 
 Each run of a sandboxed agent is bounded: sandbox.maxProcesses (default
 256) processes and threads at once; sandbox.memory (default 2GiB) of
@@ -296,6 +297,32 @@ limit is RLIMIT_NPROC, which counts only the sandbox's processes but binds
 nothing when the server runs as root, and memory is bounded only by the
 file systems' sizes. serve logs at start which mechanism enforces each
 limit ("sandbox limits"), at warn when one is not enforced.
+
+maxWorkspaceGrowth (default 1GiB) and maxWorkspaceFiles (default 200000)
+bound what one run of a command agent may add to its workspace, the folder
+under git.workDir it edits, sandboxed or not: the disk its files take
+(blocks: a sparse file counts what it uses, a file of several names once),
+apart from that the sizes of its files (a sparse file counts whole, as git
+add would read it), and its files, folders and links. The workspace is
+measured before the agent starts and walked while it runs, every second,
+and within 50ms of its file system's use growing by a sixteenth of
+maxWorkspaceGrowth (ext4, XFS and tmpfs count writes at once; btrfs may
+not); a walk follows no link and stops at the limit. Past a limit the
+agent and all its processes are killed and the job fails for good, naming
+the limit; a workspace past a limit when the agent ends fails the job too,
+and nothing is published. Between two checks an agent writes at the disk's
+speed: the workspace may pass the limit by what the disk takes in 50ms
+plus three walks' time (a walk takes milliseconds in a docs repository,
+tenths of a second with 100,000 files), or in a second and a walk where
+the file system counts its use late. In the sandbox no file may grow past maxWorkspaceGrowth
+(RLIMIT_FSIZE: a tool writing a larger one gets SIGXFSZ or EFBIG, and the
+job's error names the setting) and no core dump is written. A walk sees
+the tree as it is: an agent that moves a folder across a walk can hide it
+until its run ends. Put git.workDir on a file system of its own (or under
+a quota), so that no agent can fill the database's disk. Without the
+sandbox the workspace is bounded all the same, but the agent can write
+anywhere the server can, its HOME and TMPDIR (folders of its run) among
+them.
 
 git.maxPublishFiles (default 1000) and git.maxPublishBytes (default
 20971520, 20 MiB) bound what a job may publish: the files its branch

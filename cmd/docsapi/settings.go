@@ -541,6 +541,10 @@ func printConfig(s *stdio, set *serveSettings) error {
 			}
 			p.Agent.Env = env
 		}
+		if p.Agent.Kind == "command" {
+			w := p.Agent.workspaceLimits().WithDefaults()
+			p.Agent.MaxWorkspaceGrowth, p.Agent.MaxWorkspaceFiles = byteSize(w.MaxGrowth), w.MaxFiles
+		}
 		if p.Agent.Kind == "command" && !p.Agent.Sandbox.Off {
 			l := p.Agent.Sandbox.limits().WithDefaults()
 			p.Agent.Sandbox.MaxProcesses, p.Agent.Sandbox.Memory = l.MaxProcesses, byteSize(l.Memory)

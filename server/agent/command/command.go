@@ -28,6 +28,20 @@
 // where the sandbox cannot run (bubblewrap missing, user namespaces off),
 // saying what to do.
 //
+// # The workspace
+//
+// The workspace is a folder of the server's disk, and the program may write
+// to it, so what a run may add to it is bounded (Config.Workspace): the disk
+// its files take, the sizes of its files (a sparse file counts whole, as git
+// would read it) and how many names it holds. The workspace is measured
+// before the program starts, walked while it runs (every second, and
+// sooner when the disk fills fast), and measured again when it has ended;
+// past a limit the program is killed and the job fails for good, before
+// anything is published. Between two walks the program writes at the
+// disk's speed; in the sandbox, no single file may grow past the limit
+// (RLIMIT_FSIZE). Without the sandbox the bound holds all the same, but the
+// program can write anywhere else the server can. See WorkspaceLimits.
+//
 // # The prompt
 //
 // The program receives one text, built from the job's prompts: a job with one
@@ -179,6 +193,11 @@ type Config struct {
 	PassEnv []string
 	// Env sets variables for the program; it wins over PassEnv.
 	Env map[string]string
+	// Workspace bounds what a run may add to its workspace (task.Dir),
+	// with the sandbox or without it; zero fields take their defaults.
+	// Past a limit the program is killed and the job fails for good,
+	// before anything is published. See WorkspaceLimits.
+	Workspace WorkspaceLimits
 	// Sandbox confines the program. Its zero value requires the sandbox:
 	// New fails where it cannot run. See package sandbox for what an
 	// unsandboxed agent (sandbox.Off) can do.
@@ -243,6 +262,10 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.MaxOutputBytes == 0 {
 		cfg.MaxOutputBytes = DefaultMaxOutputBytes
 	}
+	if err := cfg.Workspace.Check(func(field string) string { return "Workspace." + field }); err != nil {
+		return nil, fmt.Errorf("command agent: %w", err)
+	}
+	cfg.Workspace = cfg.Workspace.WithDefaults()
 	// A misspelt placeholder would reach the program literally and fail
 	// every job in a confusing way; catch it while configuring.
 	for _, arg := range cfg.Args {
@@ -455,8 +478,10 @@ func tailOf(output string) string {
 //
 // A non-zero exit is an *ExitError, which the engine retries (an agent may
 // fail on a passing network problem). A program that cannot be started, a
-// missing model and a timeout are engine.Permanent. When ctx ends first,
-// the program is killed and the error wraps the context's cause.
+// missing model, a timeout and a workspace past Config.Workspace's limits
+// (while the program runs, which kills it, or when it has ended, whatever
+// its status) are engine.Permanent. When ctx ends first, the program is
+// killed and the error wraps the context's cause.
 func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 	if len(task.Prompts) == 0 {
 		return engine.Permanent(errors.New("command agent: the task has no prompt"))
@@ -504,8 +529,24 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 		}
 	}
 
-	runCtx, cancel := context.WithTimeoutCause(ctx, a.cfg.Timeout, errTimedOut)
-	defer cancel()
+	// The workspace as the run finds it, before the program can write.
+	// A task without a folder (an unsandboxed program run in the
+	// server's own; the engine always gives one) has none to bound.
+	var ws *workspaceWatch
+	if task.Dir != "" {
+		if ws, err = newWorkspaceWatch(task.Dir, a.cfg.Workspace, a.log, task.JobID); errors.Is(err, fs.ErrNotExist) {
+			return engine.Permanent(err)
+		} else if err != nil {
+			return err
+		}
+	}
+
+	timeoutCtx, cancelTimeout := context.WithTimeoutCause(ctx, a.cfg.Timeout, errTimedOut)
+	defer cancelTimeout()
+	// The workspace's watch stops the run with its reason, as a timeout
+	// does.
+	runCtx, cancel := context.WithCancelCause(timeoutCtx)
+	defer cancel(nil)
 	env := append(a.env[:len(a.env):len(a.env)],
 		"HOME="+home, "TMPDIR="+tmp,
 		"DOCSAPI_JOB_ID="+task.JobID, "DOCSAPI_PROJECT_ID="+task.ProjectID, "DOCSAPI_MODEL="+model)
@@ -520,7 +561,7 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 			return engine.Permanent(fmt.Errorf("command agent: %w", err))
 		}
 		sc, err = a.sandbox.Command(runCtx, sandbox.Run{Program: a.path, Args: args, Env: env,
-			Dir: dir, Home: home, Private: run.Path(), JobID: task.JobID, Logger: a.log})
+			Dir: dir, Home: home, Private: run.Path(), MaxFileSize: a.cfg.Workspace.MaxGrowth, JobID: task.JobID, Logger: a.log})
 		if errors.Is(err, fs.ErrNotExist) {
 			return engine.Permanent(fmt.Errorf("command agent: %w", err))
 		}
@@ -577,6 +618,14 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 		return fmt.Errorf("command agent: starting %s: %w", a.cfg.Command, err)
 	}
 	pw.Close()
+	watchCtx, stopWatch := context.WithCancel(runCtx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		if ws != nil {
+			ws.watch(watchCtx, cancel)
+		}
+	}()
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
@@ -588,6 +637,8 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 	// server, a watcher) dies with it: the workspace is about to go. In
 	// the sandbox, bwrap's death ends every process of the sandbox.
 	_ = procgroup.Kill(cmd.Process)
+	stopWatch()
+	<-watched
 	select {
 	case <-copied:
 	case <-time.After(drainTimeout):
@@ -595,13 +646,12 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 	pr.Close()
 	<-copied
 	elapsed := time.Since(start)
-	limits := a.exhaustion(sc, task.JobID)
-
 	output := a.secrets.Replace(out.String())
 	code := -1
 	if cmd.ProcessState != nil {
 		code = cmd.ProcessState.ExitCode()
 	}
+	limits := a.exhaustion(sc, code, task.JobID)
 	a.log.Info("command agent: finished", slog.String("job_id", task.JobID), slog.Bool("sandboxed", a.sandbox != nil), slog.Int("exit_code", code),
 		slog.Duration("duration", elapsed), slog.Int64("output_bytes", out.total), slog.Int64("dropped_bytes", out.dropped()))
 	a.log.Debug("command agent: output", slog.String("job_id", task.JobID), slog.String("output", output))
@@ -609,13 +659,26 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 	// A nil waitErr means the program finished on its own, even if the
 	// deadline passed as it did: os/exec reports an error for any run it
 	// had to cancel.
+	var breach *workspaceError
 	switch cause := context.Cause(runCtx); {
+	case errors.As(cause, &breach) && waitErr != nil:
+		return engine.Permanent(fmt.Errorf("%w%s", breach, tailOf(output)))
 	case waitErr == nil:
-		return nil
 	case errors.Is(cause, errTimedOut):
 		return engine.Permanent(fmt.Errorf("command agent: timed out after %s and was killed%s", a.cfg.Timeout, tailOf(output)))
 	case ctx.Err() != nil:
 		return fmt.Errorf("command agent: stopped: %w", context.Cause(ctx))
+	}
+	// The program ended by itself: what it leaves is what Publish would
+	// commit, so the workspace must be within its limits, whatever the
+	// exit status. The same job would grow it again: a breach is for good.
+	if ws != nil {
+		if err := ws.final(); err != nil {
+			return engine.Permanent(fmt.Errorf("%w%s", err, tailOf(output)))
+		}
+	}
+	if waitErr == nil {
+		return nil
 	}
 	var ee *exec.ExitError
 	if errors.As(waitErr, &ee) {
@@ -625,15 +688,19 @@ func (a *Agent) Run(ctx context.Context, task engine.Task) (err error) {
 }
 
 // exhaustion logs, at Warn, the limits of the sandbox that the run sc
-// (nil without the sandbox) reached, and returns them as a sentence for
-// an error, or "".
-func (a *Agent) exhaustion(sc *sandbox.Cmd, jobID string) string {
+// (nil without the sandbox), whose exit status is code, reached, and
+// returns them as a sentence for an error, or "".
+func (a *Agent) exhaustion(sc *sandbox.Cmd, code int, jobID string) string {
 	if sc == nil {
 		return ""
 	}
 	e := sc.Exhaustion()
 	l, _ := a.sandbox.Limits()
 	var what []string
+	if code == 128+sigxfsz {
+		what = append(what, fmt.Sprintf("the program was ended by SIGXFSZ: it wrote a file past the largest a process of the sandbox may write, %s; raise agent.maxWorkspaceGrowth in serve's configuration if a job needs larger files",
+			sandbox.FormatBytes(a.cfg.Workspace.MaxGrowth)))
+	}
 	if e.OOMKills > 0 {
 		what = append(what, fmt.Sprintf("the kernel killed %d process(es) of the sandbox at its memory cap of %s; raise the sandbox's memory limit (sandbox.memory in serve's configuration) if the agent needs more", e.OOMKills, sandbox.FormatBytes(l.Memory)))
 	}
@@ -645,7 +712,7 @@ func (a *Agent) exhaustion(sc *sandbox.Cmd, jobID string) string {
 	}
 	text := strings.Join(what, "; ")
 	a.log.Warn("command agent: the run reached the sandbox's limits", slog.String("job_id", jobID),
-		slog.Int("oom_kills", e.OOMKills), slog.Int("forks_refused", e.ForksRefused), slog.String("limits", text))
+		slog.Int("oom_kills", e.OOMKills), slog.Int("forks_refused", e.ForksRefused), slog.Int("exit_code", code), slog.String("limits", text))
 	return text
 }
 

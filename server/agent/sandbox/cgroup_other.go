@@ -30,5 +30,6 @@ func (*runCgroup) holds(int) bool                     { return false }
 func (*runCgroup) exhaustion() Exhaustion             { return Exhaustion{} }
 func (*runCgroup) remove() error                      { return nil }
 
-func setNproc(int, int) error   { return errNotLinux }
-func rootOfTheHost(string) bool { return true }
+func setNproc(int, int) error      { return errNotLinux }
+func setFileSize(int, int64) error { return errNotLinux }
+func rootOfTheHost(string) bool    { return true }

@@ -18,8 +18,24 @@ import (
 // makes the namespace, the limit would instead apply to all of the server
 // user's processes.
 func setNproc(pid, n int) error {
-	lim := syscall.Rlimit{Cur: uint64(n), Max: uint64(n)}
-	_, _, errno := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, uintptr(pid), rlimitNproc, uintptr(unsafe.Pointer(&lim)), 0, 0, 0)
+	return setRlimit(pid, rlimitNproc, uint64(n))
+}
+
+// setFileSize sets the RLIMIT_FSIZE of process pid, soft and hard, to n
+// bytes, and its RLIMIT_CORE to 0. Its descendants inherit both, and
+// cannot raise them: the kernel asks for CAP_SYS_RESOURCE in the initial
+// user namespace, which no process of the sandbox has.
+func setFileSize(pid int, n int64) error {
+	if err := setRlimit(pid, syscall.RLIMIT_FSIZE, uint64(n)); err != nil {
+		return err
+	}
+	return setRlimit(pid, syscall.RLIMIT_CORE, 0)
+}
+
+// setRlimit sets the limit resource of process pid, soft and hard, to n.
+func setRlimit(pid, resource int, n uint64) error {
+	lim := syscall.Rlimit{Cur: n, Max: n}
+	_, _, errno := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, uintptr(pid), uintptr(resource), uintptr(unsafe.Pointer(&lim)), 0, 0, 0)
 	if errno != 0 {
 		return errno
 	}

@@ -56,6 +56,14 @@ type Run struct {
 	// proxy's socket and bwrap's argument file are made there. It must
 	// not be Home, Dir or inside them.
 	Private string
+	// MaxFileSize bounds, in bytes, the size of each file a process of
+	// the sandbox writes (RLIMIT_FSIZE, set before the program starts);
+	// 0 leaves it unbounded. A write or truncation past it fails with
+	// EFBIG, after the kernel sends the writer SIGXFSZ, which ends a
+	// program that does not catch it. With it, no process of the sandbox
+	// writes a core dump (RLIMIT_CORE 0): a core is a file the size of the
+	// process's memory, written to its working folder, the workspace.
+	MaxFileSize int64
 	// JobID names the job in the proxy's log lines.
 	JobID string
 	// Logger receives the proxy's events; refusals are at Warn. The
@@ -80,6 +88,7 @@ type Cmd struct {
 	args   *os.File
 	cgroup *runCgroup // nil when the run has no cgroup
 	nproc  int        // RLIMIT_NPROC for the sandbox, or 0
+	fsize  int64      // RLIMIT_FSIZE for the sandbox, or 0
 	gate   gate
 }
 
@@ -96,6 +105,9 @@ func (s *Sandbox) Command(ctx context.Context, r Run) (*Cmd, error) {
 		}
 	}
 	r.Dir, r.Home, r.Private = filepath.Clean(r.Dir), filepath.Clean(r.Home), filepath.Clean(r.Private)
+	if r.MaxFileSize < 0 {
+		return nil, fmt.Errorf("sandbox: MaxFileSize is %d; it must not be negative", r.MaxFileSize)
+	}
 	if err := s.checkReadOnlyLinks(); err != nil {
 		return nil, err
 	}
@@ -167,7 +179,7 @@ func (s *Sandbox) Command(ctx context.Context, r Run) (*Cmd, error) {
 		name, value, _ := strings.Cut(kv, "=")
 		opts = append(opts, "--setenv", name, value)
 	}
-	c := &Cmd{proxy: p}
+	c := &Cmd{proxy: p, fsize: r.MaxFileSize}
 	fail := func(err error) (*Cmd, error) {
 		c.release()
 		return nil, err

@@ -27,7 +27,9 @@
 // sandbox's first process inside its user namespace, which counts only the
 // sandbox's processes; it binds nothing when the server runs as root, and
 // memory is then not capped but by the file systems' sizes. Sandbox.Limits
-// says which mechanism enforces what here.
+// says which mechanism enforces what here. A run may also bound the size
+// of each file its processes write (Run.MaxFileSize, RLIMIT_FSIZE), which
+// no process of the sandbox can raise.
 //
 // The network is off: the sandbox has only a loopback interface. With
 // Config.AllowHosts, the server runs an HTTP CONNECT proxy for the run that

@@ -120,6 +120,36 @@ done`}, Env: []string{"HOME=" + home}, Dir: dir, Home: home, Private: private})
 	}
 }
 
+// TestSandboxFileSizeLimit: every process of the sandbox is held to
+// Run.MaxFileSize, cannot raise it, and writes no core dump.
+func TestSandboxFileSizeLimit(t *testing.T) {
+	s := newSandbox(t, Config{})
+	dir, home, private := folders(t)
+	c, err := s.Command(context.Background(), Run{Program: "/bin/sh", Args: []string{"-c", `grep -E '^Max (file|core file) size' /proc/self/limits
+dd if=/dev/zero of=big bs=1M count=3 2>/dev/null; echo "dd $?"
+sh -c 'ulimit -f unlimited' 2>/dev/null; echo "raise $?"
+echo "size $(wc -c < big)"`}, Dir: dir, Home: home, Private: private, MaxFileSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var buf bytes.Buffer
+	c.Stdout, c.Stderr = &buf, &buf
+	if err := c.Run(); err != nil {
+		t.Fatalf("Run: %v\n%s", err, buf.String())
+	}
+	out := strings.Join(strings.Fields(buf.String()), " ")
+	// dd dies of SIGXFSZ (153 as the shell reports it) at 1 MiB.
+	for _, want := range []string{"Max file size 1048576 1048576 bytes", "Max core file size 0 0 bytes", "dd 153", "size 1048576"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the run's output lacks %q:\n%s", want, buf.String())
+		}
+	}
+	if strings.Contains(out, "raise 0") {
+		t.Errorf("a process of the sandbox raised its file size limit:\n%s", buf.String())
+	}
+}
+
 // TestSandboxInheritsNoDescriptors: a descriptor the server holds without
 // close-on-exec (as it inherits them) does not reach the program, nor do
 // bwrap's argument file, gate and information pipe (descriptors 3 to 5).
@@ -210,6 +240,7 @@ func TestSandboxRunChecks(t *testing.T) {
 		{Program: "/bin/sh", Dir: dir, Home: filepath.Dir(dir), Private: private},
 		{Program: "/bin/sh", Dir: dir, Home: "/run", Private: private},
 		{Program: "/bin/sh", Dir: dir, Home: "relative", Private: private},
+		{Program: "/bin/sh", Dir: dir, Home: home, Private: private, MaxFileSize: -1},
 	} {
 		if _, err := s.Command(context.Background(), r); err == nil {
 			t.Errorf("Command(%+v) succeeded", r)

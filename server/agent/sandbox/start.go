@@ -137,6 +137,11 @@ func (c *Cmd) confine(pid int) error {
 			return fmt.Errorf("sandbox: setting the sandbox's process limit: %w", err)
 		}
 	}
+	if c.fsize > 0 {
+		if err := setFileSize(pid, c.fsize); err != nil {
+			return fmt.Errorf("sandbox: setting the sandbox's file size limit: %w", err)
+		}
+	}
 	return nil
 }
 
