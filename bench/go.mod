@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/docsapi/docsapi-go v0.0.0
+	github.com/docsapi/docsapi-go/server v0.0.0-00010101000000-000000000000
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/oapi-codegen/runtime v1.8.0
 	go.yaml.in/yaml/v3 v3.0.6
@@ -32,3 +33,5 @@ require (
 )
 
 replace github.com/docsapi/docsapi-go => ../
+
+replace github.com/docsapi/docsapi-go/server => ../server

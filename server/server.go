@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/docsapi/docsapi-go/api"
+	"github.com/docsapi/docsapi-go/server/api"
 	"github.com/docsapi/docsapi-go/server/internal/clientip"
 	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/store"

@@ -4,4 +4,4 @@ package genclient
 // OpenAPI document (client and models), kept for comparison with the SDK.
 // Regenerate it with go generate; do not edit it by hand.
 
-//go:generate go run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v2.8.2 -config cfg.yaml ../../../api/openapi.yaml
+//go:generate go run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v2.8.2 -config cfg.yaml ../../../server/api/openapi.yaml

@@ -39,7 +39,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
-	"github.com/docsapi/docsapi-go/api"
+	"github.com/docsapi/docsapi-go/server/api"
 )
 
 // extRequired is the extension with which the document states what the

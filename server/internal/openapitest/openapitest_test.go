@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/docsapi/docsapi-go/api"
+	"github.com/docsapi/docsapi-go/server/api"
 )
 
 // Bodies shaped as the server sends them: every job field present, nulls

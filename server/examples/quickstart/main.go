@@ -1,6 +1,6 @@
 // Quickstart runs the whole product on this machine, offline, in one command:
 //
-//	go run ./examples/quickstart
+//	go run ./server/examples/quickstart
 //
 // It starts the self-hosted API with the embedded SQLite storage in a
 // temporary folder, a job engine, a local git repository of sample docs, a

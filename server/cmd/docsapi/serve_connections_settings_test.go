@@ -14,7 +14,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/docsapi/docsapi-go/api"
+	"github.com/docsapi/docsapi-go/server/api"
 )
 
 // "connections": the flags over the file over the defaults, printed as

@@ -11,7 +11,7 @@
 //
 // Run it:
 //
-//	go run ./examples/embed-server [-addr localhost:8080] [-data ./docsapi-data] [-project handbook] [-flush 10s]
+//	go run ./server/examples/embed-server [-addr localhost:8080] [-data ./docsapi-data] [-project handbook] [-flush 10s]
 //
 // It prints the addresses of the site and the API and, when the project has
 // no API key yet (first start), makes one and prints it: this once, since
@@ -25,7 +25,7 @@
 // Views reach the store every 10 seconds (-flush) and at shutdown.
 //
 // Jobs: by default no job engine runs, so jobs created through the API stay
-// active (examples/quickstart shows the full setup). To run them, give the
+// active (server/examples/quickstart shows the full setup). To run them, give the
 // docs repository with -repo and a command-line agent after the flags. Each
 // job's branch (docs-agent/<job id>) is pushed to the repository and no pull
 // request is opened (a push-only host: jobs complete with no prLink). The
@@ -45,7 +45,7 @@
 // user: it can then read everything this program can, and reach any host.
 // For example, with Claude Code:
 //
-//	go run ./examples/embed-server -data ./data -repo /srv/git/handbook.git \
+//	go run ./server/examples/embed-server -data ./data -repo /srv/git/handbook.git \
 //		-pass-env ANTHROPIC_API_KEY -allow-host api.anthropic.com \
 //		-- claude -p --permission-mode acceptEdits
 //

@@ -15,7 +15,7 @@ import (
 // the repository's README.
 func readmeBlock(t *testing.T, marker string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
