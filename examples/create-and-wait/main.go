@@ -15,6 +15,14 @@
 //	export DOCSAPI_BASE_URL=http://localhost:8080/api   # optional: a self-hosted server
 //	go run ./examples/create-and-wait -prompt "Document the new --verbose flag" [-timeout 30m]
 //
+// For a self-hosted server on this machine, run from the repository root
+//
+//	go run ./server/examples/embed-server   # serves the API above and prints a key
+//
+// whose jobs run once it is given a repository and an agent (-repo, see its
+// doc comment; without, they stay active), or see server/examples/quickstart,
+// which runs the whole product once, offline, in one command.
+//
 // It prints a line each time the job's status changes, then
 //
 //	pull request: https://github.com/acme/handbook/pull/42

@@ -15,6 +15,14 @@
 //	export DOCSAPI_BASE_URL=http://localhost:8080/api   # optional: a self-hosted server
 //	go run ./examples/export-views-csv [-from 2026-01-01] [-to 2026-02-01] [-o views.csv]
 //
+// For a self-hosted server on this machine, run from the repository root
+//
+//	go run ./server/examples/embed-server   # serves the API above and prints a key
+//
+// and browse its sample site to record views, or see
+// server/examples/quickstart, which runs the whole product once, offline, in
+// one command.
+//
 // Dates are YYYY-MM-DD, in UTC. -to is exclusive: the export ends at the
 // start of that day. By default it is tomorrow, so that the export covers
 // the last 30 days up to now, today included; -from defaults to 30 days

@@ -16,6 +16,14 @@
 //	export DOCSAPI_BASE_URL=http://localhost:8080/api   # optional: a self-hosted server
 //	go run ./examples/follow-up -job JOB_ID -prompt "Also add an example to the quickstart" [-timeout 30m]
 //
+// For a self-hosted server on this machine, run from the repository root
+//
+//	go run ./server/examples/embed-server   # serves the API above and prints a key
+//
+// whose jobs run once it is given a repository and an agent (-repo, see its
+// doc comment; without, they stay active), or see server/examples/quickstart,
+// which runs the whole product once, offline, in one command.
+//
 // It prints the job's state before the message, a line each time its status
 // changes, then the pull request, for example
 //
