@@ -2,7 +2,7 @@
 # Sets up everything the tests need on this machine and prints the lines
 #   export NAME=value
 # for the caller to eval:
-#   eval "$(bash .ci/test-env.sh)" && go test -race ./...
+#   eval "$(bash .ci/test-env.sh)" && go test -race ./... ./server/...
 # It installs bubblewrap (the command agent's sandbox) and Chromium (the
 # dashboard's browser tests) when missing, checks that bubblewrap can make
 # the namespaces the sandbox uses, and starts a throwaway PostgreSQL cluster

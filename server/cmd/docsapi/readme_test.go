@@ -12,26 +12,26 @@ import (
 )
 
 // readmeBlock returns the code block that follows the marker comment in
-// the repository's README.
+// the server's guide (server/README.md).
 func readmeBlock(t *testing.T, marker string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rest, ok := strings.Cut(string(b), "<!-- "+marker)
 	if !ok {
-		t.Fatalf("README.md has no %q marker", marker)
+		t.Fatalf("server/README.md has no %q marker", marker)
 	}
 	_, rest, _ = strings.Cut(rest, "```json\n")
 	block, _, ok := strings.Cut(rest, "```")
 	if !ok {
-		t.Fatalf("README.md has no code block after the %q marker", marker)
+		t.Fatalf("server/README.md has no code block after the %q marker", marker)
 	}
 	return block
 }
 
-// The README's offline configuration is accepted by serve as written,
+// The server guide's offline configuration is accepted by serve as written,
 // beside the bare repository it names; and, where the sandbox works, a job
 // runs through it: the agent's change is pushed to the job's branch.
 func TestReadmeOfflineConfigRunsAJob(t *testing.T) {
