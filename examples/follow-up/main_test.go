@@ -209,7 +209,7 @@ func TestUpdatesTheSamePullRequest(t *testing.T) {
 	if want := []string{"Document the --verbose flag", "Also add an example"}; !slices.Equal(prompts, want) {
 		t.Errorf("prompts = %q, want %q", prompts, want)
 	}
-	if stored.Status != docsapi.JobStatusCompleted || stored.Handled != 2 || ts.Runs.Load() != 2 {
+	if stored.Status != store.JobStatusCompleted || stored.Handled != 2 || ts.Runs.Load() != 2 {
 		t.Errorf("job %s handled %d prompts in %d runs, want completed, 2 in 2", stored.Status, stored.Handled, ts.Runs.Load())
 	}
 }
