@@ -96,7 +96,7 @@ func (s *selfHosted) checkActiveJobs(b *testing.B, n int) {
 		switch {
 		case seen[job.ID]:
 			b.Fatalf("job %s claimed twice", job.ID)
-		case job.ProjectID != jobsProject || job.Status != docsapi.JobStatusActive ||
+		case job.ProjectID != jobsProject || job.Status != store.JobStatusActive ||
 			len(job.Prompts) != 1 || job.Prompts[0].Text != jobsPrompt:
 			b.Fatalf("unexpected job in the store: %+v", job)
 		}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -287,7 +286,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	if got := b.text("#job-status"); got != "archived" {
 		t.Errorf("after archiving, the page says %q", got)
 	}
-	if job, err := d.srv.Job(ctx, "alpha", failed); err != nil || job.Status != docsapi.JobStatusArchived {
+	if job, err := d.srv.Job(ctx, "alpha", failed); err != nil || job.Status != store.JobStatusArchived {
 		t.Errorf("after archiving, the store has the job %v (%v)", job.Status, err)
 	}
 	b.screenshot("06-job-archived")

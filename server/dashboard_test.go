@@ -284,7 +284,7 @@ func TestDashboardJobsAndArchive(t *testing.T) {
 	resp, _ := b.post("/dashboard/projects/alpha/jobs/"+first+"/archive", token)
 	wantRedirect(t, resp, "/dashboard/projects/alpha/jobs/"+first)
 	job, err := d.srv.Job(context.Background(), "alpha", first)
-	if err != nil || job.Status != docsapi.JobStatusArchived {
+	if err != nil || job.Status != store.JobStatusArchived {
 		t.Fatalf("after archiving: %v, %v", job.Status, err)
 	}
 	page, _ = b.page("/dashboard/projects/alpha/jobs/" + first)
@@ -346,7 +346,7 @@ func TestDashboardReadKeyCannotArchive(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden || !strings.Contains(doc, "lacks the write scope") {
 		t.Errorf("a read key's archive: %d, want 403\n%s", resp.StatusCode, doc)
 	}
-	if job, _ := d.srv.Job(context.Background(), "alpha", id); job.Status == docsapi.JobStatusArchived {
+	if job, _ := d.srv.Job(context.Background(), "alpha", id); job.Status == store.JobStatusArchived {
 		t.Error("a read key archived a job")
 	}
 }
@@ -434,7 +434,7 @@ func TestDashboardRefusesFormsWithoutTheirToken(t *testing.T) {
 			t.Errorf("%s: %d, want 403", name, resp.StatusCode)
 		}
 	}
-	if job, _ := d.srv.Job(context.Background(), "alpha", id); job.Status == docsapi.JobStatusArchived {
+	if job, _ := d.srv.Job(context.Background(), "alpha", id); job.Status == store.JobStatusArchived {
 		t.Fatal("a forged form archived the job")
 	}
 	// Signing out and in need their tokens too.

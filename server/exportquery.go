@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/internal/wire"
 )
 
 // exportQuery reads the query string of an export, collecting every
@@ -15,7 +15,7 @@ import (
 // ignores parameters it does not know.
 type exportQuery struct {
 	values  url.Values
-	details []docsapi.ErrorDetail
+	details []wire.ErrorDetail
 }
 
 // newExportQuery parses raw; a malformed query string is its one problem.
@@ -30,7 +30,7 @@ func newExportQuery(raw string) *exportQuery {
 }
 
 func (q *exportQuery) fail(format string, args ...any) {
-	q.details = append(q.details, docsapi.ErrorDetail{Message: fmt.Sprintf(format, args...)})
+	q.details = append(q.details, wire.ErrorDetail{Message: fmt.Sprintf(format, args...)})
 }
 
 // one returns the parameter's value, if it was given once.

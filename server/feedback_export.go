@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -18,8 +18,8 @@ const (
 
 // The values the source and status filters take.
 var (
-	feedbackSources  = []docsapi.FeedbackSource{docsapi.FeedbackSourceCodeSnippet, docsapi.FeedbackSourceContextual, docsapi.FeedbackSourceAgent, docsapi.FeedbackSourceThumbsOnly}
-	feedbackStatuses = []docsapi.FeedbackStatus{docsapi.FeedbackStatusPending, docsapi.FeedbackStatusInProgress, docsapi.FeedbackStatusResolved, docsapi.FeedbackStatusDismissed}
+	feedbackSources  = []store.FeedbackSource{store.FeedbackSourceCodeSnippet, store.FeedbackSourceContextual, store.FeedbackSourceAgent, store.FeedbackSourceThumbsOnly}
+	feedbackStatuses = []store.FeedbackStatus{store.FeedbackStatusPending, store.FeedbackStatusInProgress, store.FeedbackStatusResolved, store.FeedbackStatusDismissed}
 )
 
 // feedbackExport: GET /v1/analytics/{projectId}/feedback, newest first,
@@ -49,13 +49,13 @@ func (s *Server) feedbackExport(w http.ResponseWriter, r *http.Request, c caller
 		s.storeError(w, r, err, "project "+quote(c.project.ID), "exporting feedback")
 		return
 	}
-	out := docsapi.FeedbackPage{Feedback: make([]docsapi.FeedbackEntry, len(page.Entries)), HasMore: page.HasMore}
+	out := wire.FeedbackPage{Feedback: make([]wire.FeedbackEntry, len(page.Entries)), HasMore: page.HasMore}
 	for i, e := range page.Entries {
 		out.Feedback[i] = feedbackEntry(e)
 	}
 	if page.HasMore {
 		last := page.Entries[len(page.Entries)-1]
-		out.NextCursor = sealTimeID(key, scope, last.CreatedAt, last.ID)
+		out.NextCursor = wire.NullString(sealTimeID(key, scope, last.CreatedAt, last.ID))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -75,9 +75,9 @@ func (s *Server) feedbackByPage(w http.ResponseWriter, r *http.Request, c caller
 		s.storeError(w, r, err, "project "+quote(c.project.ID), "counting feedback by page")
 		return
 	}
-	out := docsapi.FeedbackByPageResult{Feedback: make([]docsapi.PageFeedback, len(res.Rows)), HasMore: res.HasMore}
+	out := wire.FeedbackByPage{Feedback: make([]wire.PageFeedback, len(res.Rows)), HasMore: res.HasMore}
 	for i, p := range res.Rows {
-		out.Feedback[i] = docsapi.PageFeedback{Path: p.Path, ThumbsUp: p.ThumbsUp, ThumbsDown: p.ThumbsDown, Code: p.Code, Total: p.Total}
+		out.Feedback[i] = wire.PageFeedback{Path: p.Path, ThumbsUp: p.ThumbsUp, ThumbsDown: p.ThumbsDown, Code: p.Code, Total: p.Total}
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -88,7 +88,7 @@ func parseFeedbackFilter(qs *exportQuery) store.FeedbackFilter {
 	var f store.FeedbackFilter
 	f.From, f.To = qs.dates()
 	if v, ok := qs.one("source"); ok {
-		if src := docsapi.FeedbackSource(v); slices.Contains(feedbackSources, src) {
+		if src := store.FeedbackSource(v); slices.Contains(feedbackSources, src) {
 			f.Source = src
 		} else {
 			qs.fail("source must be one of %s, got %q", joinValues(feedbackSources), v)
@@ -148,19 +148,19 @@ func feedbackScope(f store.FeedbackFilter) []byte {
 // writeBadCursor answers a refused cursor.
 func writeBadCursor(w http.ResponseWriter, err error) {
 	writeJSON(w, http.StatusBadRequest, analyticsErrorBody{Error: "invalid query parameters",
-		Details: []docsapi.ErrorDetail{{Message: err.Error()}}})
+		Details: []wire.ErrorDetail{{Message: err.Error()}}})
 }
 
-// feedbackEntry is e as the export shows it: each source with its own
-// fields (see docsapi.FeedbackEntry), so a thumbs-only entry shows the base
+// feedbackEntry is f as the export shows it: each source with its own
+// fields (see wire.FeedbackEntry), so a thumbs-only entry shows the base
 // fields alone, as the hosted service's do.
-func feedbackEntry(f store.Feedback) docsapi.FeedbackEntry {
-	e := docsapi.FeedbackEntry{ID: f.ID, Path: f.Path, Comment: f.Comment, CreatedAt: f.CreatedAt, Source: f.Source, Status: f.Status}
+func feedbackEntry(f store.Feedback) wire.FeedbackEntry {
+	e := wire.FeedbackEntry{ID: f.ID, Path: f.Path, Comment: f.Comment, CreatedAt: wire.NullTime(f.CreatedAt), Source: string(f.Source), Status: string(f.Status)}
 	switch f.Source {
-	case docsapi.FeedbackSourceContextual:
-		e.Helpful, e.Contact = f.Helpful, f.Contact
-	case docsapi.FeedbackSourceCodeSnippet:
-		e.Code, e.Filename, e.Lang = f.Code, f.Filename, f.Lang
+	case store.FeedbackSourceContextual:
+		e.Contextual = &wire.Contextual{Helpful: f.Helpful, Contact: wire.NullString(f.Contact)}
+	case store.FeedbackSourceCodeSnippet:
+		e.CodeSnippet = &wire.CodeSnippet{Code: f.Code, Filename: wire.NullString(f.Filename), Lang: wire.NullString(f.Lang)}
 	}
 	return e
 }

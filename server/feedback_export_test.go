@@ -168,7 +168,7 @@ func TestFeedbackExportFiltersAndByPage(t *testing.T) {
 	e.mustPost("feedback", `{"path": "/b", "helpful": true}`)
 	e.mustPost("feedback", `{"path": "/b", "helpful": true, "contact": "r@example.com"}`)
 	entries := e.stored()
-	if _, err := e.srv.SetFeedbackStatus(context.Background(), "alpha", entries[0].ID, docsapi.FeedbackStatusResolved); err != nil {
+	if _, err := e.srv.SetFeedbackStatus(context.Background(), "alpha", entries[0].ID, store.FeedbackStatusResolved); err != nil {
 		t.Fatal(err)
 	}
 	count := func(query string) int {
@@ -252,7 +252,7 @@ func TestFeedbackStatusEndpoint(t *testing.T) {
 	if entry["id"] != id || entry["status"] != "in_progress" || entry["comment"] != "Wrong port." || entry["source"] != "contextual" {
 		t.Errorf("PATCH answered %v", entry)
 	}
-	if got := e.stored()[0]; got.Status != docsapi.FeedbackStatusInProgress || !got.UpdatedAt.Equal(e.clock.Now()) {
+	if got := e.stored()[0]; got.Status != store.FeedbackStatusInProgress || !got.UpdatedAt.Equal(e.clock.Now()) {
 		t.Errorf("stored %+v", got)
 	}
 	for _, tc := range []struct {
@@ -273,7 +273,7 @@ func TestFeedbackStatusEndpoint(t *testing.T) {
 			t.Errorf("PATCH %s %.40s as %s: %d %s, want %d saying %q", tc.target, tc.body, tc.key, resp.StatusCode, body, tc.status, tc.want)
 		}
 	}
-	if got := e.stored()[0].Status; got != docsapi.FeedbackStatusInProgress {
+	if got := e.stored()[0].Status; got != store.FeedbackStatusInProgress {
 		t.Errorf("after refused changes, the status is %s", got)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -117,7 +116,7 @@ func pageFeedback(n store.NewFeedback, in feedbackBody) (store.NewFeedback, *bad
 		}
 	}
 	n.Helpful = *in.Helpful
-	n.Source = docsapi.FeedbackSourceThumbsOnly
+	n.Source = store.FeedbackSourceThumbsOnly
 	if in.Contact != nil {
 		contact, bad := parseContact(*in.Contact)
 		if bad != nil {
@@ -126,7 +125,7 @@ func pageFeedback(n store.NewFeedback, in feedbackBody) (store.NewFeedback, *bad
 		n.Contact = contact
 	}
 	if n.Comment != nil || n.Contact != "" {
-		n.Source = docsapi.FeedbackSourceContextual
+		n.Source = store.FeedbackSourceContextual
 	}
 	return n, nil
 }
@@ -142,7 +141,7 @@ func codeFeedback(n store.NewFeedback, in feedbackBody) (store.NewFeedback, *bad
 	if p := textProblem("code", *in.Code, maxFeedbackCode, true); p != "" {
 		return n, invalidInput("%s", p)
 	}
-	n.Source, n.Code = docsapi.FeedbackSourceCodeSnippet, *in.Code
+	n.Source, n.Code = store.FeedbackSourceCodeSnippet, *in.Code
 	for _, f := range []struct {
 		field string
 		v     *string

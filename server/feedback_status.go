@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"slices"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -32,7 +30,7 @@ var ErrUnknownFeedbackStatus = errors.New("server: unknown feedback status: use 
 // (pending, in_progress, resolved or dismissed) and returns it as stored.
 // An entry already in that status is returned unchanged. The error
 // matches store.ErrNotFound when the project has no such entry.
-func (s *Server) SetFeedbackStatus(ctx context.Context, projectID, id string, status docsapi.FeedbackStatus) (store.Feedback, error) {
+func (s *Server) SetFeedbackStatus(ctx context.Context, projectID, id string, status store.FeedbackStatus) (store.Feedback, error) {
 	if !slices.Contains(feedbackStatuses, status) {
 		return store.Feedback{}, fmt.Errorf("%w, not %q", ErrUnknownFeedbackStatus, status)
 	}
@@ -57,7 +55,7 @@ func (s *Server) setFeedbackStatus(w http.ResponseWriter, r *http.Request, c cal
 	if bad == nil && in.Status == nil {
 		bad = invalidInput(`field "status" is required: one of %s`, joinValues(feedbackStatuses))
 	}
-	if bad == nil && !slices.Contains(feedbackStatuses, docsapi.FeedbackStatus(*in.Status)) {
+	if bad == nil && !slices.Contains(feedbackStatuses, store.FeedbackStatus(*in.Status)) {
 		bad = invalidInput(`field "status" must be one of %s, got %s`, joinValues(feedbackStatuses), quote(*in.Status))
 	}
 	if bad != nil {
@@ -65,31 +63,10 @@ func (s *Server) setFeedbackStatus(w http.ResponseWriter, r *http.Request, c cal
 		return
 	}
 	id := r.PathValue("id")
-	f, err := s.SetFeedbackStatus(r.Context(), c.project.ID, id, docsapi.FeedbackStatus(*in.Status))
+	f, err := s.SetFeedbackStatus(r.Context(), c.project.ID, id, store.FeedbackStatus(*in.Status))
 	if err != nil {
 		s.storeError(w, r, err, "feedback "+quote(id), "changing a feedback status")
 		return
 	}
-	entry, err := feedbackEntryJSON(feedbackEntry(f))
-	if err != nil {
-		s.internalError(w, r, "encoding a feedback entry", err)
-		return
-	}
-	writeJSON(w, http.StatusOK, entry)
-}
-
-// feedbackEntryJSON encodes one entry exactly as the export does, through
-// the SDK's page encoding, which alone knows each source's fields.
-func feedbackEntryJSON(e docsapi.FeedbackEntry) (json.RawMessage, error) {
-	b, err := json.Marshal(docsapi.FeedbackPage{Feedback: []docsapi.FeedbackEntry{e}})
-	if err != nil {
-		return nil, err
-	}
-	var page struct {
-		Feedback []json.RawMessage `json:"feedback"`
-	}
-	if err := json.Unmarshal(b, &page); err != nil || len(page.Feedback) != 1 {
-		return nil, fmt.Errorf("re-reading the entry: %v", err)
-	}
-	return page.Feedback[0], nil
+	writeJSON(w, http.StatusOK, feedbackEntry(f))
 }

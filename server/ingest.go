@@ -14,7 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/traffic"
@@ -162,11 +162,11 @@ func (s *Server) classifier() *traffic.Classifier {
 // parseIngest reads {"views": [...]} and returns one count per view,
 // merged by path and hour, and the visitors of the views that name one
 // (humans and AI: bots are no visitors), or every problem found.
-func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.ViewCount, []ingestVisitor, []docsapi.ErrorDetail) {
-	var details []docsapi.ErrorDetail
+func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.ViewCount, []ingestVisitor, []wire.ErrorDetail) {
+	var details []wire.ErrorDetail
 	fail := func(format string, args ...any) {
 		if len(details) < 20 { // enough to fix a batch without flooding
-			details = append(details, docsapi.ErrorDetail{Message: fmt.Sprintf(format, args...)})
+			details = append(details, wire.ErrorDetail{Message: fmt.Sprintf(format, args...)})
 		}
 	}
 	if !utf8.Valid(body) {

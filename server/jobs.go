@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -168,15 +168,15 @@ func idempotency(r *http.Request, op, projectID, jobID, prompt string) *store.Id
 // lease stay with the operator, and so does the ref the job's branch starts
 // from (j.Ref): source.ref is, as the hosted service documents it, the
 // branch the agent works on, where its changes go.
-func publicJob(j store.Job) docsapi.Job {
-	return docsapi.Job{
+func publicJob(j store.Job) wire.Job {
+	return wire.Job{
 		ID:         j.ID,
-		Status:     j.Status,
-		Source:     docsapi.JobSource{Repository: publicRepository(j.Repository), Ref: j.Branch},
+		Status:     string(j.Status),
+		Source:     wire.JobSource{Repository: publicRepository(j.Repository), Ref: wire.NullString(j.Branch)},
 		Model:      cmp.Or(j.Model, UnnamedModel),
-		PRLink:     j.PRLink,
-		CreatedAt:  j.CreatedAt,
-		ArchivedAt: j.ArchivedAt,
+		PRLink:     wire.NullString(j.PRLink),
+		CreatedAt:  wire.Time(j.CreatedAt),
+		ArchivedAt: wire.NullTime(j.ArchivedAt),
 	}
 }
 

@@ -5,18 +5,18 @@ import (
 	"net/http"
 	"strings"
 
-	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// Bounds of the job list's pages.
+// Bounds of the job list's pages, as the document states them.
 const (
 	defaultJobsLimit = 50
-	maxJobsLimit     = docsapi.MaxJobsLimit
+	maxJobsLimit     = 100
 )
 
 // jobStatuses are the values the status filter of the job list takes.
-var jobStatuses = []docsapi.JobStatus{docsapi.JobStatusActive, docsapi.JobStatusCompleted, docsapi.JobStatusArchived, docsapi.JobStatusFailed}
+var jobStatuses = []store.JobStatus{store.JobStatusActive, store.JobStatusCompleted, store.JobStatusArchived, store.JobStatusFailed}
 
 // listJobs: GET /v2/agent/{projectId}/jobs, a self-hosted addition: the
 // project's jobs, newest first, by cursor (see cursor.go), so that an
@@ -33,7 +33,7 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, c caller) {
 		s.storeError(w, r, err, "project "+quote(c.project.ID), "listing jobs")
 		return
 	}
-	out := docsapi.JobsPage{Jobs: make([]docsapi.Job, len(page.Jobs)), HasMore: page.HasMore, NextCursor: next}
+	out := wire.JobsPage{Jobs: make([]wire.Job, len(page.Jobs)), NextCursor: wire.NullString(next), HasMore: page.HasMore}
 	for i, j := range page.Jobs {
 		out.Jobs[i] = publicJob(j)
 	}

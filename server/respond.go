@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/internal/wire"
 )
 
 // errorBody is the agent endpoints' error: {"error": "..."}.
@@ -15,8 +15,8 @@ type errorBody struct {
 // analyticsErrorBody is the analytics endpoints' error, whose details list
 // every problem found, so a client fixes them all in one go.
 type analyticsErrorBody struct {
-	Error   string                `json:"error"`
-	Details []docsapi.ErrorDetail `json:"details,omitempty"`
+	Error   string             `json:"error"`
+	Details []wire.ErrorDetail `json:"details,omitempty"`
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

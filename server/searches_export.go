@@ -3,7 +3,7 @@ package server
 import (
 	"net/http"
 
-	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -54,16 +54,16 @@ func (s *Server) searchesExport(w http.ResponseWriter, r *http.Request, c caller
 		s.storeError(w, r, err, "project "+quote(c.project.ID), "exporting searches")
 		return
 	}
-	page := docsapi.SearchesPage{Searches: make([]docsapi.Search, len(res.Rows)), TotalSearches: res.Total}
+	page := wire.SearchesPage{Searches: make([]wire.Search, len(res.Rows)), TotalSearches: res.Total}
 	for i, row := range res.Rows {
-		page.Searches[i] = docsapi.Search{Query: row.Query, Hits: row.Hits, TopClickedPage: row.TopClickedPage, LastSearchedAt: row.LastSearchedAt}
+		page.Searches[i] = wire.Search{SearchQuery: row.Query, Hits: row.Hits, TopClickedPage: wire.NullString(row.TopClickedPage), LastSearchedAt: wire.Time(row.LastSearchedAt)}
 		if row.Hits > 0 {
 			page.Searches[i].CTR = float64(row.Clicks) / float64(row.Hits)
 		}
 	}
 	if res.HasMore {
 		last := res.Rows[len(res.Rows)-1]
-		page.NextCursor = sealCursor(key, scope, new(position).int(last.Hits).str(last.Query).b)
+		page.NextCursor = wire.NullString(sealCursor(key, scope, new(position).int(last.Hits).str(last.Query).b))
 	}
 	writeJSON(w, http.StatusOK, page)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/store"
 )
 
 // The SDK's feedback and searches methods, against the real server over a
@@ -81,7 +82,7 @@ func TestSDKFeedbackAndSearchesEndToEnd(t *testing.T) {
 	}
 
 	// An operator resolves one; the filters see it.
-	if _, err := e.srv.SetFeedbackStatus(ctx, "alpha", entries[3].ID, docsapi.FeedbackStatusResolved); err != nil {
+	if _, err := e.srv.SetFeedbackStatus(ctx, "alpha", entries[3].ID, store.FeedbackStatusResolved); err != nil {
 		t.Fatal(err)
 	}
 	page, err := c.Analytics.Feedback(ctx, "", docsapi.FeedbackParams{Status: []docsapi.FeedbackStatus{docsapi.FeedbackStatusResolved}})

@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -31,13 +30,13 @@ func TestSiteFeedbackIsStoredAsItsSource(t *testing.T) {
 	got := e.stored()
 	t0 := time.Date(2026, 8, 14, 9, 0, 0, 0, time.UTC)
 	want := []store.Feedback{
-		{Path: "/guide", Source: docsapi.FeedbackSourceContextual, Helpful: true, Comment: text(""), CreatedAt: t0.Add(3 * time.Second)},
-		{Path: "/api", Source: docsapi.FeedbackSourceCodeSnippet, Comment: text(""), Code: "curl -X POST\n\t-d '{}'", Filename: "run.sh", Lang: "bash", CreatedAt: t0.Add(2 * time.Second)},
-		{Path: "/guide", Source: docsapi.FeedbackSourceContextual, Comment: text("Step 3 fails.\nOn Windows."), Contact: "reader@example.com", CreatedAt: t0.Add(time.Second)},
-		{Path: "/guide", Source: docsapi.FeedbackSourceThumbsOnly, Helpful: true, CreatedAt: t0},
+		{Path: "/guide", Source: store.FeedbackSourceContextual, Helpful: true, Comment: text(""), CreatedAt: t0.Add(3 * time.Second)},
+		{Path: "/api", Source: store.FeedbackSourceCodeSnippet, Comment: text(""), Code: "curl -X POST\n\t-d '{}'", Filename: "run.sh", Lang: "bash", CreatedAt: t0.Add(2 * time.Second)},
+		{Path: "/guide", Source: store.FeedbackSourceContextual, Comment: text("Step 3 fails.\nOn Windows."), Contact: "reader@example.com", CreatedAt: t0.Add(time.Second)},
+		{Path: "/guide", Source: store.FeedbackSourceThumbsOnly, Helpful: true, CreatedAt: t0},
 	}
 	for i := range want {
-		want[i].ProjectID, want[i].Status, want[i].UpdatedAt = "alpha", docsapi.FeedbackStatusPending, want[i].CreatedAt
+		want[i].ProjectID, want[i].Status, want[i].UpdatedAt = "alpha", store.FeedbackStatusPending, want[i].CreatedAt
 		if i < len(got) {
 			if !strings.HasPrefix(got[i].ID, "fb_") {
 				t.Errorf("entry %d: ID %q, want fb_...", i, got[i].ID)

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -30,13 +30,13 @@ func (s *Server) views(w http.ResponseWriter, r *http.Request, c caller) {
 		s.storeError(w, r, err, "project "+quote(c.project.ID), "querying views")
 		return
 	}
-	page := docsapi.ViewsPage{
-		Totals:  docsapi.ViewCounts{Human: res.Totals.Human, AI: res.Totals.AI, Total: res.Totals.Human + res.Totals.AI},
-		Views:   make([]docsapi.PageView, len(res.Rows)),
+	page := wire.ViewsPage{
+		Totals:  wire.ViewCounts{Human: res.Totals.Human, AI: res.Totals.AI, Total: res.Totals.Human + res.Totals.AI},
+		Views:   make([]wire.PageView, len(res.Rows)),
 		HasMore: res.HasMore,
 	}
 	for i, row := range res.Rows {
-		page.Views[i] = docsapi.PageView{Path: row.Path, Human: row.Human, AI: row.AI, Total: row.Human + row.AI}
+		page.Views[i] = wire.PageView{Path: row.Path, Human: row.Human, AI: row.AI, Total: row.Human + row.AI}
 	}
 	writeJSON(w, http.StatusOK, page)
 }
@@ -49,11 +49,11 @@ func (s *Server) views(w http.ResponseWriter, r *http.Request, c caller) {
 // midnight UTC. An omitted dateFrom or dateTo leaves that side open, so
 // omitting both exports everything recorded. Other parameters are ignored,
 // as the hosted service ignores parameters it does not know.
-func parseViewsQuery(raw string) (store.ViewsQuery, []docsapi.ErrorDetail) {
+func parseViewsQuery(raw string) (store.ViewsQuery, []wire.ErrorDetail) {
 	q := store.ViewsQuery{Limit: defaultViewsLimit}
-	var details []docsapi.ErrorDetail
+	var details []wire.ErrorDetail
 	fail := func(format string, args ...any) {
-		details = append(details, docsapi.ErrorDetail{Message: fmt.Sprintf(format, args...)})
+		details = append(details, wire.ErrorDetail{Message: fmt.Sprintf(format, args...)})
 	}
 	values, err := url.ParseQuery(raw)
 	if err != nil {

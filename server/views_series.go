@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -17,9 +17,9 @@ const (
 )
 
 // seriesIntervals maps the interval parameter to the points' length.
-var seriesIntervals = map[docsapi.SeriesInterval]time.Duration{
-	docsapi.SeriesHour: time.Hour,
-	docsapi.SeriesDay:  24 * time.Hour,
+var seriesIntervals = map[string]time.Duration{
+	"hour": time.Hour,
+	"day":  24 * time.Hour,
 }
 
 // viewsSeries: GET /v1/analytics/{projectId}/views/series, a self-hosted
@@ -37,9 +37,9 @@ func (s *Server) viewsSeries(w http.ResponseWriter, r *http.Request, c caller) {
 		s.storeError(w, r, err, "project "+quote(c.project.ID), "querying the views series")
 		return
 	}
-	out := docsapi.ViewsSeries{Interval: intervalName(q.Interval), DateFrom: q.From, DateTo: q.To, Path: q.Path, Points: make([]docsapi.ViewsPoint, len(points))}
+	out := wire.ViewsSeries{Interval: intervalName(q.Interval), DateFrom: wire.Time(q.From), DateTo: wire.Time(q.To), Path: wire.NullString(q.Path), Points: make([]wire.ViewsPoint, len(points))}
 	for i, p := range points {
-		out.Points[i] = docsapi.ViewsPoint{At: p.At, Human: p.Human, AI: p.AI, Total: p.Human + p.AI, Bots: p.Bot}
+		out.Points[i] = wire.ViewsPoint{At: wire.Time(p.At), Human: p.Human, AI: p.AI, Bots: p.Bot, Total: p.Human + p.AI}
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -53,11 +53,11 @@ func (s *Server) viewsSeries(w http.ResponseWriter, r *http.Request, c caller) {
 // progress, so that it is the last point; an omitted dateFrom is
 // defaultSeriesDays (or Hours) before dateTo. A path is normalised as the recorder normalises the paths
 // it counts, so /guide/ asks for the views of /guide.
-func parseSeriesQuery(raw string, now time.Time) (store.SeriesQuery, []docsapi.ErrorDetail) {
+func parseSeriesQuery(raw string, now time.Time) (store.SeriesQuery, []wire.ErrorDetail) {
 	qs := newExportQuery(raw)
 	q := store.SeriesQuery{Interval: 24 * time.Hour}
 	if v, ok := qs.one("interval"); ok {
-		if d, known := seriesIntervals[docsapi.SeriesInterval(v)]; known {
+		if d, known := seriesIntervals[v]; known {
 			q.Interval = d
 		} else {
 			qs.fail("interval must be hour or day, got %q", v)
@@ -102,9 +102,9 @@ func parseSeriesQuery(raw string, now time.Time) (store.SeriesQuery, []docsapi.E
 }
 
 // intervalName is the interval parameter's value for d.
-func intervalName(d time.Duration) docsapi.SeriesInterval {
+func intervalName(d time.Duration) string {
 	if d == time.Hour {
-		return docsapi.SeriesHour
+		return "hour"
 	}
-	return docsapi.SeriesDay
+	return "day"
 }

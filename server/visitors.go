@@ -3,7 +3,7 @@ package server
 import (
 	"net/http"
 
-	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/internal/wire"
 )
 
 // visitors: GET /v1/analytics/{projectId}/visitors. Its query is the views
@@ -21,13 +21,13 @@ func (s *Server) visitors(w http.ResponseWriter, r *http.Request, c caller) {
 		s.storeError(w, r, err, "project "+quote(c.project.ID), "querying visitors")
 		return
 	}
-	page := docsapi.VisitorsPage{
-		Totals:   docsapi.VisitorCounts{Human: res.Totals.Human, AI: res.Totals.AI, Total: res.Totals.Total},
-		Visitors: make([]docsapi.PageVisitors, len(res.Rows)),
+	page := wire.VisitorsPage{
+		Totals:   wire.VisitorCounts{Human: res.Totals.Human, AI: res.Totals.AI, Total: res.Totals.Total},
+		Visitors: make([]wire.PageVisitors, len(res.Rows)),
 		HasMore:  res.HasMore,
 	}
 	for i, row := range res.Rows {
-		page.Visitors[i] = docsapi.PageVisitors{Path: row.Path, Human: row.Human, AI: row.AI, Total: row.Total}
+		page.Visitors[i] = wire.PageVisitors{Path: row.Path, Human: row.Human, AI: row.AI, Total: row.Total}
 	}
 	writeJSON(w, http.StatusOK, page)
 }

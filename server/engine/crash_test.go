@@ -7,7 +7,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -106,7 +105,7 @@ func TestCrashTakeover(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if abandoned.Status != docsapi.JobStatusActive || abandoned.LeaseOwner != "engine-a" || abandoned.Attempts != 1 || !abandoned.LeaseExpiresAt.After(time.Now()) {
+				if abandoned.Status != store.JobStatusActive || abandoned.LeaseOwner != "engine-a" || abandoned.Attempts != 1 || !abandoned.LeaseExpiresAt.After(time.Now()) {
 					t.Fatalf("after A died: status %q, lease %q until %v (now %v), Attempts %d; want an active job still leased to engine-a, Attempts 1",
 						abandoned.Status, abandoned.LeaseOwner, abandoned.LeaseExpiresAt, time.Now(), abandoned.Attempts)
 				}
@@ -122,14 +121,14 @@ func TestCrashTakeover(t *testing.T) {
 				var done store.Job
 				waitFor(t, "engine B to complete the job", 2*cfgB.LeaseFor, func() bool {
 					done, err = storeB.Job(t.Context(), testProject, "job-1")
-					return err == nil && done.Status != docsapi.JobStatusActive
+					return err == nil && done.Status != store.JobStatusActive
 				})
 
 				opened, specs, urls := w.prs.snapshot()
 				if opened != 1 || len(specs) != tc.ensures {
 					t.Errorf("pull requests opened = %d, Ensure calls = %d; want 1 and %d", opened, len(specs), tc.ensures)
 				}
-				if done.Status != docsapi.JobStatusCompleted || done.Attempts != 2 || done.PRLink == "" || done.PRLink != urls[branchOf("job-1")] || done.LeaseOwner != "" {
+				if done.Status != store.JobStatusCompleted || done.Attempts != 2 || done.PRLink == "" || done.PRLink != urls[branchOf("job-1")] || done.LeaseOwner != "" {
 					t.Errorf("job = status %q, Attempts %d, PRLink %q, lease %q; want completed, 2, %q, none",
 						done.Status, done.Attempts, done.PRLink, done.LeaseOwner, urls[branchOf("job-1")])
 				}
@@ -141,7 +140,7 @@ func TestCrashTakeover(t *testing.T) {
 					t.Errorf("engine B started the job at %v, before A's lease expired at %v", calls[0].Start, abandoned.LeaseExpiresAt)
 				}
 				recB := storeB.record()
-				if len(recB.finishes) != 1 || len(recB.finished) != 1 || recB.finished[0].Status != docsapi.JobStatusCompleted || recB.releases != 0 {
+				if len(recB.finishes) != 1 || len(recB.finished) != 1 || recB.finished[0].Status != store.JobStatusCompleted || recB.releases != 0 {
 					t.Errorf("engine B: %d FinishJob calls storing %v, %d releases; want one completion and no release",
 						len(recB.finishes), summarize(recB.finished), recB.releases)
 				}
@@ -171,7 +170,7 @@ func TestHeartbeatKeepsLongRun(t *testing.T) {
 		a.JobQueued()
 		j := w.waitDone("job-1", 20*cfg.LeaseFor)
 
-		if j.Status != docsapi.JobStatusCompleted || j.Attempts != 1 {
+		if j.Status != store.JobStatusCompleted || j.Attempts != 1 {
 			t.Errorf("job = status %q, Attempts %d, reason %q; want completed after 1 attempt", j.Status, j.Attempts, j.FailureReason)
 		}
 		calls := w.agent.calls()
@@ -222,7 +221,7 @@ func TestHeartbeatFailuresStopRun(t *testing.T) {
 
 		j := w.waitDone("job-1", 2*cfg.LeaseFor)
 		calls := w.agent.calls()
-		if j.Status != docsapi.JobStatusCompleted || j.Attempts != 2 || len(calls) != 2 {
+		if j.Status != store.JobStatusCompleted || j.Attempts != 2 || len(calls) != 2 {
 			t.Fatalf("job = status %q, Attempts %d, %d runs; want completed by a second run", j.Status, j.Attempts, len(calls))
 		}
 		if calls[1].Start.Before(claimed.LeaseExpiresAt) {

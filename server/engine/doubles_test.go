@@ -12,7 +12,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/sqlite"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -463,7 +462,7 @@ func (w *world) waitDone(id string, limit time.Duration) store.Job {
 	var j store.Job
 	waitFor(w.t, "job "+id+" to end", limit, func() bool {
 		j = w.job(id)
-		return j.Status != docsapi.JobStatusActive
+		return j.Status != store.JobStatusActive
 	})
 	return j
 }

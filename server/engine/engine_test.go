@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -33,7 +32,7 @@ func TestCompletesWithPullRequest(t *testing.T) {
 		if url == "" {
 			t.Fatalf("no pull request was opened for %s", branchOf("job-1"))
 		}
-		if j.Status != docsapi.JobStatusCompleted || j.PRLink != url || j.Handled != 1 || j.Attempts != 1 ||
+		if j.Status != store.JobStatusCompleted || j.PRLink != url || j.Handled != 1 || j.Attempts != 1 ||
 			j.LeaseOwner != "" || !j.LeaseExpiresAt.IsZero() || j.FailureReason != "" {
 			t.Errorf("job = status %q, PRLink %q, Handled %d, Attempts %d, lease %q until %v, reason %q; want completed, %q, 1, 1, no lease, no reason",
 				j.Status, j.PRLink, j.Handled, j.Attempts, j.LeaseOwner, j.LeaseExpiresAt, j.FailureReason, url)
@@ -88,7 +87,7 @@ func TestCompletesWithoutChange(t *testing.T) {
 		e.JobQueued()
 		j := w.waitDone("job-1", time.Minute)
 
-		if j.Status != docsapi.JobStatusCompleted || j.PRLink != "" || j.Handled != 1 || j.FailureReason != "" {
+		if j.Status != store.JobStatusCompleted || j.PRLink != "" || j.Handled != 1 || j.FailureReason != "" {
 			t.Errorf("job = status %q, PRLink %q, Handled %d, reason %q; want completed with no PRLink, Handled 1",
 				j.Status, j.PRLink, j.Handled, j.FailureReason)
 		}
@@ -126,7 +125,7 @@ func TestPartsPerProject(t *testing.T) {
 		w.waitDone("job-1", time.Minute)
 		waitFor(t, "job-2 to complete", time.Minute, func() bool {
 			j, err := w.store.Job(t.Context(), "p2", "job-2")
-			return err == nil && j.Status == docsapi.JobStatusCompleted
+			return err == nil && j.Status == store.JobStatusCompleted
 		})
 		if c := w.agent.calls(); len(c) != 1 || c[0].Task.JobID != "job-1" {
 			t.Errorf("the first project's agent ran %v, want job-1 only", jobIDs(c))
@@ -160,7 +159,7 @@ func TestAgentFailures(t *testing.T) {
 			time.Sleep(10 * w.config("").RetryDelay)
 			synctest.Wait()
 			j2 := w.job("job-1")
-			if j2.Status != docsapi.JobStatusFailed || !strings.Contains(j.FailureReason, "the model refused: the prompt asks for secrets") || j2.Attempts != 1 {
+			if j2.Status != store.JobStatusFailed || !strings.Contains(j.FailureReason, "the model refused: the prompt asks for secrets") || j2.Attempts != 1 {
 				t.Errorf("job = status %q, reason %q, Attempts %d; want failed with the agent's message, after 1 attempt", j2.Status, j2.FailureReason, j2.Attempts)
 			}
 			if n := len(w.agent.calls()); n != 1 {
@@ -184,13 +183,13 @@ func TestAgentFailures(t *testing.T) {
 			e.JobQueued()
 
 			waitFor(t, "the first attempt to end", time.Minute, func() bool { return w.agent.ended(1) })
-			if j := w.job("job-1"); j.Status != docsapi.JobStatusActive || j.FailureReason != "" || j.Attempts != 1 {
+			if j := w.job("job-1"); j.Status != store.JobStatusActive || j.FailureReason != "" || j.Attempts != 1 {
 				t.Errorf("after a transient failure: status %q, reason %q, Attempts %d; want active, no reason, 1", j.Status, j.FailureReason, j.Attempts)
 			}
 
 			j := w.waitDone("job-1", 10*cfg.RetryDelay)
 			want := "gave up after 3 attempts: the agent failed: " + errTransient.Error()
-			if j.Status != docsapi.JobStatusFailed || j.FailureReason != want || j.Attempts != 3 {
+			if j.Status != store.JobStatusFailed || j.FailureReason != want || j.Attempts != 3 {
 				t.Errorf("job = status %q, reason %q, Attempts %d; want failed, %q, 3", j.Status, j.FailureReason, j.Attempts, want)
 			}
 			calls := w.agent.calls()
@@ -202,7 +201,7 @@ func TestAgentFailures(t *testing.T) {
 					t.Errorf("attempt %d started %v after attempt %d failed, before RetryDelay %v", i+1, gap, i, cfg.RetryDelay)
 				}
 			}
-			if rec := w.store.record(); len(rec.finished) != 1 || rec.finished[0].Status != docsapi.JobStatusFailed {
+			if rec := w.store.record(); len(rec.finished) != 1 || rec.finished[0].Status != store.JobStatusFailed {
 				t.Errorf("FinishJob stored %d outcomes, want one failure", len(rec.finished))
 			}
 		})
@@ -243,7 +242,7 @@ func TestAgentFailures(t *testing.T) {
 				j := w.waitDone("job-1", 10*cfg.RetryDelay)
 
 				opened, _, urls := w.prs.snapshot()
-				if j.Status != docsapi.JobStatusCompleted || j.Attempts != 2 || j.PRLink == "" || j.PRLink != urls[branchOf("job-1")] {
+				if j.Status != store.JobStatusCompleted || j.Attempts != 2 || j.PRLink == "" || j.PRLink != urls[branchOf("job-1")] {
 					t.Errorf("job = status %q, Attempts %d, PRLink %q; want completed after 2 attempts with the pull request %q",
 						j.Status, j.Attempts, j.PRLink, urls[branchOf("job-1")])
 				}
@@ -269,7 +268,7 @@ func TestFollowUps(t *testing.T) {
 			w.createJob(w.store, "job-1", "Document the v2 API")
 			e.JobQueued()
 			first := w.waitDone("job-1", time.Minute)
-			if first.Status != docsapi.JobStatusCompleted || first.PRLink == "" {
+			if first.Status != store.JobStatusCompleted || first.PRLink == "" {
 				t.Fatalf("first run: status %q, PRLink %q; want completed with a pull request", first.Status, first.PRLink)
 			}
 
@@ -277,7 +276,7 @@ func TestFollowUps(t *testing.T) {
 			e.JobQueued()
 			j := w.waitDone("job-1", time.Minute)
 
-			if j.Status != docsapi.JobStatusCompleted || j.Handled != 2 || j.PRLink != first.PRLink || j.Attempts != 1 {
+			if j.Status != store.JobStatusCompleted || j.Handled != 2 || j.PRLink != first.PRLink || j.Attempts != 1 {
 				t.Errorf("after the follow-up: status %q, Handled %d, PRLink %q, Attempts %d; want completed, 2, %q, 1",
 					j.Status, j.Handled, j.PRLink, j.Attempts, first.PRLink)
 			}
@@ -322,7 +321,7 @@ func TestFollowUps(t *testing.T) {
 			close(proceed)
 			j := w.waitDone("job-1", time.Minute)
 
-			if j.Status != docsapi.JobStatusCompleted || j.Handled != 2 || j.PRLink == "" {
+			if j.Status != store.JobStatusCompleted || j.Handled != 2 || j.PRLink == "" {
 				t.Errorf("job = status %q, Handled %d, PRLink %q; want completed, 2, a pull request", j.Status, j.Handled, j.PRLink)
 			}
 			calls := w.agent.calls()
@@ -335,8 +334,8 @@ func TestFollowUps(t *testing.T) {
 			}
 			rec := w.store.record()
 			if len(rec.finished) != 2 ||
-				rec.finished[0].Status != docsapi.JobStatusActive || rec.finished[0].Handled != 1 ||
-				rec.finished[1].Status != docsapi.JobStatusCompleted || rec.finished[1].Handled != 2 {
+				rec.finished[0].Status != store.JobStatusActive || rec.finished[0].Handled != 1 ||
+				rec.finished[1].Status != store.JobStatusCompleted || rec.finished[1].Handled != 2 {
 				t.Errorf("outcomes stored: %v; want active with 1 handled, then completed with 2", summarize(rec.finished))
 			}
 			if opened, _, _ := w.prs.snapshot(); opened != 1 {
@@ -369,7 +368,7 @@ func TestFollowUps(t *testing.T) {
 			for i := 1; i <= followUps; i++ {
 				// Each run waits for its follow-up before it ends.
 				waitFor(t, "a run to start or the job to end", time.Minute, func() bool {
-					return w.agent.started(i) || w.job("job-1").Status != docsapi.JobStatusActive
+					return w.agent.started(i) || w.job("job-1").Status != store.JobStatusActive
 				})
 				if !w.agent.started(i) {
 					break
@@ -378,7 +377,7 @@ func TestFollowUps(t *testing.T) {
 				<-proceed
 			}
 			j := w.waitDone("job-1", time.Minute)
-			if j.Status != docsapi.JobStatusCompleted || j.Handled != followUps+1 {
+			if j.Status != store.JobStatusCompleted || j.Handled != followUps+1 {
 				t.Errorf("after %d follow-ups that each arrived during a run, job = status %q, reason %q, Attempts %d; want completed with %d prompts handled",
 					followUps, j.Status, j.FailureReason, j.Attempts, followUps+1)
 			}
@@ -410,7 +409,7 @@ func TestPartsError(t *testing.T) {
 		time.Sleep(10 * cfg.RetryDelay)
 		synctest.Wait()
 
-		if j.Status != docsapi.JobStatusFailed || !strings.Contains(j.FailureReason, "no agent is configured for model test-model") || j.Attempts != 1 {
+		if j.Status != store.JobStatusFailed || !strings.Contains(j.FailureReason, "no agent is configured for model test-model") || j.Attempts != 1 {
 			t.Errorf("job = status %q, reason %q, Attempts %d; want failed at once with the Parts error", j.Status, j.FailureReason, j.Attempts)
 		}
 		if n := calls.Load(); n != 1 {
@@ -434,7 +433,7 @@ func TestIncompleteParts(t *testing.T) {
 		w.createJob(w.store, "job-1", "Document the v2 API")
 		e.JobQueued()
 		j := w.waitDone("job-1", time.Minute)
-		if j.Status != docsapi.JobStatusFailed || !strings.Contains(j.FailureReason, "Agent") {
+		if j.Status != store.JobStatusFailed || !strings.Contains(j.FailureReason, "Agent") {
 			t.Errorf("job = status %q, reason %q; want failed with a reason naming the missing part", j.Status, j.FailureReason)
 		}
 	})

@@ -10,7 +10,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -325,7 +324,7 @@ func hangA(w *world, a engineA) time.Time {
 	synctest.Wait() // A is between store calls: none is half done
 	a.store.hang()
 	leased := w.job("job-1")
-	if leased.LeaseOwner != "engine-a" || leased.Status != docsapi.JobStatusActive || !leased.LeaseExpiresAt.After(time.Now()) {
+	if leased.LeaseOwner != "engine-a" || leased.Status != store.JobStatusActive || !leased.LeaseExpiresAt.After(time.Now()) {
 		w.t.Fatalf("when A's store hangs at %v: job %q leased to %q until %v; want active, leased to engine-a, a lease not yet expired",
 			time.Now(), leased.Status, leased.LeaseOwner, leased.LeaseExpiresAt)
 	}
@@ -457,7 +456,7 @@ func checkNoOverlap(t *testing.T, agents ...*fakeAgent) {
 func checkCompletedByB(t *testing.T, w *world, done store.Job) {
 	t.Helper()
 	opened, specs, urls := w.prs.snapshot()
-	if done.Status != docsapi.JobStatusCompleted || done.Attempts != 2 || done.PRLink == "" || done.PRLink != urls[branchOf("job-1")] {
+	if done.Status != store.JobStatusCompleted || done.Attempts != 2 || done.PRLink == "" || done.PRLink != urls[branchOf("job-1")] {
 		t.Errorf("job = status %q, Attempts %d, PRLink %q; want completed by B's run (Attempts 2) with B's pull request %q",
 			done.Status, done.Attempts, done.PRLink, urls[branchOf("job-1")])
 	}

@@ -9,7 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/store"
 )
 
 func TestShutdown(t *testing.T) {
@@ -28,7 +28,7 @@ func TestShutdown(t *testing.T) {
 			}
 			// Shutdown has returned, so the outcome must be stored already.
 			j := w.job("job-1")
-			if j.Status != docsapi.JobStatusCompleted || j.PRLink == "" || j.LeaseOwner != "" {
+			if j.Status != store.JobStatusCompleted || j.PRLink == "" || j.LeaseOwner != "" {
 				t.Errorf("job = status %q, PRLink %q, lease %q; want completed with a pull request, no lease", j.Status, j.PRLink, j.LeaseOwner)
 			}
 			if calls := w.agent.calls(); len(calls) != 1 || calls[0].Err != nil {
@@ -64,7 +64,7 @@ func TestShutdown(t *testing.T) {
 				t.Fatalf("the agent ran %d times; want once, cancelled by the shutdown (cause %v)", len(calls), causeOf(calls))
 			}
 			j := w.job("job-1")
-			if j.Status != docsapi.JobStatusActive || j.LeaseOwner != "" || !j.LeaseExpiresAt.IsZero() || j.Attempts != 0 {
+			if j.Status != store.JobStatusActive || j.LeaseOwner != "" || !j.LeaseExpiresAt.IsZero() || j.Attempts != 0 {
 				t.Errorf("after Shutdown: status %q, lease %q until %v, Attempts %d; want active, released, Attempts given back",
 					j.Status, j.LeaseOwner, j.LeaseExpiresAt, j.Attempts)
 			}
@@ -79,7 +79,7 @@ func TestShutdown(t *testing.T) {
 			cfg.PollInterval = time.Hour
 			w.start(cfg)
 			j = w.waitDone("job-1", 20*time.Minute)
-			if j.Status != docsapi.JobStatusCompleted || j.Attempts != 1 || j.PRLink == "" {
+			if j.Status != store.JobStatusCompleted || j.Attempts != 1 || j.PRLink == "" {
 				t.Errorf("after the restart: status %q, Attempts %d, PRLink %q; want completed after 1 counted attempt", j.Status, j.Attempts, j.PRLink)
 			}
 			if calls := w.agent.calls(); len(calls) != 2 || !calls[1].Start.Equal(calls[0].End) {
@@ -105,7 +105,7 @@ func TestShutdown(t *testing.T) {
 			if err := <-errc; err != nil {
 				t.Errorf("Run = %v, want nil: the run ended within the grace period", err)
 			}
-			if j := w.job("job-1"); j.Status != docsapi.JobStatusCompleted {
+			if j := w.job("job-1"); j.Status != store.JobStatusCompleted {
 				t.Errorf("job status %q, want completed", j.Status)
 			}
 		})
@@ -162,7 +162,7 @@ func TestArchiveStopsRun(t *testing.T) {
 				time.Sleep(3 * cfg.LeaseFor)
 				synctest.Wait()
 				j := w.job("job-1")
-				if j.Status != docsapi.JobStatusArchived || !j.ArchivedAt.Equal(archivedAt) || j.LeaseOwner != "" || j.PRLink != "" || j.Handled != 0 {
+				if j.Status != store.JobStatusArchived || !j.ArchivedAt.Equal(archivedAt) || j.LeaseOwner != "" || j.PRLink != "" || j.Handled != 0 {
 					t.Errorf("job = status %q archived at %v, lease %q, PRLink %q, Handled %d; want archived at %v, untouched since",
 						j.Status, j.ArchivedAt, j.LeaseOwner, j.PRLink, j.Handled, archivedAt)
 				}
@@ -180,7 +180,7 @@ func TestArchiveStopsRun(t *testing.T) {
 				w.agent.setScript(succeed)
 				w.createJob(w.store, "job-2", "Next")
 				e.JobQueued()
-				if j := w.waitDone("job-2", time.Minute); j.Status != docsapi.JobStatusCompleted {
+				if j := w.waitDone("job-2", time.Minute); j.Status != store.JobStatusCompleted {
 					t.Errorf("the next job: status %q, want completed", j.Status)
 				}
 			})
@@ -204,7 +204,7 @@ func TestJobTimeout(t *testing.T) {
 		if j.Status != j2.Status || j.Attempts != j2.Attempts {
 			t.Errorf("the job changed after it failed: %q/%d → %q/%d", j.Status, j.Attempts, j2.Status, j2.Attempts)
 		}
-		if j.Status != docsapi.JobStatusFailed || j.FailureReason != "the run took longer than 1m0s" || j.Attempts != 1 {
+		if j.Status != store.JobStatusFailed || j.FailureReason != "the run took longer than 1m0s" || j.Attempts != 1 {
 			t.Errorf("job = status %q, reason %q, Attempts %d; want failed, %q, 1", j.Status, j.FailureReason, j.Attempts, "the run took longer than 1m0s")
 		}
 		calls := w.agent.calls()
@@ -232,7 +232,7 @@ func TestWakeUp(t *testing.T) {
 
 			e.JobQueued()
 			synctest.Wait() // no time passes: only the wake-up can have done it
-			if j := w.job("job-1"); j.Status != docsapi.JobStatusCompleted {
+			if j := w.job("job-1"); j.Status != store.JobStatusCompleted {
 				t.Errorf("after JobQueued, job status %q, want completed without any time passing", j.Status)
 			}
 			if !time.Now().Equal(start) {
@@ -256,7 +256,7 @@ func TestWakeUp(t *testing.T) {
 			if j := w.job("job-1"); j.LeaseOwner != "" || j.Attempts != 0 {
 				t.Fatalf("the job was claimed by %q before the next poll", j.LeaseOwner)
 			}
-			if j := w.waitDone("job-1", cfg.PollInterval); j.Status != docsapi.JobStatusCompleted {
+			if j := w.waitDone("job-1", cfg.PollInterval); j.Status != store.JobStatusCompleted {
 				t.Errorf("job status %q, want completed at the next poll", j.Status)
 			}
 		})
@@ -318,7 +318,7 @@ func TestConcurrency(t *testing.T) {
 				}
 				waitFor(t, "every job to end", 10*time.Minute, func() bool {
 					for i := range jobs {
-						if w.job(fmt.Sprintf("job-%02d", i)).Status == docsapi.JobStatusActive {
+						if w.job(fmt.Sprintf("job-%02d", i)).Status == store.JobStatusActive {
 							return false
 						}
 					}
@@ -327,7 +327,7 @@ func TestConcurrency(t *testing.T) {
 
 				for i := range jobs {
 					id := fmt.Sprintf("job-%02d", i)
-					if j := w.job(id); j.Status != docsapi.JobStatusCompleted || j.Attempts != 1 {
+					if j := w.job(id); j.Status != store.JobStatusCompleted || j.Attempts != 1 {
 						t.Errorf("%s: status %q, Attempts %d; want completed after 1 attempt", id, j.Status, j.Attempts)
 					}
 					if l.runs[id] != 1 {

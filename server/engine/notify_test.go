@@ -6,7 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/store"
 )
 
 // notifyingStore adds store.JobNotifier to the test store: the test sends
@@ -52,7 +52,7 @@ func TestJobNotificationsWakeTheEngine(t *testing.T) {
 			t.Fatalf("the job was claimed before any notification: %+v", j)
 		}
 		ns.ch <- struct{}{}
-		if j := w.waitDone("job-1", time.Minute); j.Status != docsapi.JobStatusCompleted {
+		if j := w.waitDone("job-1", time.Minute); j.Status != store.JobStatusCompleted {
 			t.Fatalf("after the notification: %+v", j)
 		}
 

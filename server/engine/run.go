@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -161,7 +160,7 @@ func (e *Engine) finish(job store.Job, l *lease, f store.Finish, log *slog.Logge
 		log.Error("engine: recording the outcome", slog.Any("error", err))
 	case f.Outcome == store.Failed:
 		log.Warn("engine: job failed", slog.String("reason", f.FailureReason))
-	case stored.Status == docsapi.JobStatusActive:
+	case stored.Status == store.JobStatusActive:
 		log.Info("engine: run done; a follow-up arrived meanwhile, so the job runs again", slog.String("pr_link", stored.PRLink))
 		e.JobQueued()
 	default:

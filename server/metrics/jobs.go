@@ -9,7 +9,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -59,13 +58,13 @@ func (c *jobsCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(c.ok, prometheus.GaugeValue, 1)
 	for _, s := range []struct {
-		status docsapi.JobStatus
+		status store.JobStatus
 		n      int64
 	}{
-		{docsapi.JobStatusActive, n.Active},
-		{docsapi.JobStatusCompleted, n.Completed},
-		{docsapi.JobStatusFailed, n.Failed},
-		{docsapi.JobStatusArchived, n.Archived},
+		{store.JobStatusActive, n.Active},
+		{store.JobStatusCompleted, n.Completed},
+		{store.JobStatusFailed, n.Failed},
+		{store.JobStatusArchived, n.Archived},
 	} {
 		ch <- prometheus.MustNewConstMetric(c.jobs, prometheus.GaugeValue, float64(s.n), string(s.status))
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/engine"
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/store/storetest"
@@ -137,7 +136,7 @@ func testClocksApartRunAJobOnce(t *testing.T, aheadA, aheadB time.Duration) {
 	eventually(t, 30*time.Second, "replica A did not complete the job", func() bool {
 		j, err := sa.Job(ctx, "alpha", "job-1")
 		final = j
-		return err == nil && j.Status == docsapi.JobStatusCompleted
+		return err == nil && j.Status == store.JobStatusCompleted
 	})
 	byJob, overlap := log.snapshot()
 	for _, o := range overlap {

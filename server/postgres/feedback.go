@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -59,7 +58,7 @@ func scanFeedback(row pgx.CollectableRow) (store.Feedback, error) {
 		&f.Contact, &f.Code, &f.Filename, &f.Lang, &created, &updated); err != nil {
 		return store.Feedback{}, err
 	}
-	f.Source, f.Status = docsapi.FeedbackSource(source), docsapi.FeedbackStatus(status)
+	f.Source, f.Status = store.FeedbackSource(source), store.FeedbackStatus(status)
 	f.CreatedAt, f.UpdatedAt = fromTS(created), fromTS(updated)
 	return f, nil
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -57,7 +56,7 @@ func scanJob(row pgx.CollectableRow) (store.Job, error) {
 	if len(texts) != len(ats) {
 		return store.Job{}, fmt.Errorf("job %q: %d prompt texts but %d times", j.ID, len(texts), len(ats))
 	}
-	j.Status = docsapi.JobStatus(status)
+	j.Status = store.JobStatus(status)
 	j.LeaseOwner = owner.String
 	j.LeaseExpiresAt = fromTS(leaseExp)
 	j.CreatedAt = fromTS(created)

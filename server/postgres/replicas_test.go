@@ -138,7 +138,7 @@ func TestReplicasRunEveryJobExactlyOnce(t *testing.T) {
 		}
 		calls, url := prs.of(j.Branch)
 		switch {
-		case j.Status != docsapi.JobStatusCompleted:
+		case j.Status != store.JobStatusCompleted:
 			t.Errorf("job %s: status %s, want completed", id, j.Status)
 		case len(finishes[id]) != 1:
 			t.Errorf("job %s: %d successful FinishJob calls (by %v), want 1", id, len(finishes[id]), finishes[id])
@@ -220,7 +220,7 @@ func testKilledMidJobIsTakenOver(t *testing.T, aheadA, aheadB time.Duration) {
 	}
 	leased, err := sb.Job(ctx, "alpha", "job-1")
 	must(t, err)
-	if leased.LeaseOwner != "replica-a" || leased.Attempts != 1 || leased.Status != docsapi.JobStatusActive {
+	if leased.LeaseOwner != "replica-a" || leased.Attempts != 1 || leased.Status != store.JobStatusActive {
 		t.Fatalf("after A died: job leased to %q with %d attempts, status %s; want replica-a, 1, active",
 			leased.LeaseOwner, leased.Attempts, leased.Status)
 	}
@@ -243,7 +243,7 @@ func testKilledMidJobIsTakenOver(t *testing.T, aheadA, aheadB time.Duration) {
 	eventually(t, 15*time.Second, "replica B did not complete the job", func() bool {
 		j, err := sb.Job(ctx, "alpha", "job-1")
 		final = j
-		return err == nil && j.Status == docsapi.JobStatusCompleted
+		return err == nil && j.Status == store.JobStatusCompleted
 	})
 
 	byJob, overlap := log.snapshot()

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -63,7 +62,7 @@ func scanFeedback(sc scanner) (store.Feedback, error) {
 	)
 	err := sc.Scan(&f.ID, &f.ProjectID, &f.Path, &source, &status, &f.Helpful, &comment,
 		&f.Contact, &f.Code, &f.Filename, &f.Lang, timeCol{&f.CreatedAt}, timeCol{&f.UpdatedAt})
-	f.Source, f.Status = docsapi.FeedbackSource(source), docsapi.FeedbackStatus(status)
+	f.Source, f.Status = store.FeedbackSource(source), store.FeedbackStatus(status)
 	if comment.Valid {
 		f.Comment = &comment.String
 	}

@@ -15,7 +15,6 @@ import (
 	"testing/fstest"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/store/migration"
@@ -559,7 +558,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 	// The job list, with every filter and a cursor, and with none.
 	for name, q := range map[string]store.JobsQuery{
 		"jobs list":          {JobFilter: store.JobFilter{ProjectID: "p"}, Limit: 10},
-		"jobs list filtered": {JobFilter: store.JobFilter{ProjectID: "p", From: time.Unix(1, 0), To: time.Unix(2, 0), Statuses: []docsapi.JobStatus{docsapi.JobStatusActive, docsapi.JobStatusFailed}}, Limit: 10, After: &store.JobKey{CreatedAt: time.Unix(2, 0), ID: "j"}},
+		"jobs list filtered": {JobFilter: store.JobFilter{ProjectID: "p", From: time.Unix(1, 0), To: time.Unix(2, 0), Statuses: []store.JobStatus{store.JobStatusActive, store.JobStatusFailed}}, Limit: 10, After: &store.JobKey{CreatedAt: time.Unix(2, 0), ID: "j"}},
 	} {
 		query, args := listJobsQuery(q)
 		if p := plan(query, args...); !strings.Contains(p, "jobs_by_time") || strings.Contains(p, "TEMP B-TREE FOR ORDER BY") {

@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"time"
-
-	docsapi "github.com/docsapi/docsapi-go"
 )
 
 // FeedbackStore keeps what readers say about the documentation: one entry
@@ -52,8 +50,8 @@ type Feedback struct {
 	ID        string
 	ProjectID string
 	Path      string // the documentation page the feedback is about
-	Source    docsapi.FeedbackSource
-	Status    docsapi.FeedbackStatus
+	Source    FeedbackSource
+	Status    FeedbackStatus
 	Helpful   bool    // "was this page helpful?": yes or no
 	Comment   *string // nil: no comment box was sent; "" an empty one
 	Contact   string  // an e-mail address the reader left, or ""
@@ -69,7 +67,7 @@ type NewFeedback struct {
 	ID        string
 	ProjectID string
 	Path      string
-	Source    docsapi.FeedbackSource
+	Source    FeedbackSource
 	Helpful   bool
 	Comment   *string
 	Contact   string
@@ -98,8 +96,8 @@ func (f Feedback) Key() FeedbackKey { return FeedbackKey{CreatedAt: f.CreatedAt,
 type FeedbackFilter struct {
 	ProjectID string
 	From, To  time.Time
-	Source    docsapi.FeedbackSource
-	Statuses  []docsapi.FeedbackStatus
+	Source    FeedbackSource
+	Statuses  []FeedbackStatus
 }
 
 // FeedbackQuery asks QueryFeedback for a page.
@@ -143,7 +141,7 @@ type FeedbackByPage struct {
 type FeedbackStatusChange struct {
 	ProjectID string
 	ID        string
-	Status    docsapi.FeedbackStatus
+	Status    FeedbackStatus
 	At        time.Time
 }
 
@@ -155,7 +153,7 @@ func AddFeedback(n NewFeedback) Feedback {
 		ProjectID: n.ProjectID,
 		Path:      n.Path,
 		Source:    n.Source,
-		Status:    docsapi.FeedbackStatusPending,
+		Status:    FeedbackStatusPending,
 		Helpful:   n.Helpful,
 		Comment:   n.Comment,
 		Contact:   n.Contact,

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	docsapi "github.com/docsapi/docsapi-go"
 )
 
 // JobCounts is how many jobs a store holds in each status at one instant.
@@ -40,15 +38,15 @@ func ReadJobCounts(rows JobCountRows) (JobCounts, error) {
 		if err := rows.Scan(&status, &n, &ready); err != nil {
 			return JobCounts{}, err
 		}
-		switch docsapi.JobStatus(status) {
-		case docsapi.JobStatusActive:
+		switch JobStatus(status) {
+		case JobStatusActive:
 			c.Active += n
 			c.Ready += ready
-		case docsapi.JobStatusCompleted:
+		case JobStatusCompleted:
 			c.Completed += n
-		case docsapi.JobStatusFailed:
+		case JobStatusFailed:
 			c.Failed += n
-		case docsapi.JobStatusArchived:
+		case JobStatusArchived:
 			c.Archived += n
 		default:
 			return JobCounts{}, fmt.Errorf("%d jobs have the unknown status %q", n, status)

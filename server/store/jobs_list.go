@@ -2,8 +2,6 @@ package store
 
 import (
 	"time"
-
-	docsapi "github.com/docsapi/docsapi-go"
 )
 
 // JobKey is a place in the order of ListJobs: a job's CreatedAt and ID.
@@ -21,7 +19,7 @@ func (j Job) Key() JobKey { return JobKey{CreatedAt: j.CreatedAt, ID: j.ID} }
 type JobFilter struct {
 	ProjectID string
 	From, To  time.Time
-	Statuses  []docsapi.JobStatus
+	Statuses  []JobStatus
 }
 
 // JobsQuery asks ListJobs for a page.

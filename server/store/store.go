@@ -29,8 +29,6 @@ package store
 import (
 	"context"
 	"time"
-
-	docsapi "github.com/docsapi/docsapi-go"
 )
 
 // Store is everything the server keeps. Implementations are safe for
@@ -205,7 +203,7 @@ type APIKey struct {
 type Job struct {
 	ID         string
 	ProjectID  string
-	Status     docsapi.JobStatus
+	Status     JobStatus
 	Repository string
 	Ref        string
 	Model      string

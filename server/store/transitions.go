@@ -6,8 +6,6 @@ import (
 	"slices"
 	"time"
 	"unicode/utf8"
-
-	docsapi "github.com/docsapi/docsapi-go"
 )
 
 // The changes the methods of Store make to a job or a key, each computed
@@ -23,7 +21,7 @@ func CreateJob(j NewJob) Job {
 	return Job{
 		ID:         j.ID,
 		ProjectID:  j.ProjectID,
-		Status:     docsapi.JobStatusActive,
+		Status:     JobStatusActive,
 		Repository: j.Repository,
 		Ref:        j.Ref,
 		Model:      j.Model,
@@ -51,14 +49,14 @@ func CreateJob(j NewJob) Job {
 // inside its write, so two follow-ups racing for the last place cannot
 // both take it.
 func AddPrompt(j Job, p NewPrompt) (Job, error) {
-	if j.Status == docsapi.JobStatusArchived {
+	if j.Status == JobStatusArchived {
 		return Job{}, fmt.Errorf("job %q: %w", j.ID, ErrArchived)
 	}
 	if err := p.Limits.admit(j, p.Prompt); err != nil {
 		return Job{}, err
 	}
 	j.Prompts = append(slices.Clip(j.Prompts), Prompt{Text: p.Prompt, At: p.At})
-	j.Status = docsapi.JobStatusActive
+	j.Status = JobStatusActive
 	j.FailureReason = ""
 	j.UpdatedAt = p.At
 	if j.LeaseOwner == "" {
@@ -94,10 +92,10 @@ func (l PromptLimits) admit(j Job, prompt string) error {
 // ExtendLease or FinishJob gets ErrLeaseLost. A job archived already is
 // returned as it is, with changed false: its first ArchivedAt stays.
 func ArchiveJob(j Job, at time.Time) (job Job, changed bool) {
-	if j.Status == docsapi.JobStatusArchived {
+	if j.Status == JobStatusArchived {
 		return j, false
 	}
-	j.Status = docsapi.JobStatusArchived
+	j.Status = JobStatusArchived
 	j.ArchivedAt = at
 	j.UpdatedAt = at
 	dropLease(&j)
@@ -116,7 +114,7 @@ func ArchiveJob(j Job, at time.Time) (job Job, changed bool) {
 func ClaimJob(j Job, c Claim, leaseNow time.Time) (job Job, leased bool) {
 	j.UpdatedAt = c.Now
 	if j.Attempts >= c.MaxAttempts {
-		j.Status = docsapi.JobStatusFailed
+		j.Status = JobStatusFailed
 		j.FailureReason = GaveUpReason(j.Attempts, fmt.Sprintf("every run ended without an outcome (the limit is %d)", c.MaxAttempts))
 		dropLease(&j)
 		return j, false
@@ -144,17 +142,17 @@ func FinishJob(j Job, f Finish) (Job, error) {
 		if f.Handled > len(j.Prompts) {
 			return Job{}, Invalid("job %q: Handled %d exceeds its %d prompts", j.ID, f.Handled, len(j.Prompts))
 		}
-		j.Status = docsapi.JobStatusCompleted
+		j.Status = JobStatusCompleted
 		j.Handled = f.Handled
 		if f.PRLink != "" {
 			j.PRLink = f.PRLink
 		}
 		if f.Handled < len(j.Prompts) {
-			j.Status = docsapi.JobStatusActive
+			j.Status = JobStatusActive
 			j.Attempts = 0
 		}
 	case Failed:
-		j.Status = docsapi.JobStatusFailed
+		j.Status = JobStatusFailed
 		j.FailureReason = f.FailureReason
 	}
 	j.UpdatedAt = f.At

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	docsapi "github.com/docsapi/docsapi-go"
 )
 
 var t0 = time.Date(2026, 5, 1, 3, 4, 5, 6000, time.UTC)
@@ -16,7 +14,7 @@ var t0 = time.Date(2026, 5, 1, 3, 4, 5, 6000, time.UTC)
 // pending from before.
 func leasedJob() Job {
 	return Job{
-		ID: "j", ProjectID: "p", Status: docsapi.JobStatusActive, Branch: "docs-agent/j",
+		ID: "j", ProjectID: "p", Status: JobStatusActive, Branch: "docs-agent/j",
 		Prompts:  []Prompt{{Text: "one", At: t0}, {Text: "two", At: t0.Add(time.Second)}},
 		Handled:  1,
 		PRLink:   "https://git.example.com/pr/1",
@@ -42,7 +40,7 @@ func TestCreateJob(t *testing.T) {
 	nj := NewJob{ID: "j", ProjectID: "p", Prompt: "write", Repository: "r", Ref: "main", Model: "m",
 		Branch: "docs-agent/j", CreatedAt: t0, Idempotency: &Idempotency{Key: "k", RequestHash: []byte{1}}}
 	wantJob(t, "CreateJob", CreateJob(nj), Job{
-		ID: "j", ProjectID: "p", Status: docsapi.JobStatusActive, Repository: "r", Ref: "main", Model: "m",
+		ID: "j", ProjectID: "p", Status: JobStatusActive, Repository: "r", Ref: "main", Model: "m",
 		Branch: "docs-agent/j", Prompts: []Prompt{{Text: "write", At: t0}}, CreatedAt: t0, UpdatedAt: t0,
 	})
 }
@@ -66,7 +64,7 @@ func TestAddPrompt(t *testing.T) {
 
 	// A job that ended starts a new run: active, no reason, fresh attempts.
 	failed := unleased(leasedJob())
-	failed.Status, failed.FailureReason, failed.Attempts = docsapi.JobStatusFailed, "boom", 3
+	failed.Status, failed.FailureReason, failed.Attempts = JobStatusFailed, "boom", 3
 	got, err = AddPrompt(failed, p)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +75,7 @@ func TestAddPrompt(t *testing.T) {
 	wantJob(t, "AddPrompt to a failed job", got, want)
 
 	archived := unleased(leasedJob())
-	archived.Status = docsapi.JobStatusArchived
+	archived.Status = JobStatusArchived
 	if _, err := AddPrompt(archived, p); !errors.Is(err, ErrArchived) {
 		t.Errorf("AddPrompt to an archived job: %v, want %v", err, ErrArchived)
 	}
@@ -87,7 +85,7 @@ func TestArchiveJob(t *testing.T) {
 	at := t0.Add(time.Minute)
 	got, changed := ArchiveJob(leasedJob(), at)
 	want := unleased(leasedJob())
-	want.Status, want.ArchivedAt, want.UpdatedAt = docsapi.JobStatusArchived, at, at
+	want.Status, want.ArchivedAt, want.UpdatedAt = JobStatusArchived, at, at
 	if !changed {
 		t.Error("ArchiveJob of an active job: changed false")
 	}
@@ -121,7 +119,7 @@ func TestClaimJob(t *testing.T) {
 
 	got, leased = ClaimJob(got, c, c.Now)
 	want = unleased(want)
-	want.Status = docsapi.JobStatusFailed
+	want.Status = JobStatusFailed
 	want.FailureReason = "gave up after 2 attempts: every run ended without an outcome (the limit is 2)"
 	if leased {
 		t.Error("ClaimJob of a job that used its attempts: leased true")
@@ -137,16 +135,16 @@ func TestFinishJob(t *testing.T) {
 		want func(*Job)
 	}{
 		{"completed", Finish{Outcome: Completed, Handled: 2, PRLink: "https://git.example.com/pr/2"}, func(j *Job) {
-			j.Status, j.Handled, j.PRLink = docsapi.JobStatusCompleted, 2, "https://git.example.com/pr/2"
+			j.Status, j.Handled, j.PRLink = JobStatusCompleted, 2, "https://git.example.com/pr/2"
 		}},
 		{"completed without a link keeps the last", Finish{Outcome: Completed, Handled: 2}, func(j *Job) {
-			j.Status, j.Handled = docsapi.JobStatusCompleted, 2
+			j.Status, j.Handled = JobStatusCompleted, 2
 		}},
 		{"completed with a prompt left runs again", Finish{Outcome: Completed, Handled: 1}, func(j *Job) {
-			j.Status, j.Handled, j.Attempts = docsapi.JobStatusActive, 1, 0
+			j.Status, j.Handled, j.Attempts = JobStatusActive, 1, 0
 		}},
 		{"failed", Finish{Outcome: Failed, FailureReason: "boom", Handled: -1}, func(j *Job) {
-			j.Status, j.FailureReason = docsapi.JobStatusFailed, "boom"
+			j.Status, j.FailureReason = JobStatusFailed, "boom"
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -237,7 +235,7 @@ func TestAddPromptLimits(t *testing.T) {
 	}
 	// The archived job is refused as archived, whatever the caps.
 	archived := job
-	archived.Status = docsapi.JobStatusArchived
+	archived.Status = JobStatusArchived
 	if _, err := AddPrompt(archived, NewPrompt{Prompt: "x", Limits: PromptLimits{Prompts: 1}}); !errors.Is(err, ErrArchived) {
 		t.Errorf("AddPrompt to an archived, full job: %v, want %v", err, ErrArchived)
 	}

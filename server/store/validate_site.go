@@ -4,8 +4,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	docsapi "github.com/docsapi/docsapi-go"
 )
 
 // The checks of the inputs of FeedbackStore, SearchStore and SiteStore,
@@ -29,13 +27,13 @@ func (n NewFeedback) Validate() error {
 		return Invalid("feedback %q: zero creation time", n.ID)
 	case n.DailyCap < 0:
 		return Invalid("feedback %q: negative daily cap %d", n.ID, n.DailyCap)
-	case n.Source == docsapi.FeedbackSourceCodeSnippet && n.Code == "":
+	case n.Source == FeedbackSourceCodeSnippet && n.Code == "":
 		return Invalid("feedback %q: a code snippet needs its code", n.ID)
-	case n.Source != docsapi.FeedbackSourceCodeSnippet && (n.Code != "" || n.Filename != "" || n.Lang != ""):
+	case n.Source != FeedbackSourceCodeSnippet && (n.Code != "" || n.Filename != "" || n.Lang != ""):
 		return Invalid("feedback %q: code, filename and lang belong to code_snippet feedback, not %s", n.ID, n.Source)
-	case n.Source != docsapi.FeedbackSourceContextual && n.Contact != "":
+	case n.Source != FeedbackSourceContextual && n.Contact != "":
 		return Invalid("feedback %q: a contact belongs to contextual feedback, not %s", n.ID, n.Source)
-	case n.Helpful && n.Source != docsapi.FeedbackSourceContextual && n.Source != docsapi.FeedbackSourceThumbsOnly:
+	case n.Helpful && n.Source != FeedbackSourceContextual && n.Source != FeedbackSourceThumbsOnly:
 		return Invalid("feedback %q: helpful belongs to contextual and thumbs_only feedback, not %s", n.ID, n.Source)
 	}
 	comment := ""

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/internal/wire"
 )
 
 const testKey = "mint_testkey0123456789"
@@ -51,18 +52,20 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"error":"scripted failure"}`)
 		return
 	}
-	job := docsapi.Job{ID: "job_1", Model: "m", CreatedAt: time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC),
-		Source: docsapi.JobSource{Repository: "https://github.com/acme/handbook.git", Ref: "main"}}
+	// The job in the API's shape, as a server sends it.
+	job := wire.Job{ID: "job_1", Model: "m", CreatedAt: wire.Time(time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)),
+		Source: wire.JobSource{Repository: "https://github.com/acme/handbook.git", Ref: wire.NullString("main")}}
+	var status docsapi.JobStatus
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/v2/agent/handbook/job":
-		job.Status = f.statuses[0]
+		status = f.statuses[0]
 		w.WriteHeader(http.StatusCreated)
 	case r.Method == http.MethodPost && r.URL.Path == "/v2/agent/handbook/job/job_1/message":
-		job.Status = f.statuses[0]
+		status = f.statuses[0]
 	case r.Method == http.MethodGet && r.URL.Path == "/v2/agent/handbook/job/job_1":
 		f.mu.Lock()
 		f.gets++
-		job.Status = f.statuses[min(f.gets, len(f.statuses)-1)]
+		status = f.statuses[min(f.gets, len(f.statuses)-1)]
 		onGet := f.onGet
 		f.mu.Unlock()
 		if onGet != nil {
@@ -73,8 +76,9 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"error":"no such job"}`)
 		return
 	}
-	if job.Status == docsapi.JobStatusCompleted {
-		job.PRLink = f.prLink
+	job.Status = string(status)
+	if status == docsapi.JobStatusCompleted {
+		job.PRLink = wire.NullString(f.prLink)
 	}
 	json.NewEncoder(w).Encode(job)
 }

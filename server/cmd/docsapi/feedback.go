@@ -10,7 +10,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -39,9 +38,9 @@ docsapi feedback list --project handbook --source code_snippet --format json --l
 				if err := checkListFormat(*format); err != nil {
 					return err
 				}
-				f := store.FeedbackFilter{ProjectID: *project, Source: docsapi.FeedbackSource(*source)}
+				f := store.FeedbackFilter{ProjectID: *project, Source: store.FeedbackSource(*source)}
 				for _, st := range statuses {
-					f.Statuses = append(f.Statuses, docsapi.FeedbackStatus(st))
+					f.Statuses = append(f.Statuses, store.FeedbackStatus(st))
 				}
 				switch {
 				case *project == "":
@@ -113,7 +112,7 @@ func eachFeedback(ctx context.Context, st store.Store, f store.FeedbackFilter, l
 // helpfulText is the vote of a page's feedback, or "-".
 func helpfulText(e store.Feedback) string {
 	switch {
-	case e.Source != docsapi.FeedbackSourceContextual && e.Source != docsapi.FeedbackSourceThumbsOnly:
+	case e.Source != store.FeedbackSourceContextual && e.Source != store.FeedbackSourceThumbsOnly:
 		return "-"
 	case e.Helpful:
 		return "yes"
@@ -178,7 +177,7 @@ has changes nothing.` + storageHelp,
 				if *project == "" {
 					return usagef("--project is required")
 				}
-				status := docsapi.FeedbackStatus(args[1])
+				status := store.FeedbackStatus(args[1])
 				if !status.Known() {
 					return usagef("unknown status %q: use pending, in_progress, resolved or dismissed", args[1])
 				}

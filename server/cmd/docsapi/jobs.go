@@ -12,6 +12,7 @@ import (
 	"time"
 
 	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/internal/wire"
 )
 
 // maxPromptBytes bounds a prompt read from a file or stdin: far above any
@@ -335,10 +336,35 @@ func finishWait(s *stdio, c *apiClient, jobID string, job *docsapi.Job, err erro
 }
 
 func printJob(w io.Writer, job *docsapi.Job) error {
-	b, err := json.MarshalIndent(job, "", "  ")
+	b, err := json.MarshalIndent(newJobJSON(*job), "", "  ")
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
+}
+
+// jobJSON is a job as the command prints it: in the API's shape (the Job
+// schema), null for what the job lacks. createdAt is nullable here, unlike
+// in the server's answers, since the hosted service may leave it out.
+type jobJSON struct {
+	ID         string         `json:"id"`
+	Status     string         `json:"status"`
+	Source     wire.JobSource `json:"source"`
+	Model      string         `json:"model"`
+	PRLink     *string        `json:"prLink"`
+	CreatedAt  *string        `json:"createdAt"`
+	ArchivedAt *string        `json:"archivedAt"`
+}
+
+func newJobJSON(j docsapi.Job) jobJSON {
+	return jobJSON{
+		ID:         j.ID,
+		Status:     string(j.Status),
+		Source:     wire.JobSource{Repository: j.Source.Repository, Ref: wire.NullString(j.Source.Ref)},
+		Model:      j.Model,
+		PRLink:     wire.NullString(j.PRLink),
+		CreatedAt:  wire.NullTime(j.CreatedAt),
+		ArchivedAt: wire.NullTime(j.ArchivedAt),
+	}
 }

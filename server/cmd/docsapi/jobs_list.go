@@ -73,7 +73,7 @@ docsapi jobs list --status failed --limit 0 --format json | jq -r .id`,
 						return c.explain(err)
 					}
 					if tw == nil {
-						err = enc.Encode(job)
+						err = enc.Encode(newJobJSON(job))
 					} else {
 						_, err = fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", job.ID, timeOrDash(job.CreatedAt), job.Status,
 							dash(job.Model), dash(job.PRLink), timeOrDash(job.ArchivedAt))

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/sqlite"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -69,10 +68,10 @@ func TestFeedbackCommands(t *testing.T) {
 	at := time.Date(2026, 8, 14, 9, 0, 0, 0, time.UTC)
 	comment := "Step 2\nfails on Windows, and the error message says nothing about why it fails at all."
 	for _, n := range []store.NewFeedback{
-		{ID: "fb_1", ProjectID: "handbook", Path: "/quickstart", Source: docsapi.FeedbackSourceThumbsOnly, Helpful: true, CreatedAt: at},
-		{ID: "fb_2", ProjectID: "handbook", Path: "/quickstart", Source: docsapi.FeedbackSourceContextual, Comment: &comment,
+		{ID: "fb_1", ProjectID: "handbook", Path: "/quickstart", Source: store.FeedbackSourceThumbsOnly, Helpful: true, CreatedAt: at},
+		{ID: "fb_2", ProjectID: "handbook", Path: "/quickstart", Source: store.FeedbackSourceContextual, Comment: &comment,
 			Contact: "ada@example.com", CreatedAt: at.Add(time.Minute)},
-		{ID: "fb_3", ProjectID: "handbook", Path: "/api", Source: docsapi.FeedbackSourceCodeSnippet, Code: "go run .", CreatedAt: at.Add(2 * time.Minute)},
+		{ID: "fb_3", ProjectID: "handbook", Path: "/api", Source: store.FeedbackSourceCodeSnippet, Code: "go run .", CreatedAt: at.Add(2 * time.Minute)},
 	} {
 		if _, err := st.AddFeedback(t.Context(), n); err != nil {
 			t.Fatal(err)

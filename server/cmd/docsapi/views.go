@@ -15,6 +15,7 @@ import (
 	"time"
 
 	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/internal/wire"
 )
 
 // progressEvery is how often the progress line is redrawn: often enough to
@@ -139,7 +140,8 @@ func newRowWriter(w io.Writer, format string) *rowWriter {
 
 func (r *rowWriter) write(v docsapi.PageView) error {
 	if r.json != nil {
-		return r.json.Encode(v)
+		// A row in the API's shape, as the export sends it.
+		return r.json.Encode(wire.PageView{Path: v.Path, Human: v.Human, AI: v.AI, Total: v.Total})
 	}
 	r.rec[0] = v.Path
 	r.rec[1] = strconv.FormatInt(v.Human, 10)

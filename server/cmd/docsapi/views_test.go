@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/internal/wire"
 )
 
 // viewsAPI serves pages of views by offset: pages[0] at offset 0,
@@ -43,7 +44,12 @@ func (v *viewsAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"error":"invalid query","details":[{"message":"offset is too large"}]}`)
 		return
 	}
-	json.NewEncoder(w).Encode(docsapi.ViewsPage{Views: v.pages[page], HasMore: page < len(v.pages)-1})
+	// The page in the API's shape, as a server sends it.
+	out := wire.ViewsPage{Views: make([]wire.PageView, len(v.pages[page])), HasMore: page < len(v.pages)-1}
+	for i, row := range v.pages[page] {
+		out.Views[i] = wire.PageView{Path: row.Path, Human: row.Human, AI: row.AI, Total: row.Total}
+	}
+	json.NewEncoder(w).Encode(out)
 }
 
 func (v *viewsAPI) serve(t *testing.T) map[string]string {

@@ -3,7 +3,6 @@ package dashboard
 import (
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -80,8 +79,8 @@ func (s SiteToday) Any() bool { return s != SiteToday{} }
 // JobsPage is one page of a project's jobs, newest first.
 type JobsPage struct {
 	Frame
-	Status   string              // the filter, "" for any
-	Statuses []docsapi.JobStatus // the filter's choices
+	Status   string            // the filter, "" for any
+	Statuses []store.JobStatus // the filter's choices
 	Jobs     []store.Job
 	Next     string // the next page's URL, "" on the last
 	Problem  string
@@ -104,7 +103,7 @@ type JobPage struct {
 // Archivable reports whether the page offers the archive form: to a key
 // that may write, for a job not archived yet.
 func (p JobPage) Archivable() bool {
-	return p.CanWrite && p.Job.Status != docsapi.JobStatusArchived
+	return p.CanWrite && p.Job.Status != store.JobStatusArchived
 }
 
 // ErrorPage says why a request failed.

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -25,13 +24,13 @@ func signedIn() Frame {
 
 func TestEveryPageRenders(t *testing.T) {
 	at := time.Date(2026, 8, 13, 9, 0, 0, 0, time.UTC)
-	job := store.Job{ID: "job_1", Status: docsapi.JobStatusFailed, CreatedAt: at, UpdatedAt: at, Prompts: []store.Prompt{{Text: "Fix it", At: at}}, FailureReason: "push refused"}
+	job := store.Job{ID: "job_1", Status: store.JobStatusFailed, CreatedAt: at, UpdatedAt: at, Prompts: []store.Prompt{{Text: "Fix it", At: at}}, FailureReason: "push refused"}
 	for _, p := range []Page{
 		LoginPage{Frame: Frame{Base: "/dashboard", CSRF: "tok"}, Error: "Sign-in failed"},
 		OverviewPage{Frame: signedIn(), From: "2026-08-01", To: "2026-08-14", Chart: NewChart([]Point{{At: at, Human: 3, AI: 1}}, false),
 			Top:  []PageViews{{Path: "/guide", Views: Views{Human: 3, AI: 1, Total: 4}}},
 			Site: SiteToday{Feedback: SiteLimits{CapReached: true, ShareRefused: 1234}, Searches: SiteLimits{ShareRefused: 5}}},
-		JobsPage{Frame: signedIn(), Statuses: []docsapi.JobStatus{docsapi.JobStatusActive}, Jobs: []store.Job{job}, Next: "/dashboard/projects/alpha/jobs?cursor=x"},
+		JobsPage{Frame: signedIn(), Statuses: []store.JobStatus{store.JobStatusActive}, Jobs: []store.Job{job}, Next: "/dashboard/projects/alpha/jobs?cursor=x"},
 		JobPage{Frame: signedIn(), Job: job, CanWrite: true},
 		ErrorPage{Frame: Frame{Base: "/dashboard"}, Heading: "Not Found", Message: "no job"},
 	} {
@@ -59,7 +58,7 @@ func TestPagesEscapeWhatClientsWrote(t *testing.T) {
 }
 
 func TestFailureReasonAndArchiveAreForWriters(t *testing.T) {
-	job := store.Job{ID: "job_1", Status: docsapi.JobStatusFailed, FailureReason: "push refused"}
+	job := store.Job{ID: "job_1", Status: store.JobStatusFailed, FailureReason: "push refused"}
 	writer := render(t, JobPage{Frame: signedIn(), Job: job, CanWrite: true})
 	reader := render(t, JobPage{Frame: signedIn(), Job: job})
 	for _, want := range []string{"push refused", `id="archive"`, `name="csrf" value="tok"`} {

@@ -79,6 +79,22 @@ func New(t testing.TB, opts ...Option) *Validator {
 	return v
 }
 
+// Document returns the OpenAPI document as a Validator checks against it:
+// loaded, validated, and with the self-hosted guarantees applied, so that a
+// schema's Required lists what the server always sends. Each call returns
+// a copy of its own, for a test to read.
+func Document(t testing.TB) *openapi3.T {
+	t.Helper()
+	doc, err := load()
+	if err == nil {
+		err = applySelfHostedGuarantees(doc)
+	}
+	if err != nil {
+		t.Fatalf("openapitest: %v", err)
+	}
+	return doc
+}
+
 func newValidator(opts ...Option) (*Validator, error) {
 	v := &Validator{}
 	for _, o := range opts {

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -18,7 +17,7 @@ func text(s string) *string { return &s }
 // its source set.
 func newFeedback(projectID, id string, at time.Time) store.NewFeedback {
 	return store.NewFeedback{
-		ID: id, ProjectID: projectID, Path: "/guide/" + id, Source: docsapi.FeedbackSourceContextual,
+		ID: id, ProjectID: projectID, Path: "/guide/" + id, Source: store.FeedbackSourceContextual,
 		Helpful: true, Comment: text("Clear, thanks (" + id + ")"), Contact: id + "@example.com", CreatedAt: at,
 	}
 }
@@ -26,7 +25,7 @@ func newFeedback(projectID, id string, at time.Time) store.NewFeedback {
 // storedFeedback is the entry AddFeedback must store for n.
 func storedFeedback(n store.NewFeedback) store.Feedback {
 	return store.Feedback{
-		ID: n.ID, ProjectID: n.ProjectID, Path: n.Path, Source: n.Source, Status: docsapi.FeedbackStatusPending,
+		ID: n.ID, ProjectID: n.ProjectID, Path: n.Path, Source: n.Source, Status: store.FeedbackStatusPending,
 		Helpful: n.Helpful, Comment: n.Comment, Contact: n.Contact, Code: n.Code, Filename: n.Filename, Lang: n.Lang,
 		CreatedAt: n.CreatedAt.UTC().Truncate(time.Microsecond), UpdatedAt: n.CreatedAt.UTC().Truncate(time.Microsecond),
 	}
@@ -80,11 +79,11 @@ func testFeedback(t *testing.T, open opener) {
 		{"AddThenQueryRoundTripsEveryFieldOfEverySource", func(t *testing.T, s store.Store) {
 			withProjects(t, s)
 			contextual := newFeedback("p1", "f1", At(time.Minute).In(elsewhere))
-			code := store.NewFeedback{ID: "f2", ProjectID: "p1", Path: "/api", Source: docsapi.FeedbackSourceCodeSnippet,
+			code := store.NewFeedback{ID: "f2", ProjectID: "p1", Path: "/api", Source: store.FeedbackSourceCodeSnippet,
 				Comment: text(""), Code: "curl -X POST https://example.com/v1\n\t-d '{}'", Filename: "run.sh", Lang: "bash", CreatedAt: At(2 * time.Minute)}
-			thumbs := store.NewFeedback{ID: "f3", ProjectID: "p1", Path: "/api", Source: docsapi.FeedbackSourceThumbsOnly,
+			thumbs := store.NewFeedback{ID: "f3", ProjectID: "p1", Path: "/api", Source: store.FeedbackSourceThumbsOnly,
 				Helpful: true, CreatedAt: At(3 * time.Minute)}
-			agent := store.NewFeedback{ID: "f4", ProjectID: "p1", Path: "/ü/ß", Source: docsapi.FeedbackSourceAgent,
+			agent := store.NewFeedback{ID: "f4", ProjectID: "p1", Path: "/ü/ß", Source: store.FeedbackSourceAgent,
 				Comment: text("The example uses a removed flag."), CreatedAt: At(4 * time.Minute)}
 			want := []store.Feedback{}
 			for _, n := range []store.NewFeedback{contextual, code, thumbs, agent} {
@@ -150,11 +149,11 @@ func testFeedback(t *testing.T, open opener) {
 		{"FiltersSelectBySourceStatusAndHalfOpenRange", func(t *testing.T, s store.Store) {
 			withProjects(t, s)
 			mustAddFeedback(t, s, newFeedback("p1", "a", At(0)))
-			code := store.NewFeedback{ID: "b", ProjectID: "p1", Path: "/x", Source: docsapi.FeedbackSourceCodeSnippet, Code: "x", CreatedAt: At(time.Hour)}
+			code := store.NewFeedback{ID: "b", ProjectID: "p1", Path: "/x", Source: store.FeedbackSourceCodeSnippet, Code: "x", CreatedAt: At(time.Hour)}
 			mustAddFeedback(t, s, code)
 			mustAddFeedback(t, s, newFeedback("p1", "c", At(2*time.Hour)))
 			mustAddFeedback(t, s, newFeedback("p2", "d", At(time.Hour)))
-			_, err := s.SetFeedbackStatus(t.Context(), store.FeedbackStatusChange{ProjectID: "p1", ID: "c", Status: docsapi.FeedbackStatusResolved, At: At(3 * time.Hour)})
+			_, err := s.SetFeedbackStatus(t.Context(), store.FeedbackStatusChange{ProjectID: "p1", ID: "c", Status: store.FeedbackStatusResolved, At: At(3 * time.Hour)})
 			must(t, "SetFeedbackStatus", err)
 			for _, tc := range []struct {
 				name string
@@ -162,15 +161,15 @@ func testFeedback(t *testing.T, open opener) {
 				want []string
 			}{
 				{"all", store.FeedbackFilter{}, []string{"c", "b", "a"}},
-				{"source", store.FeedbackFilter{Source: docsapi.FeedbackSourceContextual}, []string{"c", "a"}},
-				{"one status", store.FeedbackFilter{Statuses: []docsapi.FeedbackStatus{docsapi.FeedbackStatusResolved}}, []string{"c"}},
-				{"two statuses", store.FeedbackFilter{Statuses: []docsapi.FeedbackStatus{docsapi.FeedbackStatusDismissed, docsapi.FeedbackStatusPending}}, []string{"b", "a"}},
+				{"source", store.FeedbackFilter{Source: store.FeedbackSourceContextual}, []string{"c", "a"}},
+				{"one status", store.FeedbackFilter{Statuses: []store.FeedbackStatus{store.FeedbackStatusResolved}}, []string{"c"}},
+				{"two statuses", store.FeedbackFilter{Statuses: []store.FeedbackStatus{store.FeedbackStatusDismissed, store.FeedbackStatusPending}}, []string{"b", "a"}},
 				{"from is inclusive", store.FeedbackFilter{From: At(time.Hour)}, []string{"c", "b"}},
 				{"to is exclusive", store.FeedbackFilter{To: At(2 * time.Hour)}, []string{"b", "a"}},
 				{"a microsecond past", store.FeedbackFilter{From: At(time.Hour + time.Nanosecond)}, []string{"c"}},
 				{"empty range", store.FeedbackFilter{From: At(time.Hour), To: At(time.Hour)}, []string{}},
-				{"everything", store.FeedbackFilter{From: At(time.Hour), To: At(3 * time.Hour), Source: docsapi.FeedbackSourceContextual,
-					Statuses: []docsapi.FeedbackStatus{docsapi.FeedbackStatusResolved}}, []string{"c"}},
+				{"everything", store.FeedbackFilter{From: At(time.Hour), To: At(3 * time.Hour), Source: store.FeedbackSourceContextual,
+					Statuses: []store.FeedbackStatus{store.FeedbackStatusResolved}}, []string{"c"}},
 			} {
 				q := feedbackOf("p1")
 				q.FeedbackFilter = tc.f
@@ -184,11 +183,11 @@ func testFeedback(t *testing.T, open opener) {
 			withProjects(t, s)
 			n := newFeedback("p1", "f1", At(0))
 			mustAddFeedback(t, s, n)
-			change := store.FeedbackStatusChange{ProjectID: "p1", ID: "f1", Status: docsapi.FeedbackStatusInProgress, At: At(time.Hour).In(elsewhere)}
+			change := store.FeedbackStatusChange{ProjectID: "p1", ID: "f1", Status: store.FeedbackStatusInProgress, At: At(time.Hour).In(elsewhere)}
 			got, err := s.SetFeedbackStatus(t.Context(), change)
 			must(t, "SetFeedbackStatus", err)
 			want := storedFeedback(n)
-			want.Status, want.UpdatedAt = docsapi.FeedbackStatusInProgress, At(time.Hour)
+			want.Status, want.UpdatedAt = store.FeedbackStatusInProgress, At(time.Hour)
 			diff(t, "SetFeedbackStatus", want, got)
 			checkTimes(t, "SetFeedbackStatus", got.UpdatedAt)
 			change.At = At(2 * time.Hour)
@@ -197,8 +196,8 @@ func testFeedback(t *testing.T, open opener) {
 			diff(t, "SetFeedbackStatus to the status it has", want, got)
 			diff(t, "QueryFeedback", []store.Feedback{want}, mustQueryFeedback(t, s, feedbackOf("p1")).Entries)
 			for name, c := range map[string]store.FeedbackStatusChange{
-				"missing entry":            {ProjectID: "p1", ID: "nope", Status: docsapi.FeedbackStatusResolved, At: At(time.Hour)},
-				"entry of another project": {ProjectID: "p2", ID: "f1", Status: docsapi.FeedbackStatusResolved, At: At(time.Hour)},
+				"missing entry":            {ProjectID: "p1", ID: "nope", Status: store.FeedbackStatusResolved, At: At(time.Hour)},
+				"entry of another project": {ProjectID: "p2", ID: "f1", Status: store.FeedbackStatusResolved, At: At(time.Hour)},
 			} {
 				_, err := s.SetFeedbackStatus(t.Context(), c)
 				wantErr(t, "SetFeedbackStatus of a "+name, err, store.ErrNotFound)
@@ -207,22 +206,22 @@ func testFeedback(t *testing.T, open opener) {
 		}},
 		{"ByPageCountsVotesAndCodePerPath", func(t *testing.T, s store.Store) {
 			withProjects(t, s)
-			add := func(id, path string, source docsapi.FeedbackSource, helpful bool, at time.Duration) {
+			add := func(id, path string, source store.FeedbackSource, helpful bool, at time.Duration) {
 				n := store.NewFeedback{ID: id, ProjectID: "p1", Path: path, Source: source, Helpful: helpful, CreatedAt: At(at)}
-				if source == docsapi.FeedbackSourceCodeSnippet {
+				if source == store.FeedbackSourceCodeSnippet {
 					n.Code = "x"
 				}
 				mustAddFeedback(t, s, n)
 			}
-			add("1", "/a", docsapi.FeedbackSourceContextual, true, 0)
-			add("2", "/a", docsapi.FeedbackSourceThumbsOnly, false, 0)
-			add("3", "/a", docsapi.FeedbackSourceCodeSnippet, false, time.Hour)
-			add("4", "/a", docsapi.FeedbackSourceAgent, false, time.Hour)
-			add("5", "/b", docsapi.FeedbackSourceThumbsOnly, true, 0)
-			add("6", "/b", docsapi.FeedbackSourceThumbsOnly, true, 0)
-			add("7", "/b", docsapi.FeedbackSourceContextual, false, 2*time.Hour)
-			add("8", "/b", docsapi.FeedbackSourceContextual, false, 2*time.Hour)
-			add("9", "/c", docsapi.FeedbackSourceContextual, false, 0)
+			add("1", "/a", store.FeedbackSourceContextual, true, 0)
+			add("2", "/a", store.FeedbackSourceThumbsOnly, false, 0)
+			add("3", "/a", store.FeedbackSourceCodeSnippet, false, time.Hour)
+			add("4", "/a", store.FeedbackSourceAgent, false, time.Hour)
+			add("5", "/b", store.FeedbackSourceThumbsOnly, true, 0)
+			add("6", "/b", store.FeedbackSourceThumbsOnly, true, 0)
+			add("7", "/b", store.FeedbackSourceContextual, false, 2*time.Hour)
+			add("8", "/b", store.FeedbackSourceContextual, false, 2*time.Hour)
+			add("9", "/c", store.FeedbackSourceContextual, false, 0)
 			mustAddFeedback(t, s, newFeedback("p2", "x", At(0)))
 			byPage := func(q store.FeedbackByPageQuery) store.FeedbackByPage {
 				t.Helper()
@@ -248,9 +247,9 @@ func testFeedback(t *testing.T, open opener) {
 				{Path: "/b", ThumbsUp: 2, Total: 2},
 				{Path: "/a", ThumbsDown: 1, Total: 1},
 			}}, byPage(store.FeedbackByPageQuery{Limit: 10, FeedbackFilter: store.FeedbackFilter{
-				Source: docsapi.FeedbackSourceThumbsOnly, To: At(2 * time.Hour)}}))
+				Source: store.FeedbackSourceThumbsOnly, To: At(2 * time.Hour)}}))
 			diff(t, "no such status", store.FeedbackByPage{Rows: []store.PageFeedback{}}, byPage(store.FeedbackByPageQuery{Limit: 10,
-				FeedbackFilter: store.FeedbackFilter{Statuses: []docsapi.FeedbackStatus{docsapi.FeedbackStatusDismissed}}}))
+				FeedbackFilter: store.FeedbackFilter{Statuses: []store.FeedbackStatus{store.FeedbackStatusDismissed}}}))
 		}},
 		{"DailyCapRefusesWithErrFullAndStoresNothing", func(t *testing.T, s store.Store) {
 			withProjects(t, s)

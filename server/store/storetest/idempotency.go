@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -58,7 +57,7 @@ func testIdempotency(t *testing.T, open opener) {
 				t.Errorf("CreateJob replay: replayed = false, want true")
 			}
 			now := mustJob(t, s, "p1", "j1")
-			if now.Status != docsapi.JobStatusArchived || len(now.Prompts) != 2 {
+			if now.Status != store.JobStatusArchived || len(now.Prompts) != 2 {
 				t.Fatalf("Job j1: status %q with %d prompts, want archived with 2", now.Status, len(now.Prompts))
 			}
 			diffJob(t, "CreateJob replay result", now, got)

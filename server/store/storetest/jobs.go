@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -109,7 +108,7 @@ func testJobs(t *testing.T, open opener) {
 				Outcome: store.Completed, PRLink: "https://git.example.com/pr/1", Handled: 1})
 			got := mustAddPrompt(t, s, "p1", "j1", "follow-up", At(3*time.Minute))
 			want := done
-			want.Status = docsapi.JobStatusActive
+			want.Status = store.JobStatusActive
 			want.Prompts = append(want.Prompts, store.Prompt{Text: "follow-up", At: At(3 * time.Minute)})
 			want.Attempts = 0 // not running: a new run (see FollowUpGivesFreshAttempts)
 			diffJob(t, "AddPrompt result", want, got)
@@ -124,7 +123,7 @@ func testJobs(t *testing.T, open opener) {
 				Outcome: store.Failed, FailureReason: "agent crashed"})
 			got := mustAddPrompt(t, s, "p1", "j1", "try again", At(3*time.Minute))
 			want := failed
-			want.Status = docsapi.JobStatusActive
+			want.Status = store.JobStatusActive
 			want.FailureReason = ""
 			want.Prompts = append(want.Prompts, store.Prompt{Text: "try again", At: At(3 * time.Minute)})
 			want.Attempts = 0
@@ -150,7 +149,7 @@ func testJobs(t *testing.T, open opener) {
 			// after a follow-up, instead of failing at its next claim.
 			c, err := runOutOfAttempts(t, s)
 			wantErr(t, "ClaimJob after the last attempt", err, store.ErrNoJob)
-			if j := mustJob(t, s, "p1", "j1"); j.Status != docsapi.JobStatusFailed || j.Attempts != 1 {
+			if j := mustJob(t, s, "p1", "j1"); j.Status != store.JobStatusFailed || j.Attempts != 1 {
 				t.Fatalf("Job after its attempts ran out: status %q, attempts %d; want failed, 1", j.Status, j.Attempts)
 			}
 
@@ -196,7 +195,7 @@ func testJobs(t *testing.T, open opener) {
 			got, err := s.ArchiveJob(t.Context(), "p1", "j1", At(2*time.Minute).In(elsewhere))
 			must(t, "ArchiveJob", err)
 			want := leased
-			want.Status = docsapi.JobStatusArchived
+			want.Status = store.JobStatusArchived
 			want.ArchivedAt = At(2 * time.Minute)
 			want.LeaseOwner = ""
 			want.LeaseExpiresAt = time.Time{}

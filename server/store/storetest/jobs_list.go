@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -130,16 +129,16 @@ func testJobList(t *testing.T, open opener) {
 				want []string
 			}{
 				{"all", store.JobFilter{}, []string{"gone", "done", "active"}},
-				{"one status", store.JobFilter{Statuses: []docsapi.JobStatus{docsapi.JobStatusCompleted}}, []string{"done"}},
-				{"two statuses", store.JobFilter{Statuses: []docsapi.JobStatus{docsapi.JobStatusArchived, docsapi.JobStatusActive}}, []string{"gone", "active"}},
-				{"a status no job has", store.JobFilter{Statuses: []docsapi.JobStatus{docsapi.JobStatusFailed}}, []string{}},
+				{"one status", store.JobFilter{Statuses: []store.JobStatus{store.JobStatusCompleted}}, []string{"done"}},
+				{"two statuses", store.JobFilter{Statuses: []store.JobStatus{store.JobStatusArchived, store.JobStatusActive}}, []string{"gone", "active"}},
+				{"a status no job has", store.JobFilter{Statuses: []store.JobStatus{store.JobStatusFailed}}, []string{}},
 				{"from is inclusive", store.JobFilter{From: At(time.Hour)}, []string{"gone", "done"}},
 				{"to is exclusive", store.JobFilter{To: At(2 * time.Hour)}, []string{"done", "active"}},
 				{"a nanosecond past", store.JobFilter{From: At(time.Hour + time.Nanosecond)}, []string{"gone"}},
 				{"a nanosecond before", store.JobFilter{To: At(2*time.Hour - time.Nanosecond)}, []string{"done", "active"}},
 				{"empty range", store.JobFilter{From: At(time.Hour), To: At(time.Hour)}, []string{}},
 				{"everything", store.JobFilter{From: At(time.Hour), To: At(3 * time.Hour),
-					Statuses: []docsapi.JobStatus{docsapi.JobStatusArchived}}, []string{"gone"}},
+					Statuses: []store.JobStatus{store.JobStatusArchived}}, []string{"gone"}},
 			} {
 				q := jobsOf("p1")
 				q.JobFilter = tc.f
@@ -171,7 +170,7 @@ func testJobList(t *testing.T, open opener) {
 			for name, q := range map[string]store.JobsQuery{
 				"no project":       {Limit: 1},
 				"limit 0":          {JobFilter: store.JobFilter{ProjectID: "p1"}},
-				"unknown status":   {JobFilter: store.JobFilter{ProjectID: "p1", Statuses: []docsapi.JobStatus{"paused"}}, Limit: 1},
+				"unknown status":   {JobFilter: store.JobFilter{ProjectID: "p1", Statuses: []store.JobStatus{"paused"}}, Limit: 1},
 				"place without ID": {JobFilter: store.JobFilter{ProjectID: "p1"}, Limit: 1, After: &store.JobKey{CreatedAt: At(0)}},
 			} {
 				_, err := s.ListJobs(t.Context(), q)

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -156,7 +155,7 @@ func testLeases(t *testing.T, open opener) {
 				t.Errorf("ClaimJob: job %q attempt %d owner %q, want j2 attempt 1 owner w2", got.ID, got.Attempts, got.LeaseOwner)
 			}
 			j1 := mustJob(t, s, "p1", "j1")
-			if j1.Status != docsapi.JobStatusFailed || j1.FailureReason == "" {
+			if j1.Status != store.JobStatusFailed || j1.FailureReason == "" {
 				t.Errorf("Job j1: status %q, reason %q; want failed with a reason", j1.Status, j1.FailureReason)
 			}
 			if j1.Attempts != 2 {
@@ -172,7 +171,7 @@ func testLeases(t *testing.T, open opener) {
 			_, err := runOutOfAttempts(t, s)
 			wantErr(t, "ClaimJob after j1 used its attempts", err, store.ErrNoJob)
 			// ErrNoJob must not roll the failure back.
-			if j := mustJob(t, s, "p1", "j1"); j.Status != docsapi.JobStatusFailed || j.FailureReason == "" {
+			if j := mustJob(t, s, "p1", "j1"); j.Status != store.JobStatusFailed || j.FailureReason == "" {
 				t.Errorf("Job j1: status %q, reason %q; want failed with a reason", j.Status, j.FailureReason)
 			}
 		}},
@@ -262,7 +261,7 @@ func testLeases(t *testing.T, open opener) {
 			got := mustFinish(t, s, store.Finish{JobID: "j1", Owner: "w1", At: At(2 * time.Minute).In(elsewhere),
 				Outcome: store.Completed, PRLink: "https://git.example.com/pr/1", Handled: 1})
 			want := leased
-			want.Status = docsapi.JobStatusCompleted
+			want.Status = store.JobStatusCompleted
 			want.PRLink = "https://git.example.com/pr/1"
 			want.Handled = 1
 			want.LeaseOwner = ""
@@ -278,7 +277,7 @@ func testLeases(t *testing.T, open opener) {
 			mustCreateJob(t, s, NewJob("p1", "j1", At(0)))
 			mustClaim(t, s, "w1", At(time.Minute), "j1")
 			got := mustFinish(t, s, store.Finish{JobID: "j1", Owner: "w1", At: At(2 * time.Minute), Outcome: store.Completed, Handled: 1})
-			if got.Status != docsapi.JobStatusCompleted || got.PRLink != "" {
+			if got.Status != store.JobStatusCompleted || got.PRLink != "" {
 				t.Errorf("FinishJob: status %q, PRLink %q; want completed with no link", got.Status, got.PRLink)
 			}
 		}},
@@ -291,7 +290,7 @@ func testLeases(t *testing.T, open opener) {
 				Outcome: store.Completed, PRLink: "https://git.example.com/pr/1", Handled: 1})
 			// Attempts go back to 0: the run succeeded, and a job whose
 			// follow-ups keep arriving mid-run must never run out of them.
-			if got.Status != docsapi.JobStatusActive || got.Handled != 1 || got.PRLink != "https://git.example.com/pr/1" ||
+			if got.Status != store.JobStatusActive || got.Handled != 1 || got.PRLink != "https://git.example.com/pr/1" ||
 				got.LeaseOwner != "" || !got.LeaseExpiresAt.IsZero() || got.Attempts != 0 {
 				t.Errorf("FinishJob with a prompt unhandled: status %q, Handled %d, PRLink %q, lease %q until %v, Attempts %d; "+
 					"want active, 1, the link, no lease, 0", got.Status, got.Handled, got.PRLink, got.LeaseOwner, got.LeaseExpiresAt, got.Attempts)
@@ -301,7 +300,7 @@ func testLeases(t *testing.T, open opener) {
 			mustClaim(t, s, "w2", At(3*time.Minute), "j1")
 			// The second run opened no new pull request: the first stays.
 			done := mustFinish(t, s, store.Finish{JobID: "j1", Owner: "w2", At: At(4 * time.Minute), Outcome: store.Completed, Handled: 2})
-			if done.Status != docsapi.JobStatusCompleted || done.Handled != 2 || done.PRLink != "https://git.example.com/pr/1" {
+			if done.Status != store.JobStatusCompleted || done.Handled != 2 || done.PRLink != "https://git.example.com/pr/1" {
 				t.Errorf("second FinishJob: status %q, Handled %d, PRLink %q; want completed, 2, the first link",
 					done.Status, done.Handled, done.PRLink)
 			}
@@ -313,7 +312,7 @@ func testLeases(t *testing.T, open opener) {
 			got := mustFinish(t, s, store.Finish{JobID: "j1", Owner: "w1", At: At(2 * time.Minute),
 				Outcome: store.Failed, FailureReason: "clone failed: repository not found"})
 			want := leased
-			want.Status = docsapi.JobStatusFailed
+			want.Status = store.JobStatusFailed
 			want.FailureReason = "clone failed: repository not found"
 			want.LeaseOwner = ""
 			want.LeaseExpiresAt = time.Time{}

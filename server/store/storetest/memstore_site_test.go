@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -128,7 +127,7 @@ func (m *memStore) AddFeedback(_ context.Context, n store.NewFeedback) (store.Fe
 	}
 	at := m.norm(n.CreatedAt)
 	f := store.Feedback{
-		ID: n.ID, ProjectID: n.ProjectID, Path: n.Path, Source: n.Source, Status: docsapi.FeedbackStatusPending,
+		ID: n.ID, ProjectID: n.ProjectID, Path: n.Path, Source: n.Source, Status: store.FeedbackStatusPending,
 		Helpful: n.Helpful, Comment: n.Comment, Contact: n.Contact, Code: n.Code, Filename: n.Filename, Lang: n.Lang,
 		CreatedAt: at, UpdatedAt: at,
 	}
@@ -221,9 +220,9 @@ func (m *memStore) FeedbackByPage(_ context.Context, q store.FeedbackByPageQuery
 		}
 		p.Total++
 		switch {
-		case f.Source == docsapi.FeedbackSourceCodeSnippet:
+		case f.Source == store.FeedbackSourceCodeSnippet:
 			p.Code++
-		case f.Source == docsapi.FeedbackSourceContextual || f.Source == docsapi.FeedbackSourceThumbsOnly || m.is("byPageAgentIsThumbsDown"):
+		case f.Source == store.FeedbackSourceContextual || f.Source == store.FeedbackSourceThumbsOnly || m.is("byPageAgentIsThumbsDown"):
 			if f.Helpful {
 				p.ThumbsUp++
 			} else {

@@ -12,7 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -78,7 +77,7 @@ func (m *memStore) leaseTime(told time.Time) time.Time {
 // ready reports whether j is active and unleased, or leased until before
 // now, as a claim at now judges it.
 func (m *memStore) ready(j *store.Job, now time.Time) bool {
-	if j.Status != docsapi.JobStatusActive && !(m.is("claimsFailed") && j.Status == docsapi.JobStatusFailed) {
+	if j.Status != store.JobStatusActive && !(m.is("claimsFailed") && j.Status == store.JobStatusFailed) {
 		return false
 	}
 	expired := j.LeaseExpiresAt.Before(now)
@@ -312,7 +311,7 @@ func (m *memStore) CreateJob(_ context.Context, nj store.NewJob) (store.Job, boo
 	j := &store.Job{
 		ID:         nj.ID,
 		ProjectID:  nj.ProjectID,
-		Status:     docsapi.JobStatusActive,
+		Status:     store.JobStatusActive,
 		Repository: nj.Repository,
 		Ref:        nj.Ref,
 		Model:      nj.Model,
@@ -394,7 +393,7 @@ func (m *memStore) AddPrompt(_ context.Context, p store.NewPrompt) (store.Job, b
 	if err != nil {
 		return store.Job{}, false, err
 	}
-	if j.Status == docsapi.JobStatusArchived && !m.is("promptToArchived") {
+	if j.Status == store.JobStatusArchived && !m.is("promptToArchived") {
 		return store.Job{}, false, fmt.Errorf("job %q: %w", p.JobID, store.ErrArchived)
 	}
 	if !m.is("promptCapRacy") {
@@ -409,7 +408,7 @@ func (m *memStore) AddPrompt(_ context.Context, p store.NewPrompt) (store.Job, b
 		j.Prompts = append(j.Prompts, store.Prompt{Text: p.Prompt, At: at})
 	}
 	if !m.is("promptKeepsStatus") {
-		j.Status = docsapi.JobStatusActive
+		j.Status = store.JobStatusActive
 	}
 	if !m.is("promptKeepsReason") {
 		j.FailureReason = ""
@@ -466,10 +465,10 @@ func (m *memStore) ArchiveJob(_ context.Context, projectID, jobID string, at tim
 	if err != nil {
 		return store.Job{}, err
 	}
-	if j.Status == docsapi.JobStatusArchived && !m.is("rearchive") {
+	if j.Status == store.JobStatusArchived && !m.is("rearchive") {
 		return cloneJob(j), nil
 	}
-	j.Status = docsapi.JobStatusArchived
+	j.Status = store.JobStatusArchived
 	j.ArchivedAt = m.norm(at)
 	j.UpdatedAt = j.ArchivedAt
 	if !m.is("archiveKeepsLease") {
@@ -506,7 +505,7 @@ func (m *memStore) ClaimJob(_ context.Context, c store.Claim) (store.Job, error)
 	})
 	for _, j := range ready {
 		if j.Attempts >= c.MaxAttempts && !m.is("ignoreMaxAttempts") {
-			j.Status = docsapi.JobStatusFailed
+			j.Status = store.JobStatusFailed
 			j.FailureReason = fmt.Sprintf("gave up after %d attempts", j.Attempts)
 			if !m.is("failedKeepsLease") {
 				j.LeaseOwner, j.LeaseExpiresAt = "", time.Time{}
@@ -576,16 +575,16 @@ func (m *memStore) JobCounts(_ context.Context, told time.Time) (store.JobCounts
 	var c store.JobCounts
 	for _, j := range m.jobs {
 		switch j.Status {
-		case docsapi.JobStatusActive:
+		case store.JobStatusActive:
 			c.Active++
 			if m.ready(j, now) {
 				c.Ready++
 			}
-		case docsapi.JobStatusCompleted:
+		case store.JobStatusCompleted:
 			c.Completed++
-		case docsapi.JobStatusFailed:
+		case store.JobStatusFailed:
 			c.Failed++
-		case docsapi.JobStatusArchived:
+		case store.JobStatusArchived:
 			c.Archived++
 		}
 	}
@@ -612,15 +611,15 @@ func (m *memStore) FinishJob(_ context.Context, f store.Finish) (store.Job, erro
 		}
 		j.Handled = f.Handled
 		if f.Handled < len(j.Prompts) && !m.is("finishIgnoresNewPrompts") {
-			j.Status = docsapi.JobStatusActive
+			j.Status = store.JobStatusActive
 			if !m.is("finishKeepsAttempts") {
 				j.Attempts = 0
 			}
 		} else {
-			j.Status = docsapi.JobStatusCompleted
+			j.Status = store.JobStatusCompleted
 		}
 	case store.Failed:
-		j.Status = docsapi.JobStatusFailed
+		j.Status = store.JobStatusFailed
 		if !m.is("dropsFailureReason") {
 			j.FailureReason = f.FailureReason
 		}

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -121,7 +120,7 @@ func testSiteTokens(t *testing.T, open opener) {
 				"a negative cap":                 ignore(s.AddFeedback(ctx, withFeedback(func(n *store.NewFeedback) { n.DailyCap = -1 }))),
 				"feedback query with limit 0":    ignore(s.QueryFeedback(ctx, withFilter(func(q *store.FeedbackQuery) { q.Limit = 0 }))),
 				"feedback query of no project":   ignore(s.QueryFeedback(ctx, withFilter(func(q *store.FeedbackQuery) { q.ProjectID = "" }))),
-				"feedback query, unknown status": ignore(s.QueryFeedback(ctx, withFilter(func(q *store.FeedbackQuery) { q.Statuses = []docsapi.FeedbackStatus{"open"} }))),
+				"feedback query, unknown status": ignore(s.QueryFeedback(ctx, withFilter(func(q *store.FeedbackQuery) { q.Statuses = []store.FeedbackStatus{"open"} }))),
 				"feedback query, unknown source": ignore(s.QueryFeedback(ctx, withFilter(func(q *store.FeedbackQuery) { q.Source = "email" }))),
 				"feedback query after nothing":   ignore(s.QueryFeedback(ctx, withFilter(func(q *store.FeedbackQuery) { q.After = &store.FeedbackKey{} }))),
 				"by page with limit 0":           ignore(s.FeedbackByPage(ctx, store.FeedbackByPageQuery{FeedbackFilter: fq.FeedbackFilter})),

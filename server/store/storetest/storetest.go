@@ -28,7 +28,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -144,7 +143,7 @@ func createdJob(nj store.NewJob) store.Job {
 	return store.Job{
 		ID:         nj.ID,
 		ProjectID:  nj.ProjectID,
-		Status:     docsapi.JobStatusActive,
+		Status:     store.JobStatusActive,
 		Repository: nj.Repository,
 		Ref:        nj.Ref,
 		Model:      nj.Model,
