@@ -526,6 +526,9 @@ type pagedViews struct {
 	// are their sum, plus totalsDelta (to make them disagree).
 	count       func(i int) int64
 	totalsDelta int64
+	// totalsDeltaAt, when set, is added to the totals of the page at
+	// offset too (totals that change as the export runs).
+	totalsDeltaAt func(offset int) int64
 	// firstFast makes the page at offset 0 answer after a millisecond. The
 	// bubble's clock moves only once every goroutine is blocked, so by then
 	// every request launched has reached the responder.
@@ -578,6 +581,9 @@ func (p *pagedViews) respond(req *http.Request) (*http.Response, error) {
 		rows = append(rows, fmt.Sprintf(`{"path":"/p%05d","human":%d,"ai":0,"total":%[2]d}`, i, count(i)))
 	}
 	sum := p.totalsDelta
+	if p.totalsDeltaAt != nil {
+		sum += p.totalsDeltaAt(offset)
+	}
 	for i := range p.total {
 		sum += count(i)
 	}
