@@ -2,7 +2,6 @@ package docsapi
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 )
@@ -111,20 +110,6 @@ func (p *VisitorsPage) decodeBody(b []byte) error {
 	}
 	*p = page
 	return nil
-}
-
-// MarshalJSON encodes the page in the API's shape, with an empty array,
-// never null, for a page without rows.
-func (p VisitorsPage) MarshalJSON() ([]byte, error) {
-	w := visitorsPageWire{
-		Totals:   &visitorCountsWire{countOf(p.Totals.Human), countOf(p.Totals.AI), countOf(p.Totals.Total)},
-		Visitors: make([]pageVisitorsWire, len(p.Visitors)),
-		HasMore:  &p.HasMore,
-	}
-	for i, v := range p.Visitors {
-		w.Visitors[i] = pageVisitorsWire{v.Path, countOf(v.Human), countOf(v.AI), countOf(v.Total)}
-	}
-	return json.Marshal(w)
 }
 
 // Visitors returns one page of per-path unique visitors, with the totals
