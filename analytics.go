@@ -91,9 +91,9 @@ func (s *AnalyticsService) Views(ctx context.Context, projectID string, params V
 // Nothing is sent until the loop starts, and each loop starts again from
 // the first page. An error (an invalid argument included) is yielded once
 // and ends the loop; breaking out of the loop sends no further request.
-// params is copied, never changed. With WithPrefetch(n), up to n pages are
-// requested ahead, which shortens a long export by up to n times when
-// latency dominates.
+// params is copied, never changed. With WithPrefetch(n), up to n pages that
+// the totals prove exist are requested ahead, never one past the last,
+// which shortens a long export when latency dominates.
 func (s *AnalyticsService) AllViews(ctx context.Context, projectID string, params ViewsParams, opts ...RequestOption) iter.Seq2[PageView, error] {
 	project, err := s.client.project(projectID)
 	if err == nil {
@@ -107,9 +107,9 @@ func (s *AnalyticsService) AllViews(ctx context.Context, projectID string, param
 	}
 	path := analyticsPath(project, "views")
 	query := newOffsetQuery(params.DateFrom, params.DateTo, params.Limit)
-	return offsetExport(ctx, opts, params.Offset, params.Limit, viewTotal, func(ctx context.Context, offset int, turn limiterTurn) (offsetPage[PageView], error) {
+	return offsetExport(ctx, opts, params.Offset, params.Limit, viewTotal, func(ctx context.Context, offset int) (offsetPage[PageView], error) {
 		var page ViewsPage
-		req := apiRequest{method: http.MethodGet, path: path, query: query.encode(offset), turn: turn}
+		req := apiRequest{method: http.MethodGet, path: path, query: query.encode(offset)}
 		if err := s.client.do(ctx, req, opts, &page); err != nil {
 			return offsetPage[PageView]{}, err
 		}

@@ -2,7 +2,6 @@ package docsapi
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"net/url"
@@ -199,34 +198,6 @@ func (p *AssistantConversationsPage) decodeBody(b []byte) error {
 	return nil
 }
 
-// MarshalJSON encodes the page in the API's shape, null for the empty
-// nullable strings and NextCursor.
-func (p AssistantConversationsPage) MarshalJSON() ([]byte, error) {
-	w := assistantPageWire{
-		Conversations: make([]assistantConversationWire, len(p.Conversations)),
-		NextCursor:    nullString(p.NextCursor),
-		HasMore:       &p.HasMore,
-	}
-	for i, c := range p.Conversations {
-		sources := c.Sources
-		if sources == nil {
-			sources = []AssistantSource{}
-		}
-		w.Conversations[i] = assistantConversationWire{
-			ID:               c.ID,
-			Timestamp:        nullTime(c.Timestamp),
-			Query:            c.Query,
-			Response:         c.Response,
-			ResponseType:     &c.ResponseType,
-			Sources:          sources,
-			ResolutionStatus: c.ResolutionStatus,
-			QueryCategory:    nullString(c.QueryCategory),
-			PageURL:          nullString(c.PageURL),
-		}
-	}
-	return json.Marshal(w)
-}
-
 // AssistantConversations returns one page of the questions put to the
 // assistant and its replies: GET /v1/analytics/{projectId}/assistant. On the
 // hosted service each call counts against the budget of 100 analytics
@@ -335,15 +306,6 @@ func (t *AssistantThread) decodeBody(b []byte) error {
 	}
 	*t = thread
 	return nil
-}
-
-// MarshalJSON encodes the thread in the API's shape.
-func (t AssistantThread) MarshalJSON() ([]byte, error) {
-	w := assistantThreadWire{ThreadID: &t.ThreadID, CreatedAt: nullTime(t.CreatedAt), Messages: make([]assistantMessageWire, len(t.Messages))}
-	for i, m := range t.Messages {
-		w.Messages[i] = assistantMessageWire{ID: m.ID, Role: m.Role, Content: m.Content, CreatedAt: nullTime(m.CreatedAt)}
-	}
-	return json.Marshal(w)
 }
 
 // AssistantThread returns one conversation with the assistant, message by

@@ -34,14 +34,6 @@ func (c *count) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MarshalJSON writes the count as a JSON integer.
-func (c count) MarshalJSON() ([]byte, error) {
-	return strconv.AppendInt(nil, c.n, 10), nil
-}
-
-// countOf is the wire form of a count to encode.
-func countOf(n int64) count { return count{n: n, set: true} }
-
 var countType = reflect.TypeFor[count]()
 
 // parseCount returns the whole number that the JSON value s spells, exactly,
@@ -49,7 +41,8 @@ var countType = reflect.TypeFor[count]()
 // without its trailing zeros, scaled by the exponent, must be a whole
 // number that fits an int64.
 func parseCount(s string) (n int64, reason string) {
-	if n, ok := plainCount(s); ok {
+	// The common spelling, a plain integer, needs none of the work below.
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n >= 0 {
 		return n, ""
 	}
 	if s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')) {
@@ -96,23 +89,6 @@ func parseCount(s string) (n int64, reason string) {
 		return 0, "is out of range"
 	}
 	return n, ""
-}
-
-// plainCount reads the common spelling, up to 18 decimal digits and nothing
-// else, which cannot overflow an int64, without the work parseCount does
-// for the others.
-func plainCount(s string) (n int64, ok bool) {
-	if s == "" || len(s) > 18 {
-		return 0, false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
 }
 
 // counts is the wire form of views totals and rows.
@@ -180,16 +156,6 @@ func (p *ViewsPage) decodeBody(b []byte) error {
 	}
 	*p = page
 	return nil
-}
-
-// MarshalJSON encodes the page in the API's shape, with an empty array, never
-// null, for a page without rows.
-func (p ViewsPage) MarshalJSON() ([]byte, error) {
-	type plain ViewsPage // the same fields without these methods
-	if p.Views == nil {
-		p.Views = []PageView{}
-	}
-	return json.Marshal(plain(p))
 }
 
 // UnmarshalJSON decodes counts in any JSON number form.

@@ -222,33 +222,6 @@ func TestPageViewUnmarshalJSONRejectsBadCounts(t *testing.T) {
 	}
 }
 
-// The server package reuses these types to answer requests, so encoding
-// must produce the contract's field names, not the Go ones.
-func TestViewsPageEncodesWireFieldNames(t *testing.T) {
-	page := ViewsPage{
-		Totals:  ViewCounts{Human: 24, AI: 18, Total: 42},
-		Views:   []PageView{{Path: "/quickstart", Human: 12, AI: 8, Total: 20}},
-		HasMore: true,
-	}
-	got, err := json.Marshal(page)
-	if err != nil {
-		t.Fatalf("Marshal: %v", err)
-	}
-	const want = `{"totals":{"human":24,"ai":18,"total":42},` +
-		`"views":[{"path":"/quickstart","human":12,"ai":8,"total":20}],"hasMore":true}`
-	if string(got) != want {
-		t.Errorf("Marshal =\n%s\nwant\n%s", got, want)
-	}
-
-	var back ViewsPage
-	if err := json.Unmarshal(got, &back); err != nil {
-		t.Fatalf("Unmarshal of own encoding: %v", err)
-	}
-	if diff := cmp.Diff(page, back); diff != "" {
-		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
-	}
-}
-
 // parseCount is pure: every spelling rule is a row.
 func TestParseCount(t *testing.T) {
 	tests := []struct {
@@ -269,7 +242,7 @@ func TestParseCount(t *testing.T) {
 		{"1.2e1", 12, ""},
 		{"1200e-2", 12, ""},
 		{"9007199254740993.0", 9007199254740993, ""},
-		{"999999999999999999", 999999999999999999, ""}, // the longest plain count read fast
+		{"999999999999999999", 999999999999999999, ""},
 		{"1000000000000000000", 1000000000000000000, ""},
 		{"9223372036854775807", 9223372036854775807, ""},
 		{"9223372036854775807.0e0", 9223372036854775807, ""},
@@ -297,15 +270,5 @@ func TestParseCount(t *testing.T) {
 		if got != tt.want || reason != tt.wantReason {
 			t.Errorf("parseCount(%s) = %d, %q; want %d, %q", tt.in, got, reason, tt.want, tt.wantReason)
 		}
-	}
-}
-
-// A count is written back as a plain integer, whatever spelling it came in.
-func TestCountMarshalsAsAnInteger(t *testing.T) {
-	b, err := json.Marshal(struct {
-		N count `json:"n"`
-	}{countOf(9007199254740993)})
-	if err != nil || string(b) != `{"n":9007199254740993}` {
-		t.Fatalf("Marshal = %s, %v; want {\"n\":9007199254740993}", b, err)
 	}
 }

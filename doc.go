@@ -88,8 +88,9 @@
 //
 // Nothing is requested until the loop starts; a break stops all requests; an
 // error is yielded once and ends the loop; an empty page ends it too. Collect
-// gathers the rows in a slice. WithPrefetch(n) keeps up to n pages in flight,
-// rows still in order, which shortens a long export when latency dominates.
+// gathers the rows in a slice. WithPrefetch(n) keeps up to n requests in
+// flight for pages known to exist, rows still in order, which shortens a long
+// export when latency dominates.
 //
 // AllVisitors pages by offset like AllViews. AllSearches, AllFeedback and
 // AllAssistantConversations page by cursor, with the same promises: searches

@@ -2,7 +2,6 @@ package docsapi
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"net/url"
@@ -183,9 +182,8 @@ type FeedbackEntry struct {
 	Lang string
 }
 
-// feedbackEntryWire is FeedbackEntry on the wire. The source-specific fields
-// are pointers with omitempty, so that encoding leaves out the fields of
-// other sources, and writes a null contact, filename or lang as null.
+// feedbackEntryWire is FeedbackEntry on the wire. Every field may be null,
+// or absent where the source has no such field.
 type feedbackEntryWire struct {
 	ID        string         `json:"id"`
 	Path      string         `json:"path"`
@@ -193,11 +191,11 @@ type feedbackEntryWire struct {
 	CreatedAt *string        `json:"createdAt"`
 	Source    FeedbackSource `json:"source"`
 	Status    FeedbackStatus `json:"status"`
-	Helpful   *bool          `json:"helpful,omitempty"`
-	Contact   *optString     `json:"contact,omitempty"`
-	Code      *string        `json:"code,omitempty"`
-	Filename  *optString     `json:"filename,omitempty"`
-	Lang      *optString     `json:"lang,omitempty"`
+	Helpful   *bool          `json:"helpful"`
+	Contact   *string        `json:"contact"`
+	Code      *string        `json:"code"`
+	Filename  *string        `json:"filename"`
+	Lang      *string        `json:"lang"`
 }
 
 type feedbackPageWire struct {
@@ -218,43 +216,15 @@ func (w *feedbackEntryWire) entry(what string) (FeedbackEntry, error) {
 		CreatedAt: created,
 		Source:    w.Source,
 		Status:    w.Status,
+		Contact:   deref(w.Contact),
 		Code:      deref(w.Code),
+		Filename:  deref(w.Filename),
+		Lang:      deref(w.Lang),
 	}
 	if w.Helpful != nil {
 		e.Helpful = *w.Helpful
 	}
-	for _, f := range []struct {
-		dst *string
-		src *optString
-	}{{&e.Contact, w.Contact}, {&e.Filename, w.Filename}, {&e.Lang, w.Lang}} {
-		if f.src != nil {
-			*f.dst = deref(f.src.s)
-		}
-	}
 	return e, nil
-}
-
-func (e *FeedbackEntry) wire() feedbackEntryWire {
-	w := feedbackEntryWire{
-		ID:        e.ID,
-		Path:      e.Path,
-		Comment:   e.Comment,
-		CreatedAt: nullTime(e.CreatedAt),
-		Source:    e.Source,
-		Status:    e.Status,
-	}
-	// Each source's own fields, and any other field that holds a value:
-	// a source the SDK does not know keeps whichever fields it came with.
-	if e.Source == FeedbackSourceContextual || e.Helpful || e.Contact != "" {
-		w.Helpful = &e.Helpful
-		w.Contact = &optString{s: nullString(e.Contact)}
-	}
-	if e.Source == FeedbackSourceCodeSnippet || e.Code != "" || e.Filename != "" || e.Lang != "" {
-		w.Code = &e.Code
-		w.Filename = &optString{s: nullString(e.Filename)}
-		w.Lang = &optString{s: nullString(e.Lang)}
-	}
-	return w
 }
 
 // UnmarshalJSON decodes a page in the API's shape, entries of every source
@@ -283,16 +253,6 @@ func (p *FeedbackPage) decodeBody(b []byte) error {
 	}
 	*p = page
 	return nil
-}
-
-// MarshalJSON encodes the page in the API's shape: each entry with the
-// fields of its source, and null for an empty NextCursor.
-func (p FeedbackPage) MarshalJSON() ([]byte, error) {
-	w := feedbackPageWire{Feedback: make([]feedbackEntryWire, len(p.Feedback)), NextCursor: nullString(p.NextCursor), HasMore: &p.HasMore}
-	for i := range p.Feedback {
-		w.Feedback[i] = p.Feedback[i].wire()
-	}
-	return json.Marshal(w)
 }
 
 // Feedback returns one page of feedback entries: GET
@@ -430,15 +390,6 @@ func (r *FeedbackByPageResult) decodeBody(b []byte) error {
 	}
 	*r = res
 	return nil
-}
-
-// MarshalJSON encodes the API's shape, with an empty array, never null.
-func (r FeedbackByPageResult) MarshalJSON() ([]byte, error) {
-	w := feedbackByPageWire{Feedback: make([]pageFeedbackWire, len(r.Feedback)), HasMore: &r.HasMore}
-	for i, f := range r.Feedback {
-		w.Feedback[i] = pageFeedbackWire{f.Path, countOf(f.ThumbsUp), countOf(f.ThumbsDown), countOf(f.Code), countOf(f.Total)}
-	}
-	return json.Marshal(w)
 }
 
 // FeedbackByPage returns the feedback counted per documentation page: GET /v1/analytics/{projectId}/feedback/by-page. On the hosted

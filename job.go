@@ -79,7 +79,8 @@ type sourceWire struct {
 }
 
 // MarshalJSON encodes the job in the API's shape, with null for an empty
-// PRLink, Source.Ref and ArchivedAt.
+// PRLink, Source.Ref and ArchivedAt, so that a job a program prints or
+// stores as JSON reads as the API sends it, and decodes back to itself.
 func (j Job) MarshalJSON() ([]byte, error) { return json.Marshal(j.wire()) }
 
 func (j Job) wire() jobWire {

@@ -2,7 +2,6 @@ package docsapi
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"net/url"
@@ -91,16 +90,6 @@ func (p *JobsPage) decodeBody(b []byte) error {
 	}
 	*p = page
 	return nil
-}
-
-// MarshalJSON encodes the page in the API's shape: every job as Job
-// encodes it, and null for an empty NextCursor.
-func (p JobsPage) MarshalJSON() ([]byte, error) {
-	w := jobsPageWire{Jobs: make([]jobWire, len(p.Jobs)), NextCursor: nullString(p.NextCursor), HasMore: &p.HasMore}
-	for i := range p.Jobs {
-		w.Jobs[i] = p.Jobs[i].wire()
-	}
-	return json.Marshal(w)
 }
 
 // List returns one page of the project's jobs, newest first: GET

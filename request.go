@@ -93,30 +93,26 @@ func WithHeader(name, value string) RequestOption {
 	}
 }
 
-// WithPrefetch makes an offset iterator (AllViews, AllVisitors) keep up to n
-// pages in flight: since every page's offset is known in advance, the next
-// pages are requested while the loop consumes the current one. Rows still
-// come in order; the iterator stops at the last page or the first error.
+// WithPrefetch makes an offset iterator (AllViews, AllVisitors) keep up to
+// n requests in flight, for pages known to exist: rows still come in order,
+// and the iterator stops at the last page or the first error, a break or
+// the context's end cancelling the requests still in flight. No request is
+// ever made for a page past the last one.
 //
-// Every request counts against the hosted budget, so the iterator asks
-// ahead only as far as the pages received tell it to. It starts with two
-// requests. AllViews from offset 0 then bounds how many rows are left from
-// the totals each page sends (every row left counts at most the views of the
-// last row received, since rows come sorted by total), and requests the
-// pages that exist by that bound. Near the end of an export whose views
-// still fall, the bound falls short, so it also requests the pages that a
-// straight line through the views of the last two pages predicts, if they
-// fell at least as fast over the last page as over the one before (views
-// that fall ever more slowly, as page views usually do, would overshoot
-// it). Requests past the end: none for views that fall steadily or level
-// out, but the second page of a single-page export; at most (n+1)/2 where
-// the line was wrong. Where the totals cannot tell (AllVisitors, whose
-// totals are de-duplicated; an export from another offset; rows in another
-// order) the pages in flight double at each round trip, 2, 4, 8..., up to
-// n, and up to n-1 requests may go past the end.
+// Every request counts against the hosted budget, so only pages known to
+// exist are requested. The first page is requested alone. A page that says
+// more follow vouches for the next one; and AllViews from offset 0 also
+// counts the pages its totals prove exist: rows come sorted by total,
+// largest first, so the views not yet received, shared among rows of at
+// most the last row's total, need at least so many more rows. That bound is
+// exact where the totals level out and about half the rows left where they
+// fall steadily, so the last pages of an export come fewer at a time. Where
+// nothing can be proven (AllVisitors, whose totals are de-duplicated; an
+// export from another offset; rows out of order; pages whose totals differ,
+// as for a range still being counted) the pages come one after another.
 //
-// Each request still waits for the client's rate limiter, the pages taking
-// its tokens in their order. n from 1 (no prefetching, the default) to 32; other calls ignore it, the cursor
+// Each request still waits for the client's rate limiter. n from 1 (no
+// prefetching, the default) to 32; other calls ignore it, the cursor
 // iterators (AllSearches, AllFeedback, AllAssistantConversations) included:
 // each of their cursors comes with the page before it, so there is nothing
 // to request ahead.
@@ -159,52 +155,12 @@ type apiRequest struct {
 	path   string // escaped, starting with "/"
 	query  string // encoded, without "?"
 	body   any    // marshalled to JSON when non-nil
-	turn   limiterTurn
-}
-
-// limiterTurn makes the pages of a prefetching export take the rate
-// limiter's tokens in the order of their offsets. Left to the scheduler, a
-// page requested ahead could take the token the page the loop waits for
-// needs: the loop would then wait a whole interval more, and a page past
-// the end, which that answer would have cancelled before it was sent,
-// would be sent and counted against the hourly budget.
-type limiterTurn struct {
-	after <-chan struct{} // closed when the page before has passed the limiter; nil: no wait
-	done  chan struct{}   // closed when this one has; nil for a request not in a queue
-}
-
-// wait returns once the request before has passed the limiter, or ctx ended.
-func (t limiterTurn) wait(ctx context.Context) error {
-	if t.after == nil {
-		return nil
-	}
-	select {
-	case <-t.after:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// pass lets the next request through. Only the request's own goroutine
-// calls it, so the check before closing cannot race.
-func (t limiterTurn) pass() {
-	if t.done == nil {
-		return
-	}
-	select {
-	case <-t.done:
-	default:
-		close(t.done)
-	}
 }
 
 // do runs r: it marshals the body once, then sends attempts until one
-// succeeds, an error cannot heal, or retries run out. out, if non-nil,
-// receives the decoded 2xx body.
-func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out any) error {
-	// Whatever ends the call, the next request in the queue goes on.
-	defer r.turn.pass()
+// succeeds, an error cannot heal, or retries run out. out receives the
+// decoded 2xx body.
+func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out bodyDecoder) error {
 	if ctx == nil {
 		return invalid("ctx", "is nil")
 	}
@@ -238,12 +194,7 @@ func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out
 			return stopped(ctx, err, lastErr)
 		}
 		if lim := c.cfg.limiter; lim != nil {
-			err := r.turn.wait(ctx)
-			if err == nil {
-				err = lim.Wait(ctx)
-			}
-			r.turn.pass()
-			if err != nil {
+			if err := lim.Wait(ctx); err != nil {
 				if ctx.Err() == nil {
 					// The limiter refuses at once when the next token comes
 					// after the deadline; say so in the usual way.
@@ -257,9 +208,7 @@ func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out
 			*call.response = res.meta(attempt)
 		}
 		if res.err == nil && res.apiErr == nil {
-			err := c.decode(r, res, out)
-			releaseBody(res.body)
-			return err
+			return c.decode(r, res, out)
 		}
 		lastErr = res.failure()
 		if ctx.Err() != nil {
@@ -297,8 +246,8 @@ func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out
 // error, or a 2xx body.
 type attemptResult struct {
 	resp          *http.Response
-	body          *[]byte // a 2xx body, in a pooled buffer; see readBody
-	err           error   // transport or body-read error
+	body          []byte // a 2xx body
+	err           error  // transport or body-read error
 	apiErr        *APIError
 	hasRetryAfter bool
 	final         bool // no retry can help, e.g. a body over the size bound
@@ -376,17 +325,14 @@ func (c *Client) send(ctx context.Context, r apiRequest, target string, body []b
 		res.err = fmt.Errorf("docsapi: %s %s: %w", r.method, r.path, err)
 	} else {
 		res.resp = resp
-		var respBody *[]byte
+		var respBody []byte
 		respBody, err = readBody(resp)
 		switch {
 		case err != nil:
 			res.err = fmt.Errorf("docsapi: %s %s: reading %d response: %w", r.method, r.path, resp.StatusCode, err)
 			res.final = errors.Is(err, errBodyTooLarge)
 		case resp.StatusCode < 200 || resp.StatusCode > 299:
-			// The APIError copies what it keeps, so the buffer (which scrub
-			// may return as it is) can go back at once.
-			res.apiErr, res.hasRetryAfter = newAPIError(r.method, r.path, resp, c.cfg.key.scrub(*respBody), c.cfg.now())
-			releaseBody(respBody)
+			res.apiErr, res.hasRetryAfter = newAPIError(r.method, r.path, resp, c.cfg.key.scrub(respBody), c.cfg.now())
 		default:
 			res.body = respBody
 		}
@@ -414,34 +360,32 @@ func (c *Client) send(ctx context.Context, r apiRequest, target string, body []b
 // retry would only repeat the waste.
 var errBodyTooLarge = fmt.Errorf("body larger than %d bytes", maxResponseBytes)
 
-// bodyDecoder is implemented by results decoded through wire types. Handing
-// them the body directly halves the passes over it: json.Unmarshal into a
-// type with an UnmarshalJSON method validates the whole body and scans it
-// for the value's end before the method's own validation and decoding.
-//
-// data is a pooled buffer that is reused once decodeBody returns, so an
-// implementation must not keep data or any part of it, not even in an
-// error: copy instead (string(b), as encoding/json does).
+// readBody reads a body of at most maxResponseBytes and closes it, so that
+// the connection can be reused. One byte past the bound is enough to tell
+// an oversized body, without downloading the rest.
+func readBody(resp *http.Response) ([]byte, error) {
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+	switch {
+	case err != nil:
+		return nil, err
+	case len(b) > maxResponseBytes:
+		return nil, errBodyTooLarge
+	}
+	return b, nil
+}
+
+// bodyDecoder is implemented by every result: it decodes a 2xx body into
+// the result through the result's wire types, and is what its UnmarshalJSON
+// calls. The pipeline calls it directly: json.Unmarshal into a type with an
+// UnmarshalJSON method would first validate the whole body and scan it
+// again for the value's end, before the method's own pass.
 type bodyDecoder interface {
 	decodeBody(data []byte) error
 }
 
-func (c *Client) decode(r apiRequest, res attemptResult, out any) error {
-	if out == nil {
-		return nil
-	}
-	// No path may keep the body, which goes back to the pool next;
-	// json.Unmarshal copies, but an UnmarshalJSON method of out must too.
-	if f, ok := out.(fastDecoder); ok && f.decodeFast(*res.body) {
-		return nil
-	}
-	var err error
-	if d, ok := out.(bodyDecoder); ok {
-		err = d.decodeBody(*res.body)
-	} else {
-		err = json.Unmarshal(*res.body, out)
-	}
-	if err != nil {
+func (c *Client) decode(r apiRequest, res attemptResult, out bodyDecoder) error {
+	if err := out.decodeBody(res.body); err != nil {
 		return fmt.Errorf("docsapi: %s %s: decoding %d response (Content-Type %q): %w",
 			r.method, r.path, res.resp.StatusCode, res.resp.Header.Get("Content-Type"), err)
 	}
@@ -525,7 +469,10 @@ type queryParams interface {
 // getOne is every one-page GET (an export's page, the job list, the
 // series): the project and the parameters checked, then the answer at
 // path(project) decoded into a new T.
-func getOne[T any](ctx context.Context, c *Client, projectID string, params queryParams, path func(project string) string, opts []RequestOption) (*T, error) {
+func getOne[T any, PT interface {
+	*T
+	bodyDecoder
+}](ctx context.Context, c *Client, projectID string, params queryParams, path func(project string) string, opts []RequestOption) (*T, error) {
 	project, err := c.project(projectID)
 	if err == nil {
 		err = params.validate()
@@ -534,7 +481,7 @@ func getOne[T any](ctx context.Context, c *Client, projectID string, params quer
 		return nil, err
 	}
 	out := new(T)
-	if err := c.do(ctx, apiRequest{method: http.MethodGet, path: path(project), query: params.query()}, opts, out); err != nil {
+	if err := c.do(ctx, apiRequest{method: http.MethodGet, path: path(project), query: params.query()}, opts, PT(out)); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/iotest"
 	"testing/synctest"
 	"time"
 
@@ -1134,5 +1135,87 @@ func TestPipelineClientIsSafeForConcurrentUse(t *testing.T) {
 	}
 	if n := mt.GetTotalCallCount(); n != 60 {
 		t.Errorf("requests = %d, want 60", n)
+	}
+}
+
+// paddedJobBody is a response body of size bytes: a job, then spaces.
+type paddedJobBody struct {
+	r    io.Reader
+	read int64
+}
+
+func newPaddedJobBody(size int64) *paddedJobBody {
+	job := strings.NewReader(jobJSONJ1)
+	spaces := io.LimitReader(spaces{}, size-int64(job.Len()))
+	return &paddedJobBody{r: io.MultiReader(job, spaces)}
+}
+
+func (b *paddedJobBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.read += int64(n)
+	return n, err
+}
+
+func (b *paddedJobBody) Close() error { return nil }
+
+type spaces struct{}
+
+func (spaces) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	return len(p), nil
+}
+
+// Whatever length the response declares, the body is read to its end, a
+// body of exactly the bound is accepted, and one byte more is refused after
+// reading just that byte.
+func TestPipelineBodyBoundDoesNotTrustTheDeclaredLength(t *testing.T) {
+	const limit = maxResponseBytes
+	for _, tt := range []struct {
+		name     string
+		declared int64
+		size     int64
+		oneByte  bool // the transport returns one byte per Read
+	}{
+		{"unknown length", -1, int64(len(jobJSONJ1)), true},
+		{"declared too short", 10, int64(len(jobJSONJ1)), true},
+		{"declared too long", 4096, int64(len(jobJSONJ1)), false},
+		{"exactly the bound", limit, limit, false},
+		{"one byte past the bound, declared as the bound", limit, limit + 1, false},
+		{"past the bound, unknown length", -1, limit + 100, false},
+		{"past the bound, declared past it", 1 << 40, limit + 100, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mt := newTestClient(t, WithMaxRetries(0))
+			body := newPaddedJobBody(tt.size)
+			mt.RegisterResponder(http.MethodGet, jobURLJ1, func(req *http.Request) (*http.Response, error) {
+				var r io.ReadCloser = body
+				if tt.oneByte {
+					r = io.NopCloser(iotest.OneByteReader(body))
+				}
+				return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+					ContentLength: tt.declared, Body: r, Request: req}, nil
+			})
+			job, err := c.AgentJobs.Get(context.Background(), "", "j1")
+			if tt.size > limit {
+				if err == nil || !strings.Contains(err.Error(), "larger than 33554432 bytes") {
+					t.Fatalf("err = %v, want a body-too-large error", err)
+				}
+				if body.read != limit+1 {
+					t.Errorf("bytes read = %d, want %d: reading must stop just past the limit", body.read, limit+1)
+				}
+			} else {
+				if err != nil {
+					t.Fatalf("Get: %v", err)
+				}
+				if diff := cmp.Diff(wantJobJ1, job); diff != "" {
+					t.Errorf("job (-want +got):\n%s", diff)
+				}
+				if body.read != tt.size {
+					t.Errorf("bytes read = %d, want %d", body.read, tt.size)
+				}
+			}
+		})
 	}
 }

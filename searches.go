@@ -2,7 +2,6 @@ package docsapi
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"time"
@@ -121,26 +120,6 @@ func (p *SearchesPage) decodeBody(b []byte) error {
 	}
 	*p = page
 	return nil
-}
-
-// MarshalJSON encodes the page in the API's shape: null for an empty
-// NextCursor, TopClickedPage or LastSearchedAt.
-func (p SearchesPage) MarshalJSON() ([]byte, error) {
-	w := searchesPageWire{
-		Searches:      make([]searchWire, len(p.Searches)),
-		TotalSearches: countOf(p.TotalSearches),
-		NextCursor:    optString{s: nullString(p.NextCursor)},
-	}
-	for i, s := range p.Searches {
-		w.Searches[i] = searchWire{
-			SearchQuery:    s.Query,
-			Hits:           countOf(s.Hits),
-			CTR:            s.CTR,
-			TopClickedPage: nullString(s.TopClickedPage),
-			LastSearchedAt: nullTime(s.LastSearchedAt),
-		}
-	}
-	return json.Marshal(w)
 }
 
 // Searches returns one page of the site's searches, most searched first,

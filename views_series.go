@@ -2,7 +2,6 @@ package docsapi
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 )
 
@@ -122,22 +121,6 @@ func (s *ViewsSeries) decodeBody(b []byte) error {
 	}
 	*s = series
 	return nil
-}
-
-// MarshalJSON encodes the series in the API's shape, with null for an
-// empty Path.
-func (s ViewsSeries) MarshalJSON() ([]byte, error) {
-	w := viewsSeriesWire{
-		Interval: s.Interval,
-		DateFrom: nullTime(s.DateFrom),
-		DateTo:   nullTime(s.DateTo),
-		Path:     nullString(s.Path),
-		Points:   make([]viewsPointWire, len(s.Points)),
-	}
-	for i, p := range s.Points {
-		w.Points[i] = viewsPointWire{At: nullTime(p.At), Human: countOf(p.Human), AI: countOf(p.AI), Bots: countOf(p.Bots), Total: countOf(p.Total)}
-	}
-	return json.Marshal(w)
 }
 
 // ViewsSeries returns the project's views per hour or day: GET

@@ -2,7 +2,6 @@ package docsapi
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 )
@@ -113,20 +112,6 @@ func (p *VisitorsPage) decodeBody(b []byte) error {
 	return nil
 }
 
-// MarshalJSON encodes the page in the API's shape, with an empty array,
-// never null, for a page without rows.
-func (p VisitorsPage) MarshalJSON() ([]byte, error) {
-	w := visitorsPageWire{
-		Totals:   &visitorCountsWire{countOf(p.Totals.Human), countOf(p.Totals.AI), countOf(p.Totals.Total)},
-		Visitors: make([]pageVisitorsWire, len(p.Visitors)),
-		HasMore:  &p.HasMore,
-	}
-	for i, v := range p.Visitors {
-		w.Visitors[i] = pageVisitorsWire{v.Path, countOf(v.Human), countOf(v.AI), countOf(v.Total)}
-	}
-	return json.Marshal(w)
-}
-
 // Visitors returns one page of per-path unique visitors, with the totals
 // over the whole range: GET /v1/analytics/{projectId}/visitors. On the
 // hosted service each call counts against the budget of 100 analytics
@@ -139,7 +124,9 @@ func (s *AnalyticsService) Visitors(ctx context.Context, projectID string, param
 // /v1/analytics/{projectId}/visitors from params.Offset on, 250 rows a
 // request unless params.Limit says otherwise; each request counts against
 // the hosted budget of 100 analytics requests per organisation per hour.
-// It keeps the promises of AllViews, WithPrefetch included.
+// It keeps the promises of AllViews. WithPrefetch does not shorten it:
+// visitors' totals are de-duplicated, so they prove no page exists before
+// the page ahead of it says more follow.
 func (s *AnalyticsService) AllVisitors(ctx context.Context, projectID string, params VisitorsParams, opts ...RequestOption) iter.Seq2[PageVisitors, error] {
 	project, err := s.client.project(projectID)
 	if err == nil {
@@ -156,9 +143,9 @@ func (s *AnalyticsService) AllVisitors(ctx context.Context, projectID string, pa
 	// No weight: the totals count unique visitors, de-duplicated across
 	// paths, so they are not the sum of the rows, and tell nothing of how
 	// many rows remain.
-	return offsetExport(ctx, opts, params.Offset, params.Limit, nil, func(ctx context.Context, offset int, turn limiterTurn) (offsetPage[PageVisitors], error) {
+	return offsetExport(ctx, opts, params.Offset, params.Limit, nil, func(ctx context.Context, offset int) (offsetPage[PageVisitors], error) {
 		var page VisitorsPage
-		req := apiRequest{method: http.MethodGet, path: path, query: query.encode(offset), turn: turn}
+		req := apiRequest{method: http.MethodGet, path: path, query: query.encode(offset)}
 		if err := s.client.do(ctx, req, opts, &page); err != nil {
 			return offsetPage[PageVisitors]{}, err
 		}

@@ -78,6 +78,3 @@ func (o *optString) UnmarshalJSON(b []byte) error {
 	o.s = &s
 	return nil
 }
-
-// MarshalJSON writes the string, or null.
-func (o optString) MarshalJSON() ([]byte, error) { return json.Marshal(o.s) }

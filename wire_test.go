@@ -81,23 +81,6 @@ func TestDecodeErrorsNameAPIFieldsNotInternalTypes(t *testing.T) {
 	}
 }
 
-// The server reuses ViewsPage, and the contract wants an array even when a
-// page has no rows.
-func TestViewsPageEncodesNilViewsAsEmptyArray(t *testing.T) {
-	b, err := json.Marshal(ViewsPage{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const want = `{"totals":{"human":0,"ai":0,"total":0},"views":[],"hasMore":false}`
-	if string(b) != want {
-		t.Fatalf("Marshal(ViewsPage{}) = %s, want %s", b, want)
-	}
-	var back ViewsPage
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatalf("the encoded empty page does not decode: %v", err)
-	}
-}
-
 // January 1 of year 1 is time.Time's zero instant, but as a date it is set
 // and must be sent, not silently dropped.
 func TestDayOfYearOneIsNotZero(t *testing.T) {
