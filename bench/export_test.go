@@ -113,6 +113,9 @@ func benchExportModes(b *testing.B, paths int) {
 	}{
 		{name: "mode=sequential", client: c},
 		{name: "mode=prefetch8", client: c, opts: []docsapi.RequestOption{prefetch}},
+		// A deeper window: the proof of which pages exist halves near the
+		// end of a steady export, so more in flight means fewer rounds.
+		{name: "mode=prefetch16", client: c, opts: []docsapi.RequestOption{docsapi.WithPrefetch(16)}},
 		// For comparison: what holding every row costs.
 		{name: "mode=prefetch8-collect", client: c, opts: []docsapi.RequestOption{prefetch}, collect: true},
 		// A pool of at most 8 connections, idle or in use.
