@@ -2,11 +2,15 @@ package connlimit
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"sync"
@@ -648,4 +652,50 @@ func TestProxyTakingItsOwnPlace(t *testing.T) {
 	h.wantStats(0, 0, 0, 0)
 	second.Close()
 	h.wantStats(0, 0, 0, 0)
+}
+
+// Only an answer that closes its connection with the request's body left
+// unread makes the connection closing, at net/http's next read (which
+// drains the body once the answer is written). A request whose body was
+// read, or that had none, is not: net/http reads such a connection in the
+// background, and that read may come after the handler but before the
+// answer is flushed; a newcomer taking the connection's place then cut the
+// answer (an honest client under attack saw EOF).
+func TestOnlyAnUnreadBodyMakesAConnectionClosing(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		body    string
+		read    bool
+		closing int
+	}{
+		{"no body", "", false, 0},
+		{"a body read to the end", "some body", true, 0},
+		{"a body left unread", "some body", false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, Config{Max: 10})
+			_, c := h.dial("192.0.2.1")
+			serve := h.l.handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tc.read {
+					io.Copy(io.Discard, r.Body)
+				}
+				w.Header().Set("Connection", "close")
+			}))
+			var body io.Reader = http.NoBody
+			if tc.body != "" {
+				body = strings.NewReader(tc.body)
+			}
+			req := httptest.NewRequest("POST", "/x", body)
+			req = req.WithContext(context.WithValue(req.Context(), connKey{}, c))
+			c.l.connState(c, true)
+			serve.ServeHTTP(httptest.NewRecorder(), req)
+			// net/http's next read, whatever it is for (the pipe holds
+			// nothing: the read ends at its deadline).
+			c.SetReadDeadline(time.Now())
+			c.Read(make([]byte, 1))
+			if got := h.l.Stats().Closing; got != tc.closing {
+				t.Errorf("%d closing after the next read, want %d", got, tc.closing)
+			}
+		})
+	}
 }

@@ -43,8 +43,8 @@ type conn struct {
 	exempt bool // a trusted proxy's
 
 	// finishing: an HTTP/1.x handler answered with Connection: close and
-	// ended; the next read is net/http draining the body after writing
-	// the answer.
+	// ended, leaving its body unread; the next read is net/http draining
+	// the body after writing the answer.
 	finishing atomic.Bool
 
 	state  state
@@ -155,11 +155,13 @@ func (l *Limiter) beginRequest(c *conn) {
 }
 
 // endRequest marks c's handler done. An HTTP/1.x connection whose answer
-// closes it becomes closing when net/http next reads from it (Read).
-func (l *Limiter) endRequest(c *conn, closes bool) {
+// closes it, with a body left unread (drains), becomes closing when
+// net/http next reads from it (Read): to drain the body, once the answer is
+// written.
+func (l *Limiter) endRequest(c *conn, drains bool) {
 	l.mu.Lock()
 	c.active--
-	if c.active == 0 && closes {
+	if c.active == 0 && drains {
 		c.finishing.Store(true)
 	}
 	l.settle(c, false)

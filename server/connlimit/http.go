@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -71,8 +73,9 @@ func (l *Limiter) handler(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, _ := r.Context().Value(connKey{}).(*conn)
 		if c != nil {
+			body := watchBody(r)
 			l.beginRequest(c)
-			defer func() { l.endRequest(c, r.ProtoMajor == 1 && answerCloses(w, r)) }()
+			defer func() { l.endRequest(c, r.ProtoMajor == 1 && answerCloses(w, r) && body.left()) }()
 		}
 		if l.cfg.Public != nil && l.cfg.Public(r) {
 			if !l.takePublic() {
@@ -87,6 +90,41 @@ func (l *Limiter) handler(h http.Handler) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
+
+// bodyWatch follows whether a handler read its request's body to the end.
+// After an answer that closes the connection, net/http reads again only to
+// drain a body left unread, once the answer is written: that read is what
+// makes the connection closing (conn.Read). A connection whose body was
+// read, or had none, is not marked so: net/http's read of it in the
+// background may come late, after the handler but before the answer is
+// flushed, and a newcomer taking its place then would cut the answer.
+type bodyWatch struct {
+	io.ReadCloser
+	done atomic.Bool
+}
+
+// watchBody puts a bodyWatch in place of r's body, or returns nil for a
+// request without one.
+func watchBody(r *http.Request) *bodyWatch {
+	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+		return nil
+	}
+	b := &bodyWatch{ReadCloser: r.Body}
+	r.Body = b
+	return b
+}
+
+func (b *bodyWatch) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.done.Store(true)
+	}
+	return n, err
+}
+
+// left reports whether the request had a body its handler did not read to
+// the end.
+func (b *bodyWatch) left() bool { return b != nil && !b.done.Load() }
 
 // answerCloses reports whether the connection closes after this answer,
 // as the handler or the client said.
