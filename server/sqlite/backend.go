@@ -37,11 +37,6 @@ func (b backend) Write(ctx context.Context, op string, fn func(sqlstore.Tx) erro
 	return err
 }
 
-// WriteAlone is Write: a SQLite transaction costs no round trip.
-func (b backend) WriteAlone(ctx context.Context, op string, fn func(sqlstore.Tx) error) error {
-	return b.Write(ctx, op, fn)
-}
-
 // Read runs fn in a read transaction, its statements from the readers'
 // cache.
 func (b backend) Read(ctx context.Context, op string, fn func(sqlstore.Tx) error) error {
