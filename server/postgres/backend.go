@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
 	"github.com/docsapi/docsapi-go/server/store"
@@ -62,59 +61,6 @@ func (b backend) Write(ctx context.Context, op string, fn func(sqlstore.Tx) erro
 		}
 		return nil
 	})
-}
-
-// WriteAlone runs fn, which makes one statement, on the pool, where
-// PostgreSQL commits a statement sent alone as a transaction of its own:
-// one round trip instead of three with BEGIN and COMMIT. A wake-up that fn
-// asks for must ride on that statement (InsertJob's does): sent apart, it
-// could fail after the statement committed, and the write would report a
-// failure for what it stored.
-func (b backend) WriteAlone(_ context.Context, _ string, fn func(sqlstore.Tx) error) error {
-	db, err := b.s.db()
-	if err != nil {
-		return err
-	}
-	var announce bool
-	a := &alone{q: db, announce: &announce}
-	err = fn(txn{q: a, announce: &announce})
-	if err == nil && !a.sent {
-		panic("postgres: a write of one statement (WriteAlone) sent none")
-	}
-	return err
-}
-
-// alone is the pool for the one statement of WriteAlone's fn. A second
-// statement would commit apart from the first, and the write would no
-// longer be all or nothing; a wake-up still queued would not be sent. Each
-// is a bug in the caller, and alone panics before sending the statement.
-type alone struct {
-	q        querier
-	announce *bool
-	sent     bool
-}
-
-func (a *alone) next() querier {
-	switch {
-	case a.sent:
-		panic("postgres: a second statement in a write of one statement (WriteAlone)")
-	case *a.announce:
-		panic("postgres: a write of one statement (WriteAlone) whose statement does not carry its wake-up")
-	}
-	a.sent = true
-	return a.q
-}
-
-func (a *alone) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	return a.next().Exec(ctx, sql, args...)
-}
-
-func (a *alone) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	return a.next().Query(ctx, sql, args...)
-}
-
-func (a *alone) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
-	return a.next().QueryRow(ctx, sql, args...)
 }
 
 // Read runs fn on the pool.

@@ -180,8 +180,8 @@ func (t txn) InsertJob(ctx context.Context, j store.Job) error {
 	case uniqueViolation(err, "jobs_pkey"):
 		return fmt.Errorf("job %q: %w", j.ID, store.ErrConflict)
 	case foreignKeyViolation(err):
-		// Projects are never deleted, but should one vanish after it
-		// was found, the answer is the same.
+		// Projects are never deleted, but should another program delete
+		// one after CreateJob found it, the answer is the same.
 		return fmt.Errorf("project %q: %w", j.ProjectID, store.ErrNotFound)
 	}
 	return err

@@ -140,13 +140,12 @@ func TestJobNotifications(t *testing.T) {
 		t.Errorf("payload %q, want empty", p)
 	}
 
-	// A create without a key of a project b has found is its insert
-	// alone, which carries the wake-up.
+	// A create without a key wakes it too.
 	if _, _, err := b.CreateJob(ctx, storetest.NewJob("p1", "j2", storetest.At(2*time.Hour))); err != nil {
-		t.Fatalf("CreateJob of a known project: %v", err)
+		t.Fatalf("CreateJob without a key: %v", err)
 	}
-	receive(t, ch, "after a create of a known project")
-	if p := raw.next("after a create of a known project"); p != "" {
+	receive(t, ch, "after a create without a key")
+	if p := raw.next("after a create without a key"); p != "" {
 		t.Errorf("payload %q, want empty", p)
 	}
 

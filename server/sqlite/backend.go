@@ -23,37 +23,14 @@ type viewMethods = sqlstore.Views
 // commits; every read in one read transaction, which sees one snapshot.
 type backend struct{ s *Store }
 
-// Write runs fn in a write transaction, its statements from the writer's
-// cache (see stmtcache.go).
+// Write runs fn in a write transaction.
 func (b backend) Write(ctx context.Context, op string, fn func(sqlstore.Tx) error) error {
-	var ct *cachedTx
-	err := b.s.write(ctx, op, func(tx *sql.Tx) error {
-		ct = b.s.writes.wrap(tx)
-		return fn(txn{ct})
-	})
-	if ct != nil {
-		b.s.writes.learn(ctx, ct)
-	}
-	return err
+	return b.s.write(ctx, op, func(tx *sql.Tx) error { return fn(txn{tx}) })
 }
 
-// WriteAlone is Write: a SQLite transaction costs no round trip.
-func (b backend) WriteAlone(ctx context.Context, op string, fn func(sqlstore.Tx) error) error {
-	return b.Write(ctx, op, fn)
-}
-
-// Read runs fn in a read transaction, its statements from the readers'
-// cache.
+// Read runs fn in a read transaction.
 func (b backend) Read(ctx context.Context, op string, fn func(sqlstore.Tx) error) error {
-	var ct *cachedTx
-	err := b.s.read(ctx, op, func(tx *sql.Tx) error {
-		ct = b.s.reads.wrap(tx)
-		return fn(txn{ct})
-	})
-	if ct != nil {
-		b.s.reads.learn(ctx, ct)
-	}
-	return err
+	return b.s.read(ctx, op, func(tx *sql.Tx) error { return fn(txn{tx}) })
 }
 
 // Fail wraps an error of op.
@@ -64,7 +41,7 @@ func (backend) CheckPrompt(string, string) error { return nil }
 
 // txn is the statements of one transaction; its methods are the
 // sqlstore.Tx the shared methods use, in jobs.go, keys.go and projects.go.
-type txn struct{ tx *cachedTx }
+type txn struct{ tx *sql.Tx }
 
 // querier is what *sql.DB and *sql.Tx share.
 type querier interface {

@@ -98,24 +98,15 @@ func (t txn) JobByID(ctx context.Context, id string) (store.Job, bool, error) {
 	return loadJob(ctx, t.tx, `id = ?`, id)
 }
 
-// InsertJob stores a new job and its prompts, after checking, in one
-// statement, that its ID is free and its project exists (the write lock
-// keeps both so until the insert). The project is checked here, not left
-// to the foreign key, for the error sqlstore.Tx promises: a create of a
-// project found before checks nothing else first (see sqlstore's
-// CreateJob).
+// InsertJob stores a new job and its prompts, after checking that its ID
+// is free (the write lock keeps it free until the insert).
 func (t txn) InsertJob(ctx context.Context, j store.Job) error {
-	var taken, project bool
-	if err := t.tx.QueryRowContext(ctx,
-		`SELECT EXISTS (SELECT 1 FROM jobs WHERE id = ?), EXISTS (SELECT 1 FROM projects WHERE id = ?)`,
-		j.ID, j.ProjectID).Scan(&taken, &project); err != nil {
+	found, err := exists(ctx, t.tx, `SELECT 1 FROM jobs WHERE id = ?`, j.ID)
+	if err != nil {
 		return err
 	}
-	switch {
-	case taken:
+	if found {
 		return fmt.Errorf("job %q: %w", j.ID, store.ErrConflict)
-	case !project:
-		return fmt.Errorf("project %q: %w", j.ProjectID, store.ErrNotFound)
 	}
 	if _, err := t.tx.ExecContext(ctx,
 		`INSERT INTO jobs (id, project_id, status, repository, ref, model, branch, handled, pr_link,

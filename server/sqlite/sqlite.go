@@ -72,9 +72,6 @@ type Store struct {
 	// AddVisitors' (see visitors.go).
 	viewStmts    *viewStatements
 	visitorStmts *visitorStatements
-	// The statements the shared methods run, prepared once each pool
-	// has run them (see stmtcache.go).
-	writes, reads *stmtCache
 }
 
 // Option configures Open.
@@ -195,7 +192,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: open %s: prepare: %w", path, err)
 	}
-	s := &Store{w: w, r: r, viewStmts: viewStmts, visitorStmts: visitorStmts, writes: newStmtCache(w), reads: newStmtCache(r)}
+	s := &Store{w: w, r: r, viewStmts: viewStmts, visitorStmts: visitorStmts}
 	s.shared = sqlstore.New(backend{s})
 	s.viewMethods = sqlstore.NewViews(backend{s}, cfg.pathCap)
 	s.visitorMethods = sqlstore.NewVisitors(backend{s})
@@ -262,9 +259,7 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
-	// The cached statements first: a connection closed with statements
-	// still open stays allocated until they are.
-	return errors.Join(s.reads.close(), s.writes.close(), s.r.Close(), s.w.Close())
+	return errors.Join(s.r.Close(), s.w.Close())
 }
 
 // write runs fn in a write transaction (BEGIN IMMEDIATE) and commits it if fn

@@ -39,7 +39,7 @@ type FeedbackTx interface {
 // cap holds whatever other processes add), then the entry.
 func (s *Store) AddFeedback(ctx context.Context, n store.NewFeedback) (store.Feedback, error) {
 	return write(ctx, s, "add feedback", n.Validate(), func(tx Tx) (store.Feedback, error) {
-		if err := s.requireProject(ctx, tx, n.ProjectID); err != nil {
+		if err := requireProject(ctx, tx, n.ProjectID); err != nil {
 			return store.Feedback{}, err
 		}
 		day := store.FeedbackDay(n.CreatedAt)

@@ -13,28 +13,9 @@ import (
 // processes. Job IDs are unique across projects: ErrConflict if any project
 // has a job with that ID.
 func (s *Store) CreateJob(ctx context.Context, nj store.NewJob) (store.Job, bool, error) {
-	refused := s.checkPrompt(nj.Validate(), nj.ID, nj.Prompt)
-	if nj.Idempotency == nil && s.projects.has(nj.ProjectID) {
-		// Nothing to check or reserve first: the insert is the whole
-		// write, and runs alone (a third of the round trips on
-		// PostgreSQL). A project found is never deleted, and should its
-		// row vanish by hand, InsertJob answers ErrNotFound as
-		// requireProject would.
-		job := store.CreateJob(nj)
-		err := s.execIn(s.db.WriteAlone, ctx, "create job", refused, func(tx Tx) error {
-			if err := tx.AnnounceJobs(ctx); err != nil {
-				return err
-			}
-			return tx.InsertJob(ctx, job)
-		})
-		if err != nil {
-			return store.Job{}, false, err
-		}
-		return asStored(job), false, nil
-	}
 	var replayed bool
-	job, err := write(ctx, s, "create job", refused, func(tx Tx) (store.Job, error) {
-		if err := s.requireProject(ctx, tx, nj.ProjectID); err != nil {
+	job, err := write(ctx, s, "create job", s.checkPrompt(nj.Validate(), nj.ID, nj.Prompt), func(tx Tx) (store.Job, error) {
+		if err := requireProject(ctx, tx, nj.ProjectID); err != nil {
 			return store.Job{}, err
 		}
 		// The key comes before the job's ID: a replay answers whatever ID

@@ -43,6 +43,16 @@ func (s *Store) Projects(ctx context.Context) ([]store.Project, error) {
 	})
 }
 
+// requireProject returns nil if the project id exists, its ErrNotFound if
+// it does not.
+func requireProject(ctx context.Context, tx Tx, id string) error {
+	found, err := tx.ProjectExists(ctx, id)
+	if err == nil && !found {
+		err = projectNotFound(id)
+	}
+	return err
+}
+
 // projectNotFound is the error of a missing project.
 func projectNotFound(id string) error {
 	return fmt.Errorf("project %q: %w", id, store.ErrNotFound)

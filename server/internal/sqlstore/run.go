@@ -7,15 +7,10 @@ import "context"
 // returns it and nothing runs. fn returns its errors as they are: exec
 // wraps every error once, with the backend's name and op.
 func (s *Store) exec(ctx context.Context, op string, refused error, fn func(tx Tx) error) error {
-	return s.execIn(s.db.Write, ctx, op, refused, fn)
-}
-
-// execIn is exec in run, Backend.Write or Backend.WriteAlone.
-func (s *Store) execIn(run func(context.Context, string, func(Tx) error) error, ctx context.Context, op string, refused error, fn func(tx Tx) error) error {
 	if refused != nil {
 		return s.db.Fail(op, refused)
 	}
-	return run(ctx, op, func(tx Tx) error { return s.failIf(op, fn(tx)) })
+	return s.db.Write(ctx, op, func(tx Tx) error { return s.failIf(op, fn(tx)) })
 }
 
 // write is exec for a method that returns what fn returns.

@@ -31,7 +31,7 @@ type SiteTx interface {
 // sorted, duplicates dropped.
 func (s *Store) CreateSiteToken(ctx context.Context, t store.SiteToken) error {
 	return s.exec(ctx, "create site token", t.Validate(), func(tx Tx) error {
-		if err := s.requireProject(ctx, tx, t.ProjectID); err != nil {
+		if err := requireProject(ctx, tx, t.ProjectID); err != nil {
 			return err
 		}
 		return tx.InsertSiteToken(ctx, t)

@@ -19,10 +19,7 @@ import (
 
 // Store has the methods of store.Store that the SQL backends share. A
 // backend embeds it, so that its own type is the store.Store.
-type Store struct {
-	db       Backend
-	projects knownProjects
-}
+type Store struct{ db Backend }
 
 // New returns the shared methods over db.
 func New(db Backend) *Store { return &Store{db: db} }
@@ -33,13 +30,6 @@ type Backend interface {
 	// nil; fn's error is returned as it is. The rows fn reads through Tx's
 	// Lock methods stay as read until the transaction ends.
 	Write(ctx context.Context, op string, fn func(Tx) error) error
-	// WriteAlone is Write for an fn that makes exactly one statement,
-	// after AnnounceJobs if it wakes the engines: that statement must be
-	// one that carries the wake-up (InsertJob). A database that commits a
-	// statement sent alone as a transaction of its own runs it so: one
-	// round trip, where Write's BEGIN and COMMIT cost two more. Any other
-	// runs it as Write.
-	WriteAlone(ctx context.Context, op string, fn func(Tx) error) error
 	// Read runs fn, which only reads; each of Tx's reading methods sees one
 	// consistent state of the database.
 	Read(ctx context.Context, op string, fn func(Tx) error) error
@@ -113,7 +103,7 @@ type Tx interface {
 	// JobByID reads the job id.
 	JobByID(ctx context.Context, id string) (j store.Job, found bool, err error)
 	// InsertJob stores a new job with its prompts: store.ErrConflict if its
-	// ID is taken, store.ErrNotFound if its project is.
+	// ID is taken. Its project was found by ProjectExists.
 	InsertJob(ctx context.Context, j store.Job) error
 	// SaveJob stores j, which a function of package store made of was, the
 	// job as the transaction locked it: the fields the job methods change,

@@ -10,11 +10,11 @@ import (
 )
 
 // CreateJobOfAProjectDeletedByHand is each SQL backend's test that a Store
-// which found a project, and so creates its jobs without asking again (no
-// store method deletes a project), answers ErrNotFound naming the project
-// once another program has deleted its row, as for a project never seen,
-// and stores nothing. exec runs a statement on the store's database from
-// outside the store; count answers a query of one integer there.
+// which created jobs of a project (no store method deletes one) answers
+// ErrNotFound naming the project once another program has deleted its row,
+// as for a project never seen, and stores nothing. exec runs a statement on
+// the store's database from outside the store; count answers a query of one
+// integer there.
 func CreateJobOfAProjectDeletedByHand(t *testing.T, s store.Store, exec func(query string) error, count func(query string) (int, error)) {
 	t.Helper()
 	ctx := t.Context()
