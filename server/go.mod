@@ -19,7 +19,6 @@ require (
 )
 
 require (
-	github.com/axiomhq/hyperloglog v0.3.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/chromedp/cdproto v0.159.0 // indirect
@@ -57,7 +56,10 @@ require (
 	modernc.org/memory v1.12.1 // indirect
 )
 
-require github.com/docsapi/docsapi-go v0.0.0
+require (
+	github.com/axiomhq/hyperloglog v0.3.0
+	github.com/docsapi/docsapi-go v0.0.0
+)
 
 // The SDK from this repository: the server is tested against the SDK beside
 // it (see ARCHITECTURE.md, Versions).
