@@ -108,6 +108,9 @@ func (t *visitorsTx) Sketches(d rollup.ProjectDay, keys []string) ([][2][]byte, 
 
 // PutSketches upserts the sketches of keys in one statement.
 func (t *visitorsTx) PutSketches(d rollup.ProjectDay, keys []string, sketches [][2][]byte) error {
+	if len(keys) == 0 {
+		return nil
+	}
 	human, ai := make([][]byte, len(keys)), make([][]byte, len(keys))
 	for i, sk := range sketches {
 		human[i], ai[i] = sk[0], sk[1]

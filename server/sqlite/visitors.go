@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"math"
+	"strings"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
@@ -33,9 +34,6 @@ func prepareVisitorStatements(ctx context.Context, db *sql.DB) (*visitorStatemen
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (project_id, day) DO UPDATE SET open = excluded.open, human = excluded.human, ai = excluded.ai,
 			    total = excluded.total, entries = excluded.entries, counts = excluded.counts`),
-		sketch: p.prepare(`SELECT human, ai FROM visitor_sketches WHERE project_id = ? AND day = ? AND path = ?`),
-		putSketch: p.prepare(`INSERT INTO visitor_sketches (project_id, day, path, human, ai) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (project_id, day, path) DO UPDATE SET human = excluded.human, ai = excluded.ai`),
 		del: p.prepare(`DELETE FROM visitor_sketches WHERE project_id = ? AND day = ?`),
 	}
 	if err := p.err(); err != nil {
@@ -103,24 +101,59 @@ func (t *visitorsTx) PutDay(d rollup.ProjectDay, v sqlstore.VisitorDay) error {
 	return err
 }
 
-// Sketches reads the sketches of keys: one seek each.
+// sketchChunk is how many paths one statement of Sketches or PutSketches
+// names: a statement per path costs a flush more than the sketches' work,
+// and SQLite takes at most 32,766 parameters.
+const sketchChunk = 50
+
+// Sketches reads the sketches of keys, a chunk of them a statement.
 func (t *visitorsTx) Sketches(d rollup.ProjectDay, keys []string) ([][2][]byte, error) {
-	get := t.stmt(t.st.sketch)
 	out := make([][2][]byte, len(keys))
+	at := make(map[string]int, len(keys))
 	for i, k := range keys {
-		err := get.QueryRowContext(t.ctx, d.ProjectID, d.At, k).Scan(&out[i][0], &out[i][1])
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		at[k] = i
+	}
+	for lo := 0; lo < len(keys); lo += sketchChunk {
+		chunk := keys[lo:min(lo+sketchChunk, len(keys))]
+		args := make([]any, 0, 2+len(chunk))
+		args = append(args, d.ProjectID, d.At)
+		for _, k := range chunk {
+			args = append(args, k)
+		}
+		rows, err := t.tx.QueryContext(t.ctx, `SELECT path, human, ai FROM visitor_sketches
+			WHERE project_id = ? AND day = ? AND path IN (?`+strings.Repeat(", ?", len(chunk)-1)+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var key string
+			var sk [2][]byte
+			if err := rows.Scan(&key, &sk[0], &sk[1]); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[at[key]] = sk
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// PutSketches upserts the sketches of keys.
+// PutSketches upserts the sketches of keys, a chunk of them a statement.
 func (t *visitorsTx) PutSketches(d rollup.ProjectDay, keys []string, sketches [][2][]byte) error {
-	put := t.stmt(t.st.putSketch)
-	for i, k := range keys {
-		if _, err := put.ExecContext(t.ctx, d.ProjectID, d.At, k, sketches[i][0], sketches[i][1]); err != nil {
+	for lo := 0; lo < len(keys); lo += sketchChunk {
+		hi := min(lo+sketchChunk, len(keys))
+		args := make([]any, 0, 5*(hi-lo))
+		for i := lo; i < hi; i++ {
+			args = append(args, d.ProjectID, d.At, keys[i], sketches[i][0], sketches[i][1])
+		}
+		_, err := t.tx.ExecContext(t.ctx, `INSERT INTO visitor_sketches (project_id, day, path, human, ai)
+			VALUES (?, ?, ?, ?, ?)`+strings.Repeat(", (?, ?, ?, ?, ?)", hi-lo-1)+`
+			ON CONFLICT (project_id, day, path) DO UPDATE SET human = excluded.human, ai = excluded.ai`, args...)
+		if err != nil {
 			return err
 		}
 	}

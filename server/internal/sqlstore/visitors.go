@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -168,12 +169,20 @@ func addDay(tx VisitorsTx, d *rollup.DayVisitors, latest int64) error {
 	if err := d.MergeDay(stored[1:], stored[0]); err != nil {
 		return err
 	}
-	merged := make([][2][]byte, len(keys))
-	merged[0] = rollup.Encoded(&d.Project)
-	for i := range d.Sketches {
-		merged[i+1] = rollup.Encoded(&d.Sketches[i])
+	// Only the sketches the batch changed are written: a visitor seen
+	// earlier that day leaves its page's sketch as it was.
+	var putKeys []string
+	var put [][2][]byte
+	for i, key := range keys {
+		s := &d.Project
+		if i > 0 {
+			s = &d.Sketches[i-1]
+		}
+		if enc := rollup.Encoded(s); !bytes.Equal(enc[0], stored[i][0]) || !bytes.Equal(enc[1], stored[i][1]) {
+			putKeys, put = append(putKeys, key), append(put, enc)
+		}
 	}
-	if err := tx.PutSketches(pd, keys, merged); err != nil {
+	if err := tx.PutSketches(pd, putKeys, put); err != nil {
 		return err
 	}
 	paths, project := d.Numbers()
