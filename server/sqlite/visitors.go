@@ -19,8 +19,8 @@ type visitorMethods = sqlstore.Visitors
 // visitorStatements are the statements AddVisitors runs, prepared once on
 // the writer when the Store opens, as the views' are (see statements.go).
 type visitorStatements struct {
-	weeks                                       rollStatements
-	latest, day, putDay, sketch, putSketch, del *sql.Stmt
+	weeks                    rollStatements
+	latest, day, putDay, del *sql.Stmt
 }
 
 // prepareVisitorStatements prepares the statements on db.
