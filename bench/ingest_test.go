@@ -27,8 +27,9 @@ import (
 // and the store must hold exactly the views sent, human and AI apart.
 
 // ingestBatches are the views per request measured: one view per request
-// (the most requests, the most commits) and a typical batch.
-var ingestBatches = []int{1, 100}
+// (the most requests, the most commits), a typical batch and the largest
+// a request may hold.
+var ingestBatches = []int{1, 100, 1000}
 
 // BenchmarkRecordIngest: ingestion requests from concurrent callers.
 func BenchmarkRecordIngest(b *testing.B) {
@@ -93,16 +94,16 @@ func benchIngest(b *testing.B, backing store.Store, per, callers int) {
 	hc := newHTTPClient()
 	b.Cleanup(hc.CloseIdleConnections)
 	url := hs.URL + "/v1/analytics/" + recordProject + "/views"
-	// Request i's body depends on i only modulo recordPaths (the pages
-	// and the agents cycle with it), so the bodies are made once.
-	bodies := make([]string, recordPaths)
+	// Request i's body depends on i*per only modulo recordPaths (the
+	// pages and the agents cycle with it), so the bodies are made once.
+	bodies := make([]string, recordPaths/gcd(per, recordPaths))
 	for i := range bodies {
 		bodies[i] = ingestBody(i, per)
 	}
 	want := fmt.Sprintf(`{"accepted":%d}`, per)
 	rec.Start()
 	runCallers(b, callers, "req/s", func(i int) error {
-		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(bodies[i%recordPaths]))
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(bodies[i%len(bodies)]))
 		if err != nil {
 			return err
 		}
@@ -142,4 +143,12 @@ func benchIngest(b *testing.B, backing store.Store, per, callers int) {
 		b.Fatalf("stored %d human and %d AI views on %d pages (more: %v), want %d, %d and %d pages",
 			res.Totals.Human, res.Totals.AI, len(res.Rows), res.HasMore, wantHuman, wantAI, min(n, recordPaths))
 	}
+}
+
+// gcd is the greatest common divisor of a and b.
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }

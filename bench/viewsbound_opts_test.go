@@ -7,7 +7,7 @@ import (
 
 // boundLayout names the datasets' files and databases after the storage
 // layout that built them, so that a layout never reads another's.
-const boundLayout = "v5"
+const boundLayout = "v6"
 
 // boundCap is the stores' cap on distinct paths per project and day in the
 // bound benchmarks: above day1m's million, so that nothing is folded.

@@ -130,7 +130,7 @@ func encodeSketch(s *hll.Sketch) []byte {
 	if s.Estimate() == 0 {
 		return nil
 	}
-	return s.AppendBinary(make([]byte, 0, s.EncodedLen()))
+	return s.AppendBinary(nil)
 }
 
 // mergeVisitors merges the group's visitors of the same project, path and

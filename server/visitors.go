@@ -7,8 +7,9 @@ import (
 )
 
 // visitors: GET /v1/analytics/{projectId}/visitors. Its query is the views
-// export's (parseViewsQuery: the same dates widened to whole hours, limit
-// and offset), and so are its auth, rate budget and errors.
+// export's (parseViewsQuery: dates, limit and offset), and so are its auth,
+// rate budget and errors; the store counts the whole UTC days the range
+// touches, visitors being counted per day.
 func (s *Server) visitors(w http.ResponseWriter, r *http.Request, c caller) {
 	q, details := parseViewsQuery(r.URL.RawQuery)
 	if len(details) > 0 {

@@ -61,7 +61,7 @@ func TestVisitorsOrderTotalsPagingAndDates(t *testing.T) {
 	e.addVisitors(
 		store.VisitorCount{ProjectID: "alpha", Path: "/a", Hour: h, Human: sketchOf(1, 2, 3), AI: sketchOf(3)},
 		store.VisitorCount{ProjectID: "alpha", Path: "/b", Hour: h, Human: sketchOf(4), AI: sketchOf(5, 6)},
-		store.VisitorCount{ProjectID: "alpha", Path: "/c", Hour: h.Add(25 * time.Hour), Human: sketchOf(1, 7)},
+		store.VisitorCount{ProjectID: "alpha", Path: "/c", Hour: h.Add(5 * time.Hour), Human: sketchOf(1, 7)},
 		store.VisitorCount{ProjectID: "beta", Path: "/a", Hour: h, Human: sketchOf(8)},
 	)
 	want := docsapi.VisitorsPage{
@@ -86,14 +86,16 @@ func TestVisitorsOrderTotalsPagingAndDates(t *testing.T) {
 	if p := e.visitorsPage("ro", "?offset=9"); len(p.Visitors) != 0 || p.HasMore || p.Totals != want.Totals {
 		t.Errorf("past the end: %+v", p)
 	}
-	// Dates as views take them: a day, and date-times widened to hours.
-	day := e.visitorsPage("ro", "?dateFrom=2026-08-01&dateTo=2026-08-02")
-	if day.Totals != (docsapi.VisitorCounts{Human: 4, AI: 3, Total: 6}) || len(day.Visitors) != 2 {
-		t.Errorf("first day: %+v", day)
+	// Dates as views take them, widened to whole UTC days: visitors are
+	// counted per day.
+	if diff := cmp.Diff(want, e.visitorsPage("ro", "?dateFrom=2026-08-01&dateTo=2026-08-02")); diff != "" {
+		t.Errorf("the day (-want +got):\n%s", diff)
 	}
-	late := e.visitorsPage("ro", "?dateFrom=2026-08-02T11:30:00Z&dateTo=2026-08-02T11:45:00Z")
-	if late.Totals != (docsapi.VisitorCounts{Human: 2, Total: 2}) || len(late.Visitors) != 1 {
-		t.Errorf("a quarter of hour 11 of the second day: %+v", late)
+	if diff := cmp.Diff(want, e.visitorsPage("ro", "?dateFrom=2026-08-01T11:30:00Z&dateTo=2026-08-01T11:45:00Z")); diff != "" {
+		t.Errorf("a quarter of an hour: its whole day (-want +got):\n%s", diff)
+	}
+	if next := e.visitorsPage("ro", "?dateFrom=2026-08-02"); next.Totals != (docsapi.VisitorCounts{}) || len(next.Visitors) != 0 {
+		t.Errorf("the next day: %+v", next)
 	}
 }
 

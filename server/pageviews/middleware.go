@@ -62,7 +62,7 @@ func (r *Recorder) Middleware(cfg MiddlewareConfig) (func(http.Handler) http.Han
 			var visitor uint64
 			hasVisitor := false
 			if r.visSink != nil && visitorClass(class) >= 0 {
-				visitor, hasVisitor = r.requestVisitor(cfg.Project, now, req, ua)
+				visitor, hasVisitor = r.visitorOf(cfg.Project, now, r.proxies.Addr(req), ua)
 			}
 			r.record(cfg.Project, cfg.Normalize(path), class, now, 1, visitor, hasVisitor)
 		})

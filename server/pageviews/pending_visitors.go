@@ -159,5 +159,5 @@ func encode(s *hll.Sketch) []byte {
 	if s.Estimate() == 0 {
 		return nil
 	}
-	return s.AppendBinary(make([]byte, 0, s.EncodedLen()))
+	return s.AppendBinary(nil)
 }

@@ -43,12 +43,10 @@
 // are not visitors): the client's address and user agent hashed with the
 // day's secret salt (package visitorhash). The salt is fetched by the
 // flush goroutine, today's at Start and tomorrow's ahead of midnight, so a
-// request never waits for the store; the value is kept only in sketches
-// and, for the clients seen lately, in a cache of fixed size (64 KiB) that
-// spares a returning client the hash, keyed by a random seed of the day's
-// salt and cleared when the salt is dropped (see visitorCache). A flush
-// writes a batch's sketches (AddVisitors) once its views are written;
-// sketches whose write failed are kept encoded for the next flush.
+// request never waits for the store; the value is kept only in sketches.
+// A flush writes a batch's sketches (AddVisitors) once its views are
+// written; sketches whose write failed are kept encoded for the next
+// flush.
 //
 // Sketches are bounded by Config.MaxVisitorBytes, live and pending
 // together, each charged an upper bound of its memory. Past it, visitors
@@ -188,9 +186,7 @@ type Recorder struct {
 	// Unique visitors, if the Sink counts them (visSink not nil).
 	visSink     VisitorSink
 	proxies     clientip.Proxies
-	proxied     bool          // some proxies are trusted: a client's address is not its RemoteAddr's
-	visCache    *visitorCache // the visitor values of clients seen lately
-	visBytes    atomic.Int64  // sketch bytes charged, live and pending
+	visBytes    atomic.Int64 // sketch bytes charged, live and pending
 	overflowVis overflowVisitors
 	pendingVis  *pendingVisitors // guarded by flushMu
 	salts       atomic.Pointer[saltSet]
@@ -364,8 +360,6 @@ func New(cfg Config) (*Recorder, error) {
 	if vs, ok := cfg.Sink.(VisitorSink); ok {
 		r.visSink = vs
 		r.proxies = clientip.NewProxies(cfg.TrustedProxies)
-		r.proxied = len(cfg.TrustedProxies) > 0
-		r.visCache = new(visitorCache)
 		r.overflowVis.m = map[key]*liveVisitors{}
 		r.pendingVis = newPendingVisitors(cfg.MaxPendingKeys, cfg.OverflowPath, r.charge, func(n int64) { r.visBytes.Add(n) })
 	}

@@ -3,7 +3,6 @@ package pageviews
 import (
 	"context"
 	"errors"
-	"hash/maphash"
 	"log/slog"
 	"net/netip"
 	"sync"
@@ -26,15 +25,15 @@ type VisitorSink interface {
 }
 
 // What a sketch is charged against Config.MaxVisitorBytes while live: its
-// pair's allocation and map slot once, and for every hash inserted that differs from
-// the one before it, more than a sparse sketch keeps per entry (its list,
-// the buffer it sorts in and the slack of their growth, about 7 bytes at
-// every size measured). A dense sketch takes less than its sparse form
-// did, so counting on past the switch only overstates. Repeats of the
-// last visitor are neither inserted nor charged: a reader's views come in
-// runs.
+// pair's allocation, its map slot and the first allocation of both its
+// sketches once, and for every hash inserted that differs from the one
+// before it, more than a sparse sketch keeps per entry (its set of recent
+// entries, its compressed list and the slack of their growth). A dense
+// sketch takes less than its sparse form did, so counting on past the
+// switch only overstates. Repeats of the last visitor are neither
+// inserted nor charged: a reader's views come in runs.
 const (
-	visitorPairCost  = 320
+	visitorPairCost  = 512
 	visitorEntryCost = 16
 )
 
@@ -77,7 +76,7 @@ func (v *liveVisitors) encode() (human, ai []byte) {
 		if !seen {
 			return nil
 		}
-		return s.AppendBinary(make([]byte, 0, s.EncodedLen()))
+		return s.AppendBinary(nil)
 	}
 	return enc(&v.sk[0], v.seen[0]), enc(&v.sk[1], v.seen[1])
 }
@@ -154,9 +153,6 @@ func (o *overflowVisitors) take() map[key]*liveVisitors {
 // salt is dropped, so its visitors cannot be hashed again.
 type saltSet struct {
 	salts [2]*visitorhash.Salt
-	// seeds[i] keys the visitor cache's fingerprints of salts[i]'s
-	// visitors (see visitorCache): drawn with the salt, dropped with it.
-	seeds [2]maphash.Seed
 }
 
 // index returns the index of the salt of t's day, or -1.
@@ -208,9 +204,8 @@ func (r *Recorder) refreshSalts(ctx context.Context) {
 			break
 		}
 		var s *visitorhash.Salt
-		var seed maphash.Seed
 		if j := cur.index(t); j >= 0 {
-			s, seed = cur.salts[j], cur.seeds[j]
+			s = cur.salts[j]
 		} else {
 			secret, err := r.visSink.VisitorSalt(ctx, t)
 			switch {
@@ -219,18 +214,13 @@ func (r *Recorder) refreshSalts(ctx context.Context) {
 			case len(secret) == 0:
 				fetchErr = errors.New("the store returned an empty salt")
 			default:
-				s, seed = visitorhash.New(t, secret), maphash.MakeSeed()
+				s = visitorhash.New(t, secret)
 			}
 		}
-		next.salts[i], next.seeds[i] = s, seed
+		next.salts[i] = s
 	}
 	if cur == nil || next != *cur {
 		r.salts.Store(&next)
-		if cur.drops(&next) {
-			// The cache holds values of the dropped day, under its
-			// seed: forget them with the salt.
-			r.visCache.clear()
-		}
 	}
 	if fetchErr != nil && !r.saltFailing {
 		r.cfg.Logger.WarnContext(ctx, "pageviews: cannot get a day's visitor salt; until it comes, views of that day are counted without their visitors",
@@ -248,22 +238,8 @@ func (r *Recorder) refreshSalts(ctx context.Context) {
 	}
 }
 
-// drops reports whether a salt of ss is not in next.
-func (ss *saltSet) drops(next *saltSet) bool {
-	if ss == nil {
-		return false
-	}
-	for _, s := range ss.salts {
-		if s != nil && s != next.salts[0] && s != next.salts[1] {
-			return true
-		}
-	}
-	return false
-}
-
 // visitorOf returns the visitor value of a request's client, or false when
-// no salt is held for at's day (counted in Stats.NoSalt). The middleware
-// finds the same value through the visitor cache (requestVisitor).
+// no salt is held for at's day (counted in Stats.NoSalt).
 func (r *Recorder) visitorOf(project string, at time.Time, addr netip.Addr, userAgent string) (uint64, bool) {
 	s := r.salts.Load().find(at)
 	if s == nil {

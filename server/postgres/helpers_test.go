@@ -91,8 +91,7 @@ func newDatabase(t testing.TB) string {
 func open(t testing.TB, dbURL string, opts ...postgres.Option) *postgres.Store {
 	t.Helper()
 	// A bound against a hang, not a speed check: Open runs the
-	// migrations, and an upgrade test's rebuild of months of views takes
-	// tens of seconds on a busy machine.
+	// migrations, which take seconds on a busy machine.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	s, err := postgres.Open(ctx, dbURL, opts...)

@@ -65,11 +65,6 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration.Migration, 
 		if _, err := tx.Exec(ctx, m.SQL); err != nil {
 			return fmt.Errorf("postgres: migration %s: %w", m.Name, err)
 		}
-		if step := goStep(m.Name); step != nil {
-			if err := step(ctx, tx); err != nil {
-				return fmt.Errorf("postgres: migration %s: %w", m.Name, err)
-			}
-		}
 		if _, err := tx.Exec(ctx,
 			`INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name); err != nil {
 			return fmt.Errorf("postgres: migration %s: record version: %w", m.Name, err)
@@ -105,22 +100,4 @@ func schemaVersion(ctx context.Context, tx pgx.Tx) (int, error) {
 		return 0, fmt.Errorf("postgres: migrate: read schema version: %w", err)
 	}
 	return have, nil
-}
-
-// goStep returns the work in Go that a migration does after its SQL, in the
-// same transaction, or nil. Rolls are a binary format SQL cannot write. The
-// file name, not only the version, picks the step, so that a test's own
-// migrations never run it. Migration 2's step built rolls keyed by path
-// IDs, which migration 3 drops and rebuilds: it has none any more.
-// Migration 11's builds the four-week rolls from the week rolls.
-func goStep(name string) func(context.Context, pgx.Tx) error {
-	switch name {
-	case "0003_view_segments.sql":
-		return func(ctx context.Context, tx pgx.Tx) error { return rebuildRolls(ctx, tx, true) }
-	case "0005_rolls_count_bots.sql":
-		return func(ctx context.Context, tx pgx.Tx) error { return rebuildRolls(ctx, tx, false) }
-	case "0011_view_four_week_rolls.sql":
-		return buildFourWeekRolls
-	}
-	return nil
 }

@@ -23,12 +23,11 @@
 //     replicas whose clocks differ by minutes share the leases safely (the
 //     Store is a store.LeaseClock; see leaseclock.go). The times a replica
 //     sends still date what people read (UpdatedAt and the rest).
-//   - AddViews first locks the view_days rows of its batch's days and of
-//     the first days of their weeks and four weeks, sorted (they guard the
-//     rolls and the cap's count of the days' paths), then
-//     upserts the whole batch in one statement, its rows sorted by key, so
-//     that concurrent flushes lock rows in the same order and never
-//     deadlock.
+//   - AddViews and AddVisitors first lock the view_days rows of their
+//     batch's days and of the first days of their weeks, sorted (they guard
+//     the rolls, the days' visitors and the cap's count of the days'
+//     paths), so that concurrent flushes lock rows in the same order and
+//     never deadlock.
 //   - Reads that need several rows to agree (a job and its prompts, a key
 //     and its sets, the views totals and their page) are single statements,
 //     which see one snapshot.

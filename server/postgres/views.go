@@ -29,13 +29,16 @@ func (backend) StorableViews(counts []store.ViewCount) []store.ViewCount {
 }
 
 // WriteViews runs fn in a transaction that first locks the view_days rows
-// of the batch's days, weeks and four weeks (lockViewDays). Those are the
-// only locks a flush takes, in sorted order by every flush of every
-// replica, so that concurrent flushes of the same days queue instead of
-// deadlocking.
+// of the batch's days and weeks (lockDays). Those are the only locks a
+// flush takes, in sorted order by every flush of every replica, so that
+// concurrent flushes of the same days queue instead of deadlocking.
 func (b backend) WriteViews(ctx context.Context, op string, batch []store.ViewCount, fn func(sqlstore.ViewsTx) error) error {
+	days := make([]rollup.ProjectDay, len(batch))
+	for i, c := range batch {
+		days[i] = rollup.ProjectDay{ProjectID: c.ProjectID, At: c.Hour.Unix()}
+	}
 	return b.s.tx(ctx, op, func(tx pgx.Tx) error {
-		days, err := lockViewDays(ctx, tx, batch)
+		days, err := lockDays(ctx, tx, days)
 		if err != nil {
 			return b.s.dbErr(op, err)
 		}
@@ -52,7 +55,7 @@ func (t *viewsTx) AddToRolls(counts []store.ViewCount) error { return addToRolls
 
 // TallyRolls reads the rolls in one statement, so the totals and the page
 // describe one snapshot.
-func (b backend) TallyRolls(ctx context.Context, op, project string, span rollup.ViewSpan, tally *rollup.Tally) error {
+func (b backend) TallyRolls(ctx context.Context, op, project string, span rollup.Span, tally *rollup.Tally) error {
 	db, err := b.s.db()
 	if err != nil {
 		return err

@@ -1,10 +1,12 @@
 package postgres_test
 
 import (
+	cmpstd "cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -12,7 +14,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/pageviews"
@@ -182,70 +183,50 @@ func storedBots(t *testing.T, conn *pgx.Conn) map[[2]string]int64 {
 	return bots
 }
 
-// A database with views from before rolls existed gets its rolls from the
-// rows when this program opens it, bots included, and the rows go; a
-// 30-day export then reads that month's rolls through the tables' keys and
-// answers what the rows added up to. The data is 90 days of 200 paths
-// (432,000 rows) and another project's; the plan is logged (go test -v)
-// and checked.
-func TestUpgradeFillsRollsAndTheQueryReadsThem(t *testing.T) {
+// A 30-day export reads that month's rolls through the tables' keys and
+// answers what the counts add up to. The data is 90 days of 200 paths and
+// another project's; the plan is logged (go test -v) and checked.
+func TestRollsQueryReadsRollsByKey(t *testing.T) {
 	db := newDatabase(t)
 	ctx := t.Context()
-	if err := postgres.MigrateTo(ctx, db, 1); err != nil {
-		t.Fatal(err)
-	}
+	s := open(t, db)
 	conn := connect(t, db)
 	start := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	if _, err := conn.Exec(ctx, `INSERT INTO page_views (project_id, path, hour, human, ai, bot)
-		SELECT 'p1', '/docs/page-' || lpad(p::text, 3, '0'), $1::timestamptz + h * interval '1 hour',
-		       (p * 7 + h) % 50, (p + h) % 5, h % 3
-		FROM generate_series(1, 200) p, generate_series(0, 90 * 24 - 1) h`, start); err != nil {
+	var counts []store.ViewCount
+	for h := range 90 * 24 {
+		hour := start.Add(time.Duration(h) * time.Hour)
+		for p := 1; p <= 200; p++ {
+			counts = append(counts, store.ViewCount{ProjectID: "p1", Path: fmt.Sprintf("/docs/page-%03d", p), Hour: hour,
+				Human: int64((p*7 + h) % 50), AI: int64((p + h) % 5), Bot: int64(h % 3)})
+		}
+		// Another project, so the keys have to tell them apart.
+		for p := 1; p <= 50; p += 7 {
+			counts = append(counts, store.ViewCount{ProjectID: "p2", Path: fmt.Sprintf("/p2/%d", p), Hour: hour, Human: 1})
+		}
+	}
+	for i := 0; i < len(counts); i += 20_000 {
+		if err := s.AddViews(ctx, counts[i:min(i+20_000, len(counts))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := conn.Exec(ctx, `VACUUM (ANALYZE) view_hour_rolls, view_day_rolls, view_week_rolls, view_days`); err != nil {
 		t.Fatal(err)
-	}
-	// Another project, so the keys have to tell them apart.
-	if _, err := conn.Exec(ctx, `INSERT INTO page_views (project_id, path, hour, human)
-		SELECT 'p2', '/p2/' || p, $1::timestamptz + h * interval '1 hour', 1
-		FROM generate_series(1, 50) p, generate_series(0, 90 * 24 - 1) h`, start); err != nil {
-		t.Fatal(err)
-	}
-	// The rows as they were, to check the rolls against: the upgrade
-	// drops page_views.
-	if _, err := conn.Exec(ctx, `CREATE TABLE views_reference AS SELECT * FROM page_views`); err != nil {
-		t.Fatal(err)
-	}
-	s := open(t, db) // migrates to the latest version, filling the rolls
-	if _, err := conn.Exec(ctx, `VACUUM (ANALYZE) view_hour_rolls, view_day_rolls, view_days`); err != nil {
-		t.Fatal(err)
-	}
-	var dropped bool
-	if err := conn.QueryRow(ctx, `SELECT to_regclass('page_views') IS NULL`).Scan(&dropped); err != nil || !dropped {
-		t.Errorf("page_views is still there (%v): the hour rolls are the record", err)
-	}
-	var wantBots int64
-	if err := conn.QueryRow(ctx, `SELECT sum(bot)::bigint FROM views_reference`).Scan(&wantBots); err != nil {
-		t.Fatal(err)
-	}
-	var bots int64
-	for _, n := range storedBots(t, conn) {
-		bots += n
-	}
-	if bots != wantBots {
-		t.Errorf("the hour rolls hold %d bot views, the rows held %d", bots, wantBots)
 	}
 
-	// A ragged 30-day range: hour rolls at both edges, day rolls between.
+	// A ragged 30-day range: hour rolls at both edges, day and week
+	// rolls between.
 	from, to := start.Add(45*24*time.Hour+5*time.Hour), start.Add(75*24*time.Hour+7*time.Hour)
 	for _, q := range []store.ViewsQuery{
 		{ProjectID: "p1", From: from, To: to, Limit: 100},
 		{ProjectID: "p1", From: from, To: to, Limit: 50, Offset: 120},
 		{ProjectID: "p1", Limit: 250},
-		{ProjectID: "p2", From: from, Limit: 10, Offset: 5},
+		{ProjectID: "p2", From: from, Limit: 3, Offset: 2},
 	} {
 		got, err := s.QueryViews(ctx, q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := sumRows(t, conn, q); !reflect.DeepEqual(got, want) {
+		if want := sumCounts(counts, q); !reflect.DeepEqual(got, want) {
 			t.Errorf("QueryViews(%+v):\n got %+v\nwant %+v", q, got, want)
 		}
 	}
@@ -253,13 +234,13 @@ func TestUpgradeFillsRollsAndTheQueryReadsThem(t *testing.T) {
 	// The store's connections prepare their statements, as PREPARE does
 	// here, and PostgreSQL may switch a prepared statement to a generic
 	// plan, blind to the parameters: both plans must find the hour rolls
-	// by key. (The day rolls are 180 rows here, which PostgreSQL may read
+	// by key. (The day rolls are few rows here, which PostgreSQL may read
 	// whole; at scale the same key serves them.)
-	if _, err := conn.Exec(ctx, "PREPARE rolls (text"+strings.Repeat(", bigint", 14)+") AS "+postgres.QueryRollsSQL); err != nil {
+	if _, err := conn.Exec(ctx, "PREPARE rolls (text"+strings.Repeat(", bigint", 10)+") AS "+postgres.QueryRollsSQL); err != nil {
 		t.Fatal(err)
 	}
-	// The range, split as rollup.SplitViews splits it.
-	args := postgres.QueryRollsArgs("p1", rollup.SplitViews(from, to))
+	// The range, split as rollup.Split splits it.
+	args := postgres.QueryRollsArgs("p1", rollup.Split(from, to))
 	execute := fmt.Sprintf("EXECUTE rolls ('%s'"+strings.Repeat(", %d", len(args)-1)+")", args...)
 	for _, mode := range []string{"force_custom_plan", "force_generic_plan"} {
 		t.Run(mode, func(t *testing.T) {
@@ -283,152 +264,34 @@ func TestUpgradeFillsRollsAndTheQueryReadsThem(t *testing.T) {
 	}
 }
 
-// A database at version 4 holds rolls without bot views (format 2), rows
-// in page_views and the cap's bookkeeping. Opening it rebuilds the rolls
-// from the rows, bots included, keeps what the cap recorded, and drops the
-// rows.
-func TestUpgradeFromVersion4CountsBotsAndKeepsDays(t *testing.T) {
-	db := newDatabase(t)
-	ctx := t.Context()
-	if err := postgres.MigrateTo(ctx, db, 4); err != nil {
-		t.Fatal(err)
-	}
-	conn := connect(t, db)
-	hour := time.Date(2026, 5, 1, 3, 0, 0, 0, time.UTC)
-	day := hour.Truncate(24 * time.Hour).Unix()
-	for _, q := range []struct {
-		sql string
-		arg any
-	}{
-		{`INSERT INTO page_views (project_id, path, hour, human, ai, bot) VALUES
-			('p', '/a', $1, 2, 1, 0), ('p', '/crawled', $1, 0, 0, 5)`, hour},
-		// What version 4 wrote: a segment of format 2, which this
-		// program cannot read, and the cap's counts of the day.
-		{`INSERT INTO view_hour_rolls (project_id, hour, seq, entries, counts) VALUES ('p', $1, 1, 1, '\x02010200022f610201')`, hour.Unix()},
-		{`INSERT INTO view_days (project_id, day, paths, folded_counts, folded_views) VALUES ('p', $1, 2, 3, 9)`, day},
-		{`INSERT INTO view_day_paths (project_id, day, path) VALUES ('p', $1, '/a'), ('p', $1, '/crawled')`, day},
-	} {
-		if _, err := conn.Exec(ctx, q.sql, q.arg); err != nil {
-			t.Fatalf("%s: %v", q.sql, err)
-		}
-	}
-	s := open(t, db)
-	res, err := s.QueryViews(ctx, store.ViewsQuery{ProjectID: "p", Limit: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := (store.ViewsResult{Totals: store.Counts{Human: 2, AI: 1}, Rows: []store.PathCounts{{Path: "/a", Counts: store.Counts{Human: 2, AI: 1}}}}); !reflect.DeepEqual(res, want) {
-		t.Errorf("after the upgrade: %+v, want %+v", res, want)
-	}
-	if bots := storedBots(t, conn); !reflect.DeepEqual(bots, map[[2]string]int64{{"p", "/crawled"}: 5}) {
-		t.Errorf("the hour rolls hold bot views %v, want 5 of /crawled", bots)
-	}
-	var paths, foldedCounts, foldedViews int64
-	if err := conn.QueryRow(ctx, `SELECT paths, folded_counts, folded_views FROM view_days`).Scan(&paths, &foldedCounts, &foldedViews); err != nil ||
-		paths != 2 || foldedCounts != 3 || foldedViews != 9 {
-		t.Errorf("view_days holds %d paths, %d counts and %d views folded (%v), want 2, 3 and 9 kept", paths, foldedCounts, foldedViews, err)
-	}
-}
-
-// A database at version 10 holds hour, day and week rolls, some of several
-// segments. Opening it builds the four-week rolls from the week rolls, so
-// that ranges of months answer what the counts add up to, and flushes after
-// the upgrade add to them.
-func TestUpgradeBuildsFourWeekRollsFromWeekRolls(t *testing.T) {
-	db := newDatabase(t)
-	ctx := t.Context()
-	if err := postgres.MigrateTo(ctx, db, 10); err != nil {
-		t.Fatal(err)
-	}
-	conn := connect(t, db)
-	u := storetest.NewFourWeekUpgrade()
-	var writes pgx.Batch
-	if err := u.WriteAsVersion10(func(kind rollup.Kind, r rollup.Roll, seq int, seg []byte) error {
-		writes.Queue(`INSERT INTO `+kind.Table()+` (project_id, `+kind.Column()+`, seq, entries, counts) VALUES ($1, $2, $3, $4, $5)`,
-			r.ProjectID, r.At, seq, len(r.Counts), seg)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := conn.SendBatch(ctx, &writes).Close(); err != nil {
-		t.Fatal(err)
-	}
-	// The counts, for sumRows to add up.
-	if _, err := conn.Exec(ctx, `CREATE TABLE views_reference (project_id text, path text COLLATE "C", hour timestamptz, human bigint, ai bigint, bot bigint)`); err != nil {
-		t.Fatal(err)
-	}
-	reference := func(counts []store.ViewCount) {
-		t.Helper()
-		if _, err := conn.CopyFrom(ctx, pgx.Identifier{"views_reference"}, []string{"project_id", "path", "hour", "human", "ai", "bot"},
-			pgx.CopyFromSlice(len(counts), func(i int) ([]any, error) {
-				c := counts[i]
-				return []any{c.ProjectID, c.Path, c.Hour, c.Human, c.AI, c.Bot}, nil
-			})); err != nil {
-			t.Fatal(err)
-		}
-	}
-	reference(u.Counts())
-
-	s := open(t, db)
-	var n int
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM view_four_week_rolls WHERE seq = 1`).Scan(&n); err != nil || n != u.FourWeekRolls() {
-		t.Errorf("%d four-week rolls (%v), want %d", n, err, u.FourWeekRolls())
-	}
-	check := func(what string) {
-		t.Helper()
-		for _, q := range u.Queries {
-			got, err := s.QueryViews(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := sumRows(t, conn, q); !reflect.DeepEqual(got, want) {
-				t.Errorf("QueryViews(%+v) %s:\n got %+v\nwant %+v", q, what, got, want)
-			}
-		}
-	}
-	check("after the upgrade")
-	if err := s.AddViews(ctx, u.Late); err != nil {
-		t.Fatal(err)
-	}
-	reference(u.Late)
-	check("after a flush")
-}
-
-// sumRows answers q from views_reference, a copy of page_views made
-// before the upgrade, with the plain SQL query the rolls replace: the
-// reference they are checked against.
-func sumRows(t *testing.T, conn *pgx.Conn, q store.ViewsQuery) store.ViewsResult {
-	t.Helper()
-	from := pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinity, Valid: true}
-	if !q.From.IsZero() {
-		from = pgtype.Timestamptz{Time: q.From, Valid: true}
-	}
-	to := pgtype.Timestamptz{InfinityModifier: pgtype.Infinity, Valid: true}
-	if !q.To.IsZero() {
-		to = pgtype.Timestamptz{Time: q.To, Valid: true}
-	}
-	const filter = `project_id = $1 AND hour >= $2 AND hour < $3`
+// sumCounts answers q from counts, hour by hour: the reference the rolls
+// are checked against.
+func sumCounts(counts []store.ViewCount, q store.ViewsQuery) store.ViewsResult {
+	sums := map[string]store.Counts{}
 	res := store.ViewsResult{Rows: []store.PathCounts{}}
-	if err := conn.QueryRow(t.Context(), `SELECT coalesce(sum(human), 0)::bigint, coalesce(sum(ai), 0)::bigint
-		FROM views_reference WHERE `+filter, q.ProjectID, from, to).Scan(&res.Totals.Human, &res.Totals.AI); err != nil {
-		t.Fatal(err)
+	for _, c := range counts {
+		if c.ProjectID != q.ProjectID || !q.From.IsZero() && c.Hour.Before(q.From) || !q.To.IsZero() && !c.Hour.Before(q.To) {
+			continue
+		}
+		s := sums[c.Path]
+		s.Human, s.AI = s.Human+c.Human, s.AI+c.AI
+		sums[c.Path] = s
+		res.Totals.Human, res.Totals.AI = res.Totals.Human+c.Human, res.Totals.AI+c.AI
 	}
-	rows, err := conn.Query(t.Context(), `SELECT path, sum(human)::bigint, sum(ai)::bigint
-		FROM views_reference WHERE `+filter+` GROUP BY path HAVING sum(human) + sum(ai) > 0
-		ORDER BY sum(human) + sum(ai) DESC, path LIMIT $4 OFFSET $5`, q.ProjectID, from, to, q.Limit+1, q.Offset)
-	if err != nil {
-		t.Fatal(err)
+	var rows []store.PathCounts
+	for p, c := range sums {
+		if c.Human+c.AI > 0 {
+			rows = append(rows, store.PathCounts{Path: p, Counts: c})
+		}
 	}
-	var r store.PathCounts
-	if _, err := pgx.ForEachRow(rows, []any{&r.Path, &r.Human, &r.AI}, func() error {
-		res.Rows = append(res.Rows, r)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
+	slices.SortFunc(rows, func(a, b store.PathCounts) int {
+		return cmpstd.Or(cmpstd.Compare(b.Human+b.AI, a.Human+a.AI), strings.Compare(a.Path, b.Path))
+	})
+	rows = rows[min(q.Offset, len(rows)):]
+	if len(rows) > q.Limit {
+		rows, res.HasMore = rows[:q.Limit], true
 	}
-	if len(res.Rows) > q.Limit {
-		res.Rows, res.HasMore = res.Rows[:q.Limit], true
-	}
+	res.Rows = append(res.Rows, rows...)
 	return res
 }
 

@@ -78,37 +78,12 @@ func apply(ctx context.Context, db *sql.DB, m migration.Migration, know int) err
 	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 		return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
 	}
-	if step := goStep(m.Name); step != nil {
-		if err := step(ctx, tx); err != nil {
-			return fmt.Errorf("sqlite: migration %s: %w", m.Name, err)
-		}
-	}
 	// PRAGMA takes no parameters; the version is an int we formatted.
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.Version)); err != nil {
 		return fmt.Errorf("sqlite: migration %s: set version: %w", m.Name, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: migration %s: commit: %w", m.Name, err)
-	}
-	return nil
-}
-
-// goStep returns the work in Go that a migration does after its SQL, in the
-// same transaction, or nil. Rolls are a binary format SQL cannot write. The
-// file name, not only the version, picks the step, so that a test's own
-// migrations never run it. Migration 2's step built rolls keyed by path
-// IDs, which migration 3 drops and rebuilds: it has none any more.
-// Migration 11's builds the four-week rolls from the week rolls.
-func goStep(name string) func(context.Context, *sql.Tx) error {
-	switch name {
-	case "0003_view_segments.sql":
-		return func(ctx context.Context, tx *sql.Tx) error {
-			return rebuildRolls(ctx, tx, rebuild{byIndex: true, days: true})
-		}
-	case "0005_rolls_count_bots.sql":
-		return func(ctx context.Context, tx *sql.Tx) error { return rebuildRolls(ctx, tx, rebuild{}) }
-	case "0011_view_four_week_rolls.sql":
-		return buildFourWeekRolls
 	}
 	return nil
 }

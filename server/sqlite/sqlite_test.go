@@ -99,7 +99,8 @@ func TestMigrationsApplyAndReopen(t *testing.T) {
 	}
 	for _, table := range []string{"projects", "api_keys", "api_key_projects", "api_key_scopes",
 		"jobs", "job_prompts", "idempotency_keys", "view_hour_rolls", "view_day_rolls", "view_week_rolls",
-		"view_four_week_rolls", "view_days", "view_day_paths"} {
+		"view_days", "view_day_paths", "visitor_days", "visitor_sketches", "visitor_week_rolls", "visitor_salts",
+		"feedback", "search_queries", "site_tokens", "ended_sessions"} {
 		if n := queryInt(t, s.r, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", table); n != 1 {
 			t.Errorf("table %s missing after migration", table)
 		}
@@ -545,7 +546,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		{"day rolls", rollRangeQuery(rollup.Daily), []any{"p", 0, 1}, "sqlite_autoindex_view_day_rolls_1"},
 		{"hour rolls", rollRangeQuery(rollup.Hourly), []any{"p", 0, 1}, "sqlite_autoindex_view_hour_rolls_1"},
 		{"week rolls", rollRangeQuery(rollup.Weekly), []any{"p", 0, 1}, "sqlite_autoindex_view_week_rolls_1"},
-		{"four-week rolls", rollRangeQuery(rollup.FourWeekly), []any{"p", 0, 1}, "sqlite_autoindex_view_four_week_rolls_1"},
+		{"closable visitor days", closableDaysQuery, nil, "visitor_days_open"},
 		{"key by hash", `SELECT ` + keyColumns + ` FROM api_keys WHERE hash = ?`, []any{[]byte{1}}, "sqlite_autoindex_api_keys_2"},
 		{"keys in order", `SELECT ` + keyColumns + ` FROM api_keys ORDER BY created_at, id`, nil, "api_keys_by_created"},
 		{"day series", rollSeriesQuery(rollup.Daily), []any{"p", 0, 1}, "sqlite_autoindex_view_day_rolls_1"},

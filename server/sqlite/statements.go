@@ -16,7 +16,7 @@ import (
 // (They cannot be prepared lazily: the writer has one connection, which the
 // transaction that needs them holds.)
 type viewStatements struct {
-	rolls [rollup.ViewKinds]rollStatements // by rollup.Kind
+	rolls [rollup.Kinds]rollStatements // by rollup.Kind
 	// The cap's bookkeeping (dayStore).
 	held, addPath, paths, record *sql.Stmt
 }
@@ -42,25 +42,15 @@ func (p *preparer) prepare(query string) *sql.Stmt {
 
 func (p *preparer) err() error { return errors.Join(p.errs...) }
 
-// prepareRolls prepares the statements of the segments of one family of
-// roll tables (table names them by kind), whose segments are in column
-// blob and their sizes in column size.
-func (p *preparer) prepareRolls(table func(rollup.Kind) string, size, blob string) (rolls [rollup.Weekly + 1]rollStatements) {
-	for kind := range rolls {
-		rolls[kind] = p.prepareRoll(table(rollup.Kind(kind)), rollup.Kind(kind).Column(), size, blob)
-	}
-	return rolls
-}
-
 // prepareRoll prepares the statements of the segments in table, whose
 // rolls start at column col.
-func (p *preparer) prepareRoll(table, col, size, blob string) rollStatements {
+func (p *preparer) prepareRoll(table, col string) rollStatements {
 	where := ` WHERE project_id = ? AND ` + col + ` = ?`
 	return rollStatements{
-		list: p.prepare(`SELECT seq, ` + size + ` FROM ` + table + where + ` ORDER BY seq`),
-		get:  p.prepare(`SELECT ` + blob + ` FROM ` + table + where + ` AND seq >= ? ORDER BY seq`),
+		list: p.prepare(`SELECT seq, entries FROM ` + table + where + ` ORDER BY seq`),
+		get:  p.prepare(`SELECT counts FROM ` + table + where + ` AND seq >= ? ORDER BY seq`),
 		del:  p.prepare(`DELETE FROM ` + table + where + ` AND seq >= ?`),
-		put:  p.prepare(`INSERT INTO ` + table + ` (project_id, ` + col + `, seq, ` + size + `, ` + blob + `) VALUES (?, ?, ?, ?, ?)`),
+		put:  p.prepare(`INSERT INTO ` + table + ` (project_id, ` + col + `, seq, entries, counts) VALUES (?, ?, ?, ?, ?)`),
 	}
 }
 
@@ -68,10 +58,9 @@ func (p *preparer) prepareRoll(table, col, size, blob string) rollStatements {
 func prepareViewStatements(ctx context.Context, db *sql.DB) (*viewStatements, error) {
 	p := &preparer{ctx: ctx, db: db}
 	var st viewStatements
-	// The kinds the visitors keep too, then the views' own four weeks.
-	shared := p.prepareRolls(rollup.Kind.Table, "entries", "counts")
-	copy(st.rolls[:], shared[:])
-	st.rolls[rollup.FourWeekly] = p.prepareRoll(rollup.FourWeekly.Table(), rollup.FourWeekly.Column(), "entries", "counts")
+	for kind := range st.rolls {
+		st.rolls[kind] = p.prepareRoll(rollup.Kind(kind).Table(), rollup.Kind(kind).Column())
+	}
 	st.held = p.prepare(`SELECT 1 FROM view_day_paths WHERE project_id = ? AND day = ? AND path = ?`)
 	st.addPath = p.prepare(`INSERT INTO view_day_paths (project_id, day, path) VALUES (?, ?, ?)`)
 	st.paths = p.prepare(`SELECT paths FROM view_days WHERE project_id = ? AND day = ?`)

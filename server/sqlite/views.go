@@ -33,7 +33,7 @@ func (t *viewsTx) AddToRolls(counts []store.ViewCount) error {
 
 // TallyRolls reads the rolls in one read transaction: the totals and the
 // page describe the same data even while a flush commits.
-func (b backend) TallyRolls(ctx context.Context, op, project string, span rollup.ViewSpan, tally *rollup.Tally) error {
+func (b backend) TallyRolls(ctx context.Context, op, project string, span rollup.Span, tally *rollup.Tally) error {
 	return b.s.read(ctx, op, func(tx *sql.Tx) error {
 		if err := readRolls(ctx, tx, rollRangeQuery, project, span, tally.Add); err != nil {
 			return dbErr(op, err)

@@ -1,10 +1,11 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"slices"
+	"errors"
+	"math"
+	"strings"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
@@ -18,13 +19,23 @@ type visitorMethods = sqlstore.Visitors
 // visitorStatements are the statements AddVisitors runs, prepared once on
 // the writer when the Store opens, as the views' are (see statements.go).
 type visitorStatements struct {
-	rolls [rollup.Weekly + 1]rollStatements // by rollup.Kind
+	weeks                    rollStatements
+	latest, day, putDay, del *sql.Stmt
 }
 
 // prepareVisitorStatements prepares the statements on db.
 func prepareVisitorStatements(ctx context.Context, db *sql.DB) (*visitorStatements, error) {
 	p := &preparer{ctx: ctx, db: db}
-	st := visitorStatements{rolls: p.prepareRolls(rollup.Kind.VisitorTable, "size", "sketches")}
+	st := visitorStatements{
+		weeks:  p.prepareRoll("visitor_week_rolls", "week"),
+		latest: p.prepare(`SELECT max(day) FROM visitor_salts`),
+		day:    p.prepare(`SELECT open, human, ai, total, entries, counts FROM visitor_days WHERE project_id = ? AND day = ?`),
+		putDay: p.prepare(`INSERT INTO visitor_days (project_id, day, open, human, ai, total, entries, counts)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (project_id, day) DO UPDATE SET open = excluded.open, human = excluded.human, ai = excluded.ai,
+			    total = excluded.total, entries = excluded.entries, counts = excluded.counts`),
+		del: p.prepare(`DELETE FROM visitor_sketches WHERE project_id = ? AND day = ?`),
+	}
 	if err := p.err(); err != nil {
 		return nil, err
 	}
@@ -45,197 +56,103 @@ func (backend) StorableVisitors(counts []store.VisitorCount) []store.VisitorCoun
 
 // WriteVisitors runs fn in a write transaction (BEGIN IMMEDIATE), which
 // holds the database's write lock until it commits.
-func (b backend) WriteVisitors(ctx context.Context, op string, _ []store.VisitorCount, fn func(sqlstore.VisitorsTx) error) error {
+func (b backend) WriteVisitors(ctx context.Context, op string, _ []rollup.ProjectDay, fn func(sqlstore.VisitorsTx) error) error {
 	return b.s.write(ctx, op, func(tx *sql.Tx) error {
-		return fn(&visitorsTx{
-			dayStore: dayStore{ctx: ctx, tx: tx, st: b.s.viewStmts},
-			st:       b.s.visitorStmts,
-		})
+		return fn(&visitorsTx{dayStore: dayStore{ctx: ctx, tx: tx, st: b.s.viewStmts}, st: b.s.visitorStmts})
 	})
 }
 
 // visitorsTx is the visitors statements of one write transaction: the
-// cap's question (dayStore's Held) and the rolls'.
+// cap's question (dayStore's Held), the days', the sketches' and the week
+// rolls'.
 type visitorsTx struct {
 	dayStore
 	st *visitorStatements
 }
 
-// VisitorSegments lists a roll's segments and their sizes.
-func (t *visitorsTx) VisitorSegments(kind rollup.Kind, project string, at int64) ([]rollup.Segment, error) {
-	return listSegments(t.ctx, t.tx.StmtContext(t.ctx, t.st.rolls[kind].list), rollup.Roll{ProjectID: project, At: at})
-}
+func (t *visitorsTx) stmt(s *sql.Stmt) *sql.Stmt { return t.tx.StmtContext(t.ctx, s) }
 
-// ReadVisitorSegments reads a roll's segments from from on.
-func (t *visitorsTx) ReadVisitorSegments(kind rollup.Kind, project string, at, from int64) ([][]byte, error) {
-	return readSegments(t.ctx, t.tx.StmtContext(t.ctx, t.st.rolls[kind].get), rollup.Roll{ProjectID: project, At: at}, from)
-}
-
-// StoreVisitorSegment replaces the segments a merged into it, if any, and
-// stores a's.
-func (t *visitorsTx) StoreVisitorSegment(kind rollup.Kind, project string, at int64, a rollup.Appended) error {
-	st := t.st.rolls[kind]
-	if a.Replaces > 0 {
-		if _, err := t.tx.StmtContext(t.ctx, st.del).ExecContext(t.ctx, project, at, a.Replaces); err != nil {
-			return err
-		}
+// LatestSalt reads the latest day with a salt.
+func (t *visitorsTx) LatestSalt() (int64, error) {
+	var day sql.NullInt64
+	if err := t.stmt(t.st.latest).QueryRowContext(t.ctx).Scan(&day); err != nil {
+		return 0, err
 	}
-	_, err := t.tx.StmtContext(t.ctx, st.put).ExecContext(t.ctx, project, at, a.Seq, a.Entries, a.Segment)
+	if !day.Valid {
+		return math.MinInt64, nil
+	}
+	return day.Int64, nil
+}
+
+// Day reads a day's row.
+func (t *visitorsTx) Day(d rollup.ProjectDay) (sqlstore.VisitorDay, bool, error) {
+	var v sqlstore.VisitorDay
+	err := t.stmt(t.st.day).QueryRowContext(t.ctx, d.ProjectID, d.At).
+		Scan(&v.Open, &v.Totals.Human, &v.Totals.AI, &v.Totals.Total, &v.Entries, &v.Counts)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sqlstore.VisitorDay{}, false, nil
+	}
+	return v, err == nil, err
+}
+
+// PutDay upserts a day's row.
+func (t *visitorsTx) PutDay(d rollup.ProjectDay, v sqlstore.VisitorDay) error {
+	_, err := t.stmt(t.st.putDay).ExecContext(t.ctx, d.ProjectID, d.At, v.Open, v.Totals.Human, v.Totals.AI, v.Totals.Total, v.Entries, v.Counts)
 	return err
 }
 
-// SummarizeVisitorWeek reads the week's days and their summaries in a read
-// transaction, sums them outside any, and stores the week's summary in a
-// short write transaction.
-func (b backend) SummarizeVisitorWeek(ctx context.Context, op, project string, week int64, sum func(days []rollup.VisitorDay, sums [][]byte) ([]byte, []byte, bool, error)) error {
-	var days []rollup.VisitorDay
-	var sums [][]byte
-	err := b.s.read(ctx, op, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, queryWeekDaySummaries, project, week, week+rollup.Week)
+// sketchChunk is how many paths one statement of Sketches or PutSketches
+// names: a statement per path costs a flush more than the sketches' work,
+// and SQLite takes at most 32,766 parameters.
+const sketchChunk = 50
+
+// Sketches reads the sketches of keys, a chunk of them a statement.
+func (t *visitorsTx) Sketches(d rollup.ProjectDay, keys []string) ([][2][]byte, error) {
+	out := make([][2][]byte, len(keys))
+	at := make(map[string]int, len(keys))
+	for i, k := range keys {
+		at[k] = i
+	}
+	for lo := 0; lo < len(keys); lo += sketchChunk {
+		chunk := keys[lo:min(lo+sketchChunk, len(keys))]
+		args := make([]any, 0, 2+len(chunk))
+		args = append(args, d.ProjectID, d.At)
+		for _, k := range chunk {
+			args = append(args, k)
+		}
+		rows, err := t.tx.QueryContext(t.ctx, `SELECT path, human, ai FROM visitor_sketches
+			WHERE project_id = ? AND day = ? AND path IN (?`+strings.Repeat(", ?", len(chunk)-1)+`)`, args...)
 		if err != nil {
-			return dbErr(op, err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var d rollup.VisitorDay
-			var counts []byte
-			if err := rows.Scan(&d.Day, &d.LastSeq, &d.SummarySeq, &counts); err != nil {
-				return dbErr(op, err)
-			}
-			days, sums = append(days, d), append(sums, counts)
-		}
-		if err := rows.Err(); err != nil {
-			return dbErr(op, err)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	summary, daySeqs, ok, err := sum(days, sums)
-	if err != nil {
-		return dbErr(op, err)
-	}
-	if !ok {
-		return nil
-	}
-	return b.s.write(ctx, op, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO visitor_week_summaries (project_id, week, days, counts) VALUES (?, ?, ?, ?)
-			ON CONFLICT (project_id, week) DO UPDATE SET days = excluded.days, counts = excluded.counts`, project, week, daySeqs, summary)
-		if err != nil {
-			return dbErr(op, err)
-		}
-		return nil
-	})
-}
-
-// queryWeekDaySummaries selects each day roll of a range, its last seq,
-// and its summary's seq and counts, if it has one.
-const queryWeekDaySummaries = `SELECT d.day, d.last, coalesce(s.last_seq, 0), s.counts
-	FROM (SELECT day, max(seq) AS last FROM visitor_day_rolls
-	      WHERE project_id = ?1 AND day >= ?2 AND day < ?3 GROUP BY day) d
-	LEFT JOIN visitor_day_summaries s ON s.project_id = ?1 AND s.day = d.day
-	ORDER BY d.day`
-
-// ReadVisitors runs fn in one read transaction, so that the days' states,
-// the totals and the page describe one snapshot.
-func (b backend) ReadVisitors(ctx context.Context, op string, fn func(sqlstore.VisitorsReader) error) error {
-	return b.s.read(ctx, op, func(tx *sql.Tx) error {
-		if err := fn(&visitorsReader{ctx: ctx, tx: tx}); err != nil {
-			return dbErr(op, err)
-		}
-		return nil
-	})
-}
-
-// visitorsReader is the visitors statements of one read transaction.
-type visitorsReader struct {
-	ctx context.Context
-	tx  *sql.Tx
-}
-
-// queryVisitorDays selects each day roll of a range, its last seq and the
-// seq its summary names, if it has one.
-const queryVisitorDays = `SELECT r.day, max(r.seq), coalesce(s.last_seq, 0)
-	FROM visitor_day_rolls r
-	LEFT JOIN visitor_day_summaries s ON s.project_id = r.project_id AND s.day = r.day
-	WHERE r.project_id = ? AND r.day >= ? AND r.day < ?
-	GROUP BY r.day, s.last_seq`
-
-// VisitorDays reads the states of a range's day rolls.
-func (r *visitorsReader) VisitorDays(project string, from, to int64) ([]rollup.VisitorDay, error) {
-	rows, err := r.tx.QueryContext(r.ctx, queryVisitorDays, project, from, to)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var days []rollup.VisitorDay
-	for rows.Next() {
-		var d rollup.VisitorDay
-		if err := rows.Scan(&d.Day, &d.LastSeq, &d.SummarySeq); err != nil {
 			return nil, err
 		}
-		days = append(days, d)
+		for rows.Next() {
+			var key string
+			var sk [2][]byte
+			if err := rows.Scan(&key, &sk[0], &sk[1]); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[at[key]] = sk
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
 	}
-	return days, rows.Err()
+	return out, nil
 }
 
-// VisitorWeeks reads the days that a range's week summaries add up.
-func (r *visitorsReader) VisitorWeeks(project string, from, to int64) ([]rollup.VisitorWeek, error) {
-	var weeks []rollup.VisitorWeek
-	err := scanBlobs(r.ctx, r.tx, `SELECT week, days FROM visitor_week_summaries WHERE project_id = ? AND week >= ? AND week < ?`,
-		[]any{project, from, to}, func(week int64, b []byte) error {
-			days, err := rollup.ParseVisitorDays(b)
-			if err != nil {
-				return err
-			}
-			weeks = append(weeks, rollup.VisitorWeek{Week: week, Days: days})
-			return nil
-		})
-	return weeks, err
-}
-
-// TallyVisitors reads what plan names: the summaries of its range's days
-// in one statement (they are small, so those it does not name are passed
-// over rather than asked for one by one), and each week and day roll it
-// names, then its hours.
-func (r *visitorsReader) TallyVisitors(project string, plan rollup.VisitorPlan, tally *rollup.VisitorTally) error {
-	for _, w := range plan.WeekSummaries {
-		err := scanBlobs(r.ctx, r.tx, `SELECT week, counts FROM visitor_week_summaries WHERE project_id = ? AND week = ?`,
-			[]any{project, w}, func(_ int64, b []byte) error { return tally.Add(b) })
-		if err != nil {
-			return err
+// PutSketches upserts the sketches of keys, a chunk of them a statement.
+func (t *visitorsTx) PutSketches(d rollup.ProjectDay, keys []string, sketches [][2][]byte) error {
+	for lo := 0; lo < len(keys); lo += sketchChunk {
+		hi := min(lo+sketchChunk, len(keys))
+		args := make([]any, 0, 5*(hi-lo))
+		for i := lo; i < hi; i++ {
+			args = append(args, d.ProjectID, d.At, keys[i], sketches[i][0], sketches[i][1])
 		}
-	}
-	if n := len(plan.Summaries); n > 0 {
-		from, to := plan.Summaries[0], plan.Summaries[n-1]+1
-		err := scanBlobs(r.ctx, r.tx, `SELECT day, counts FROM visitor_day_summaries WHERE project_id = ? AND day >= ? AND day < ?`,
-			[]any{project, from, to}, func(day int64, b []byte) error {
-				if _, ok := slices.BinarySearch(plan.Summaries, day); !ok {
-					return nil
-				}
-				return tally.Add(b)
-			})
-		if err != nil {
-			return err
-		}
-	}
-	for _, k := range [...]struct {
-		kind rollup.Kind
-		ats  []int64
-	}{{rollup.Weekly, plan.Weeks}, {rollup.Daily, plan.Days}} {
-		query := `SELECT ` + k.kind.Column() + `, sketches FROM ` + k.kind.VisitorTable() +
-			` WHERE project_id = ? AND ` + k.kind.Column() + ` = ?`
-		for _, at := range k.ats {
-			err := scanBlobs(r.ctx, r.tx, query, []any{project, at}, func(_ int64, b []byte) error { return tally.Add(b) })
-			if err != nil {
-				return err
-			}
-		}
-	}
-	for _, h := range plan.Hours {
-		err := scanBlobs(r.ctx, r.tx, `SELECT hour, sketches FROM visitor_hour_rolls WHERE project_id = ? AND hour >= ? AND hour < ?`,
-			[]any{project, h[0], h[1]}, func(_ int64, b []byte) error { return tally.Add(b) })
+		_, err := t.tx.ExecContext(t.ctx, `INSERT INTO visitor_sketches (project_id, day, path, human, ai)
+			VALUES (?, ?, ?, ?, ?)`+strings.Repeat(", (?, ?, ?, ?, ?)", hi-lo-1)+`
+			ON CONFLICT (project_id, day, path) DO UPDATE SET human = excluded.human, ai = excluded.ai`, args...)
 		if err != nil {
 			return err
 		}
@@ -243,48 +160,83 @@ func (r *visitorsReader) TallyVisitors(project string, plan rollup.VisitorPlan, 
 	return nil
 }
 
-// scanBlobs runs query, whose rows are a key and bytes, and calls add with
-// each; the bytes are the driver's, valid only during the call.
-func scanBlobs(ctx context.Context, tx *sql.Tx, query string, args []any, add func(key int64, b []byte) error) error {
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var key int64
-		var b sql.RawBytes
-		if err := rows.Scan(&key, &b); err != nil {
-			return err
-		}
-		if err := add(key, b); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+// DeleteSketches deletes a day's sketches.
+func (t *visitorsTx) DeleteSketches(d rollup.ProjectDay) error {
+	_, err := t.stmt(t.st.del).ExecContext(t.ctx, d.ProjectID, d.At)
+	return err
 }
 
-// UnsummarizedVisitorDays lists the days before before whose rolls no
-// summary describes, latest first.
-func (b backend) UnsummarizedVisitorDays(ctx context.Context, op, project string, before int64, limit int) ([]int64, error) {
-	var days []int64
+// AddToWeek adds numbers to a visitors week roll (see rolls.go).
+func (t *visitorsTx) AddToWeek(r rollup.Roll) error {
+	return appendSegments(t.ctx, t.tx, t.st.weeks, []rollup.Roll{r})
+}
+
+// queryVisitorSegments selects the segments of a visitors query: the week
+// rolls of its weeks (?2 to ?3), and the days of its days (?4 to ?5, ?6
+// to ?7) or open in its weeks.
+const queryVisitorSegments = `SELECT counts FROM visitor_week_rolls WHERE project_id = ?1 AND week >= ?2 AND week < ?3
+	UNION ALL
+	SELECT counts FROM visitor_days WHERE project_id = ?1
+	   AND ((day >= ?4 AND day < ?5) OR (day >= ?6 AND day < ?7) OR (open = 1 AND day >= ?2 AND day < ?3))`
+
+// ReadVisitors reads a query's segments and the project's numbers in one
+// read transaction, so that they describe one snapshot even while a day
+// closes.
+func (b backend) ReadVisitors(ctx context.Context, op, project string, span rollup.Span, from, to int64, tally *rollup.Tally) (store.VisitorTotals, error) {
+	var days [2][2]int64 // empty ranges unless the span has them
+	copy(days[:], span.Days)
+	var totals store.VisitorTotals
 	err := b.s.read(ctx, op, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT r.day FROM visitor_day_rolls r
-			LEFT JOIN visitor_day_summaries s ON s.project_id = r.project_id AND s.day = r.day
-			WHERE r.project_id = ? AND r.day < ?
-			GROUP BY r.day, s.last_seq
-			HAVING s.last_seq IS NULL OR s.last_seq <> max(r.seq)
-			ORDER BY r.day DESC LIMIT ?`, project, before, limit)
+		rows, err := tx.QueryContext(ctx, queryVisitorSegments, project, span.Weeks[0], span.Weeks[1],
+			days[0][0], days[0][1], days[1][0], days[1][1])
 		if err != nil {
 			return dbErr(op, err)
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var day int64
-			if err := rows.Scan(&day); err != nil {
+			var seg sql.RawBytes
+			if err := rows.Scan(&seg); err != nil {
 				return dbErr(op, err)
 			}
-			days = append(days, day)
+			if err := tally.Add(seg); err != nil {
+				return dbErr(op, err)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return dbErr(op, err)
+		}
+		err = tx.QueryRowContext(ctx, `SELECT coalesce(sum(human), 0), coalesce(sum(ai), 0), coalesce(sum(total), 0)
+			FROM visitor_days WHERE project_id = ? AND day >= ? AND day < ?`, project, from, to).
+			Scan(&totals.Human, &totals.AI, &totals.Total)
+		if err != nil {
+			return dbErr(op, err)
+		}
+		return nil
+	})
+	return totals, err
+}
+
+// closableDaysQuery selects the open days before the one preceding the
+// latest salt's.
+const closableDaysQuery = `SELECT project_id, day FROM visitor_days
+	WHERE open = 1 AND day < (SELECT max(day) FROM visitor_salts) - 86400`
+
+// ClosableVisitorDays lists the open days before the one preceding the
+// latest salt's.
+func (b backend) ClosableVisitorDays(ctx context.Context, op string) ([]rollup.ProjectDay, error) {
+	var days []rollup.ProjectDay
+	err := b.s.read(ctx, op, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, closableDaysQuery)
+		if err != nil {
+			return dbErr(op, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var d rollup.ProjectDay
+			if err := rows.Scan(&d.ProjectID, &d.At); err != nil {
+				return dbErr(op, err)
+			}
+			days = append(days, d)
 		}
 		if err := rows.Err(); err != nil {
 			return dbErr(op, err)
@@ -292,42 +244,6 @@ func (b backend) UnsummarizedVisitorDays(ctx context.Context, op, project string
 		return nil
 	})
 	return days, err
-}
-
-// SummarizeVisitorDay reads the day roll's segments in a read transaction,
-// summarizes them outside any, and stores the summary in a short write
-// transaction, unless one as recent is there: the write lock is held for
-// an upsert, not for the merge.
-func (b backend) SummarizeVisitorDay(ctx context.Context, op, project string, day int64, summarize func(segs [][]byte) ([]byte, error)) error {
-	var segs [][]byte
-	var last int64
-	err := b.s.read(ctx, op, func(tx *sql.Tx) error {
-		err := scanBlobs(ctx, tx, `SELECT seq, sketches FROM visitor_day_rolls WHERE project_id = ? AND day = ? ORDER BY seq`,
-			[]any{project, day}, func(seq int64, b []byte) error {
-				segs, last = append(segs, bytes.Clone(b)), seq
-				return nil
-			})
-		if err != nil {
-			return dbErr(op, err)
-		}
-		return nil
-	})
-	if err != nil || len(segs) == 0 {
-		return err
-	}
-	summary, err := summarize(segs)
-	if err != nil {
-		return dbErr(op, err)
-	}
-	return b.s.write(ctx, op, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO visitor_day_summaries (project_id, day, last_seq, counts) VALUES (?, ?, ?, ?)
-			ON CONFLICT (project_id, day) DO UPDATE SET last_seq = excluded.last_seq, counts = excluded.counts
-			WHERE excluded.last_seq > visitor_day_summaries.last_seq`, project, day, last, summary)
-		if err != nil {
-			return dbErr(op, err)
-		}
-		return nil
-	})
 }
 
 // VisitorSalt deletes the salts before keepFrom, keeps fresh as day's

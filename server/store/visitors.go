@@ -7,33 +7,34 @@ import (
 	"github.com/docsapi/docsapi-go/server/internal/hll"
 )
 
-// VisitorStore keeps unique visitors: per project, path, hour and class
-// (human or AI), a HyperLogLog sketch of the visitors' hashes, which merges
-// with the sketches of any other hours without counting a visitor twice.
-// No visitor's hash, address or user agent is ever stored: only the sketches,
-// and the salt of each UTC day for as long as the day's visitors may still
-// be recorded.
+// VisitorStore keeps unique visitors per project, UTC day and path, human
+// and AI apart. No visitor's hash, address or user agent is ever stored.
 //
 // Every hash is keyed with the salt of its own UTC day (VisitorSalt), so
-// the sketches of two days never share a visitor: a reader who comes back
-// another day is another hash. A range's visitors are therefore the sum of
-// its days' visitors, each day's counted once, and a store may keep the
-// days whose salts are gone as those counts rather than merge their
-// sketches again at every query. Sketches of one hash added to two days
-// may so count it twice, which the server's hashes never are.
+// no visitor is in two days: a reader who comes back another day is
+// another hash, and a range's visitors are the sum of its days'. A day is
+// open while its visitors may still be hashed: the store keeps HyperLogLog
+// sketches of them, so that a visitor added twice counts once. A day
+// closes once the salt of a day two days later has been asked for (its
+// own salt is then deleted): its visitors become plain numbers, final.
 type VisitorStore interface {
-	// AddVisitors merges each count's sketches into the stored sketches of
-	// its (ProjectID, Path, Hour); it never overwrites, and a visitor
-	// added twice counts once. The whole batch is applied or none of it.
+	// AddVisitors merges each count's sketches into the visitors of its
+	// project and path on the UTC day holding its Hour; it never
+	// overwrites, and a visitor added twice to an open day counts once.
+	// The visitors of a count of a closed day (a flush retried late) are
+	// added to the day's numbers: none is lost, though one already
+	// counted that day counts again. The whole batch is applied or none
+	// of it.
 	//
 	// Paths follow the cap of AddViews, which runs first in every flush: a
 	// path that the count's day does not hold (has no views of in any of
 	// its hours) is stored under OtherPagesPath instead, so that a day
 	// holds no more paths of visitors than of views.
 	AddVisitors(ctx context.Context, counts []VisitorCount) error
-	// QueryVisitors returns the unique visitors of a project over an hour
-	// range: the totals (the project's distinct visitors over the range,
-	// not the sum of the rows), and one page of per-path rows with a
+	// QueryVisitors returns the unique visitors of a project over the whole
+	// UTC days its range touches (a day counts when any of its hours is in
+	// [From, To)): the totals, the project's visitors day by day added up
+	// (not the sum of the rows), and one page of per-path rows with a
 	// visitor, ordered by Total descending, then Path ascending. HasMore
 	// reports whether a row follows the page. Unknown projects give empty
 	// results. Every number is an estimate (see package hll for its error).
@@ -43,7 +44,8 @@ type VisitorStore interface {
 	// process sharing the store gets the same salt for a day. In the same
 	// call, the salts of the days before the day preceding day's are
 	// deleted, so that once a day is over its visitors' hashes can never
-	// be computed again.
+	// be computed again, and every day before the one preceding the
+	// latest day asked for is closed.
 	VisitorSalt(ctx context.Context, day time.Time) ([]byte, error)
 }
 
@@ -51,8 +53,9 @@ type VisitorStore interface {
 const VisitorSaltBytes = 32
 
 // VisitorCount is the distinct visitors of one path in one hour, as
-// encoded hll sketches of their hashes (hll.Sketch.AppendBinary). A nil
-// or empty sketch holds no visitor.
+// encoded hll sketches of their hashes (hll.Sketch.AppendBinary): the
+// recorder counts per hour, and the store adds them to the hour's day. A
+// nil or empty sketch holds no visitor.
 type VisitorCount struct {
 	ProjectID string
 	Path      string
@@ -106,7 +109,7 @@ func ValidateVisitorSalt(day time.Time) error {
 }
 
 // VisitorTotals is unique visitors, human and AI. Total is the visitors of
-// either class, each counted once: it may be less than Human+AI.
+// either class, each counted once a day: it may be less than Human+AI.
 type VisitorTotals struct {
 	Human, AI, Total int64
 }
@@ -122,4 +125,25 @@ type VisitorsResult struct {
 	Totals  VisitorTotals
 	Rows    []PathVisitors
 	HasMore bool
+}
+
+// VisitorDays returns the range of whole UTC days that q's range touches,
+// [from, to), as QueryVisitors counts it: a zero bound stays open, and an
+// empty range stays empty.
+func VisitorDays(q ViewsQuery) (from, to time.Time) {
+	const day = 24 * time.Hour
+	from, to = q.From, q.To
+	if !from.IsZero() && !to.IsZero() && !to.After(from) {
+		d := from.UTC().Truncate(day)
+		return d, d
+	}
+	if !from.IsZero() {
+		from = from.UTC().Truncate(day)
+	}
+	if !to.IsZero() {
+		if d := to.UTC().Truncate(day); !d.Equal(to) {
+			to = d.Add(day)
+		}
+	}
+	return from, to
 }

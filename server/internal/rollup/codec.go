@@ -14,16 +14,16 @@ import (
 
 // format is the first byte of every segment. A store that meets another
 // value refuses the segment rather than misread it: another layout wrote
-// it. (Format 1 was the rolls keyed by path IDs that migration 3 replaced;
-// format 2 held no bot views, which migration 5 added.)
+// it.
 const format = 3
 
 // A segment is the format byte; the number of entries and the total length
 // of their paths, each a uvarint (so a reader allocates once); then one
 // entry per path in increasing byte order of path: how many leading bytes
 // the path shares with the previous entry's, the length of the rest, the
-// rest, then Human, AI and Bot, each a uvarint. Sorted paths share long
-// prefixes, so an entry of a docs site's path takes about nine bytes.
+// rest, then its three numbers (Count's Human, AI and Bot), each a
+// uvarint. Sorted paths share long prefixes, so an entry of a docs site's
+// path takes about nine bytes.
 
 // errOverflow is returned when a sum leaves int64: a merge, a flush or a
 // query fails rather than store or answer a wrong count. (No path gets
@@ -159,8 +159,9 @@ func header(seg []byte) (entries, names int, body []byte, err error) {
 
 // row is an entry decoded into a merger: its path is a slice of the
 // merger's arena. Rows are 32 bytes, which the merges of a query move
-// millions of: the bot views, which no query ranks by, are not in the row
-// but in the arena after the path, and only when the merger keeps them.
+// millions of: the third number (bot views, which no views query ranks
+// by; a visitors roll's total) is not in the row but in the arena after
+// the path, and only when the merger keeps it.
 type row struct {
 	// key is the eight bytes of the path that follow the prefix every
 	// path of the merge shares, big-endian: rows compare by key first and
@@ -174,8 +175,9 @@ type row struct {
 // counts, into one list in path order. Paths live in one arena, so
 // decoding allocates nothing per entry.
 type merger struct {
-	// bots keeps each entry's bot views in the arena, eight bytes after
-	// its path: merges that write segments keep them, a Tally does not.
+	// bots keeps each entry's third number in the arena, eight bytes
+	// after its path: merges that write segments keep it, and a visitors
+	// Tally, which ranks by it; a views Tally does not.
 	bots  bool
 	arena []byte
 	rows  []row // every list's rows, one list after another

@@ -9,7 +9,7 @@ import (
 )
 
 // Roll is the counts a batch adds to one roll: the roll of ProjectID that
-// starts at At (Unix seconds), an hour, a day, a week or four weeks.
+// starts at At (Unix seconds), an hour, a day or a week.
 type Roll struct {
 	ProjectID string
 	At        int64
@@ -18,9 +18,9 @@ type Roll struct {
 
 // Group turns a batch of counts, already validated as whole hours with
 // counts of zero or more, into what it adds to the views' rolls of each
-// kind (indexed by Kind: the hour, day, week and four-week rolls), each
+// kind (indexed by Kind: the hour, day and week rolls), each
 // sorted by (ProjectID, At) so that stores take rolls in one order.
-func Group(counts []store.ViewCount) (rolls [ViewKinds][]Roll, err error) {
+func Group(counts []store.ViewCount) (rolls [Kinds][]Roll, err error) {
 	// The batch is sorted by path once, so that every roll's counts come
 	// out in path order and Normalize only checks it: sorting each kind's
 	// rolls apart was most of Group's time, and of a flush's CPU.
@@ -42,7 +42,7 @@ func Group(counts []store.ViewCount) (rolls [ViewKinds][]Roll, err error) {
 		at      int64
 	}
 	place := make([]int, len(batch)) // each count's roll in rolls[k]
-	for k := range Kind(ViewKinds) {
+	for k := range Kind(Kinds) {
 		at := make(map[key]int) // a roll's place in rolls[k]
 		// A flush's counts are mostly of one hour: the last roll is
 		// nearly always the next count's, found without hashing.
@@ -82,37 +82,27 @@ func Group(counts []store.ViewCount) (rolls [ViewKinds][]Roll, err error) {
 	return rolls, nil
 }
 
-// Kind tells hour rolls from day, week and four-week rolls.
+// Kind tells hour rolls from day and week rolls.
 type Kind int
 
-// The kinds of rolls that both the views and the visitors keep.
+// The kinds of rolls.
 const (
 	Hourly Kind = iota
 	Daily
 	Weekly
-	kinds = iota // how many
+	Kinds = iota // how many
 )
-
-// FourWeekly is the kind of the four-week rolls, which only the views keep
-// (viewspan.go): a year's range reads about 13 of them instead of 52 week
-// rolls. It comes after kinds, so that the visitors' rolls, which are
-// indexed by the kinds below it, never include it.
-const FourWeekly Kind = kinds
-
-// ViewKinds is how many kinds of rolls the views keep: the hour, day, week
-// and four-week rolls, the indexes of Group's answer.
-const ViewKinds = kinds + 1
 
 // Table names the SQL table of k's views segments, the same in every
 // store's schema.
 func (k Kind) Table() string {
-	return [...]string{"view_hour_rolls", "view_day_rolls", "view_week_rolls", "view_four_week_rolls"}[k]
+	return [...]string{"view_hour_rolls", "view_day_rolls", "view_week_rolls"}[k]
 }
 
 // Column names the time column of k's table: the Unix time of the roll's
 // start.
 func (k Kind) Column() string {
-	return [...]string{"hour", "day", "week", "four_week"}[k]
+	return [...]string{"hour", "day", "week"}[k]
 }
 
 // Of returns the start of the roll of kind k that the hour starting at t
@@ -123,8 +113,6 @@ func (k Kind) Of(t int64) int64 {
 		return DayOf(t)
 	case Weekly:
 		return WeekOf(t)
-	case FourWeekly:
-		return FourWeekOf(t)
 	}
 	return t
 }

@@ -53,20 +53,10 @@ func TestGroupSplitsABatchIntoHourAndDayRolls(t *testing.T) {
 	if !reflect.DeepEqual(weeks, wantWeeks) {
 		t.Errorf("week rolls %v, want %v", weeks, wantWeeks)
 	}
-	// The week is inside the four weeks of April 13th to May 11th: the
-	// four-week rolls hold what the week rolls do.
-	fourWeeks := time.Date(2026, 4, 13, 0, 0, 0, 0, time.UTC).Unix()
-	wantFourWeeks := []Roll{
-		{"o", fourWeeks, wantWeeks[0].Counts},
-		{"p", fourWeeks, wantWeeks[1].Counts},
-	}
-	if got := rolls[FourWeekly]; !reflect.DeepEqual(got, wantFourWeeks) {
-		t.Errorf("four-week rolls %v, want %v", got, wantFourWeeks)
-	}
 }
 
 func TestGroupOrdersRollsAndPathsWhateverTheBatchOrder(t *testing.T) {
-	// Counts of two projects over two four weeks, in a scrambled order
+	// Counts of two projects over eight weeks, in a scrambled order
 	// with a path repeated: every roll's counts come out normalized, and
 	// the rolls of each kind sorted by project, then start.
 	start := time.Date(2026, 4, 13, 0, 0, 0, 0, time.UTC)
@@ -103,16 +93,15 @@ func TestGroupOrdersRollsAndPathsWhateverTheBatchOrder(t *testing.T) {
 			t.Errorf("kind %d: rolls hold %d human views, want %d", k, sum, human)
 		}
 	}
-	if n := len(rolls[FourWeekly]); n != 4 {
-		t.Errorf("%d four-week rolls, want two four weeks of two projects", n)
+	if n := len(rolls[Weekly]); n != 16 {
+		t.Errorf("%d week rolls, want eight weeks of two projects", n)
 	}
 }
 
 func TestKindNamesTablesAndColumns(t *testing.T) {
 	if Hourly.Table() != "view_hour_rolls" || Hourly.Column() != "hour" ||
 		Daily.Table() != "view_day_rolls" || Daily.Column() != "day" ||
-		Weekly.Table() != "view_week_rolls" || Weekly.Column() != "week" ||
-		FourWeekly.Table() != "view_four_week_rolls" || FourWeekly.Column() != "four_week" {
+		Weekly.Table() != "view_week_rolls" || Weekly.Column() != "week" {
 		t.Fatal("the names the stores' migrations use changed")
 	}
 }

@@ -9,9 +9,14 @@ import (
 )
 
 // Tally sums the segments of one project's rolls over a range and ranks the
-// sum. The zero Tally is empty and ready to use; Release gives its buffers
-// back for the next query's.
+// sum: a views tally by human plus AI views, a visitors tally by total
+// visitors. The zero Tally is an empty views tally, ready to use; Release
+// gives its buffers back for the next query's.
 type Tally struct {
+	// Visitors makes the tally one of visitors rolls: it keeps each
+	// entry's third number, the total, and ranks by it.
+	Visitors bool
+
 	m      *merger
 	totals [2]int64
 	// Work done, for tests that check it stays bounded.
@@ -31,6 +36,7 @@ type Stats struct {
 func (t *Tally) Add(seg []byte) error {
 	if t.m == nil {
 		t.m = getMerger()
+		t.m.bots = t.Visitors
 	}
 	before := len(t.m.rows)
 	h, a, ok, err := t.m.addSegment(seg)
@@ -50,7 +56,8 @@ func (t *Tally) Add(seg []byte) error {
 	return nil
 }
 
-// Totals returns the human and AI views of every segment added.
+// Totals returns the human and AI views of every segment added (of a
+// views tally: visitors are not the sum of their paths').
 func (t *Tally) Totals() store.Counts {
 	return store.Counts{Human: t.totals[0], AI: t.totals[1]}
 }
@@ -63,54 +70,78 @@ func (t *Tally) Release() {
 	if t.m != nil {
 		putMerger(t.m)
 	}
-	*t = Tally{}
+	*t = Tally{Visitors: t.Visitors}
 }
 
 // Page returns limit rows from offset in the views query's order (total
 // descending, then path ascending in byte order) and whether a row follows.
+func (t *Tally) Page(offset, limit int) ([]store.PathCounts, bool, error) {
+	rows := []store.PathCounts{}
+	more, err := t.page(offset, limit, func(path []byte, r row) {
+		rows = append(rows, store.PathCounts{Path: string(path), Counts: store.Counts{Human: r.human, AI: r.ai}})
+	})
+	return rows, more, err
+}
+
+// VisitorsPage is Page for a visitors tally: its rows ordered by total
+// visitors, then path.
+func (t *Tally) VisitorsPage(offset, limit int) ([]store.PathVisitors, bool, error) {
+	rows := []store.PathVisitors{}
+	more, err := t.page(offset, limit, func(path []byte, r row) {
+		rows = append(rows, store.PathVisitors{Path: string(path), Human: r.human, AI: r.ai, Total: t.m.bot(r)})
+	})
+	return rows, more, err
+}
+
+// page calls row with each of the limit rows from offset in the order of
+// the tally's kind, and reports whether a row follows.
 //
 // The sum is in path order, so "then path" is "then position in the sum":
 // the page is found among integers, by selecting the totals at its first
 // and last rank, and counting. That costs a few passes over the sum,
 // whatever the offset and however many paths share a total; only the
 // page's own rows become strings.
-func (t *Tally) Page(offset, limit int) ([]store.PathCounts, bool, error) {
-	rows := []store.PathCounts{}
+func (t *Tally) page(offset, limit int, row func(path []byte, r row)) (bool, error) {
 	if t.m == nil || limit < 1 {
-		return rows, false, nil
+		return false, nil
 	}
 	sum, err := t.m.merge()
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
 	if cap(t.m.totals) < len(sum) {
 		t.m.totals = make([]uint64, len(sum))
 	}
 	totals := t.m.totals[:len(sum)]
-	n := 0 // paths with human or AI views: the rows of the query
+	n := 0 // paths with a total: the rows of the query
 	for i, r := range sum {
-		// Human and AI are each at most MaxInt64: their sum fits.
-		totals[i] = uint64(r.human) + uint64(r.ai)
+		if t.Visitors {
+			totals[i] = uint64(t.m.bot(r))
+		} else {
+			// Human and AI are each at most MaxInt64: their sum fits.
+			totals[i] = uint64(r.human) + uint64(r.ai)
+		}
 		if totals[i] > 0 {
 			n++
 		}
 	}
 	t.stats.Paths = n
 	if offset >= n {
-		return rows, false, nil
+		return false, nil
 	}
-	// One row past the page tells whether more follow. Paths seen only by
-	// bots total 0 and rank after every row: ending at n leaves them out.
+	// One row past the page tells whether more follow. Paths of no total
+	// (seen only by bots) rank after every row: ending at n leaves them out.
 	end := min(n, offset+limit+1)
-	for _, i := range pick(totals, offset, end, &t.m.vals) {
-		r := sum[i]
-		rows = append(rows, store.PathCounts{Path: string(t.m.path(r)), Counts: store.Counts{Human: r.human, AI: r.ai}})
+	picked := pick(totals, offset, end, &t.m.vals)
+	more := len(picked) > limit
+	if more {
+		picked = picked[:limit]
 	}
-	t.stats.Named += len(rows)
-	if len(rows) > limit {
-		return rows[:limit], true, nil
+	for _, i := range picked {
+		row(t.m.path(sum[i]), sum[i])
 	}
-	return rows, false, nil
+	t.stats.Named += len(picked)
+	return more, nil
 }
 
 // pick returns the positions in totals of the rows ranked offset to end-1

@@ -55,7 +55,7 @@ type ViewsBackend interface {
 	WriteViews(ctx context.Context, op string, batch []store.ViewCount, fn func(ViewsTx) error) error
 	// TallyRolls adds to tally, from one snapshot, the segments of the
 	// rolls of project that span covers.
-	TallyRolls(ctx context.Context, op, project string, span rollup.ViewSpan, tally *rollup.Tally) error
+	TallyRolls(ctx context.Context, op, project string, span rollup.Span, tally *rollup.Tally) error
 	// ReadRolls calls add, from one snapshot, with every segment of the
 	// rolls of kind of project that start in [at[0], at[1]), and the
 	// start of its roll. A segment is valid only during the call.
@@ -68,8 +68,8 @@ type ViewsBackend interface {
 type ViewsTx interface {
 	// DayStore answers the cap's questions about the batch's days.
 	rollup.DayStore
-	// AddToRolls adds counts, as the cap left them, to the hour, day,
-	// week and four-week rolls they fall in (rollup.Group's).
+	// AddToRolls adds counts, as the cap left them, to the hour, day and
+	// week rolls they fall in (rollup.Group's).
 	AddToRolls(counts []store.ViewCount) error
 }
 
@@ -111,11 +111,8 @@ func (v *Views) AddViews(ctx context.Context, counts []store.ViewCount) error {
 }
 
 // QueryViews returns the totals and one page of per-path counts of a project
-// over an hour range, as store.Store documents. The counts come from the
-// rolls: the four-week rolls of the whole four weeks in the range, the week
-// rolls of the whole weeks around them, the day rolls of the whole UTC days
-// around those and the hour rolls of its ragged edges (rollup.SplitViews),
-// so the cost grows with the paths in the range, not with paths × hours.
+// over an hour range, as store.Store documents, from the rolls that
+// rollup.Split picks for the range.
 func (v *Views) QueryViews(ctx context.Context, q store.ViewsQuery) (store.ViewsResult, error) {
 	const op = "query views"
 	if err := q.Validate(); err != nil {
@@ -123,7 +120,7 @@ func (v *Views) QueryViews(ctx context.Context, q store.ViewsQuery) (store.Views
 	}
 	var tally rollup.Tally
 	defer tally.Release()
-	if err := v.db.TallyRolls(ctx, op, q.ProjectID, rollup.SplitViews(q.From, q.To), &tally); err != nil {
+	if err := v.db.TallyRolls(ctx, op, q.ProjectID, rollup.Split(q.From, q.To), &tally); err != nil {
 		return store.ViewsResult{}, err
 	}
 	res, err := tally.Result(q, v.queryHook)

@@ -1,24 +1,28 @@
 package sqlstore
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
+	"maps"
+	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// Visitors has the methods of store.VisitorStore over the visitor rolls of
-// package rollup, for a backend that embeds it. Their steps are here once:
-// validate; in one transaction, apply the views' cap and add the batch to
-// the hour, day and week rolls; once committed, remember the paths the cap
-// found held. A query reads the rolls of its range in one snapshot and
-// ranks their merge.
+// Visitors has the methods of store.VisitorStore over the visitor days of
+// package rollup (see its visitors.go), for a backend that embeds it. Their
+// steps are here once: a batch is capped, grouped by day, and merged into
+// the sketches of its open days (or added to the numbers of its closed
+// ones) in one transaction; a query reads numbers only.
 type Visitors struct {
 	db   VisitorsBackend
-	days rollup.DayCache
-	sums summaryMarks
+	days rollup.DayCache // paths days are known to hold, for the cap
 }
 
 // NewVisitors returns the visitors methods over db.
@@ -30,27 +34,20 @@ type VisitorsBackend interface {
 	// database can store them, leaving out those without a sketch; it
 	// may reuse counts' memory.
 	StorableVisitors(counts []store.VisitorCount) []store.VisitorCount
-	// WriteVisitors runs fn in one transaction that guards the visitor
-	// rolls of batch's days and weeks (PostgreSQL locks the days' rows,
-	// as for views, in one order, so that concurrent flushes queue), and
+	// WriteVisitors runs fn in one transaction that guards the visitors of
+	// days (sorted) and of their weeks (PostgreSQL locks their view_days
+	// rows, as AddViews does, so that concurrent flushes queue), and
 	// commits it if fn returns nil.
-	WriteVisitors(ctx context.Context, op string, batch []store.VisitorCount, fn func(VisitorsTx) error) error
-	// ReadVisitors runs fn with a reader of one snapshot of the visitor
-	// rolls and summaries.
-	ReadVisitors(ctx context.Context, op string, fn func(VisitorsReader) error) error
-	// UnsummarizedVisitorDays returns, latest first, at most limit days
-	// before before of project's day rolls that no summary describes (its
-	// Seq is not the roll's last).
-	UnsummarizedVisitorDays(ctx context.Context, op, project string, before int64, limit int) ([]int64, error)
-	// SummarizeVisitorDay reads the segments of project's day roll of day
-	// in one snapshot and stores summarize's summary of them, naming their
-	// last Seq, unless a summary naming that Seq or a later one is stored.
-	SummarizeVisitorDay(ctx context.Context, op, project string, day int64, summarize func(segs [][]byte) ([]byte, error)) error
-	// SummarizeVisitorWeek reads, in one snapshot, the VisitorDay of each
-	// day roll of project's week and the summary of each day (nil if it
-	// has none), in the same order, and stores the week summary and days
-	// that sum returns, replacing the week's, unless sum's ok is false.
-	SummarizeVisitorWeek(ctx context.Context, op, project string, week int64, sum func(days []rollup.VisitorDay, sums [][]byte) (summary, daySeqs []byte, ok bool, err error)) error
+	WriteVisitors(ctx context.Context, op string, days []rollup.ProjectDay, fn func(VisitorsTx) error) error
+	// ReadVisitors adds to tally, from one snapshot, the segments that
+	// hold project's visitors over span (whole days): the week rolls of
+	// its weeks, and the day segments of its other days and of the open
+	// days of its weeks; and returns the project's numbers summed over
+	// the days of [from, to).
+	ReadVisitors(ctx context.Context, op, project string, span rollup.Span, from, to int64, tally *rollup.Tally) (store.VisitorTotals, error)
+	// ClosableVisitorDays returns the open days, of every project, before
+	// the day preceding the latest day whose salt was asked for.
+	ClosableVisitorDays(ctx context.Context, op string) ([]rollup.ProjectDay, error)
 	// VisitorSalt, in one transaction, deletes the salts of days before
 	// keepFrom, stores fresh as the salt of day unless it has one, and
 	// returns the salt of day. Processes that call it at once for the
@@ -60,38 +57,41 @@ type VisitorsBackend interface {
 	Fail(op string, err error) error
 }
 
-// VisitorsReader is the visitors statements of one read snapshot.
-type VisitorsReader interface {
-	// VisitorDays returns the rollup.VisitorDay of each day roll of
-	// project from from to to (day starts, half-open).
-	VisitorDays(project string, from, to int64) ([]rollup.VisitorDay, error)
-	// VisitorWeeks returns the rollup.VisitorWeek of each week summary of
-	// project from from to to (week starts, half-open).
-	VisitorWeeks(project string, from, to int64) ([]rollup.VisitorWeek, error)
-	// TallyVisitors adds to tally what plan names: the summaries of its
-	// days, and the segments of its week, day and hour rolls.
-	TallyVisitors(project string, plan rollup.VisitorPlan, tally *rollup.VisitorTally) error
-}
-
-// VisitorsTx is the visitors statements of one write transaction. Roll
-// segments are named by kind, project and start, as in package rollup.
+// VisitorsTx is the visitors statements of one write transaction.
 type VisitorsTx interface {
 	// HeldPaths answers the cap's question about the batch's days.
 	rollup.HeldPaths
-	// VisitorSegments lists the stored segments of a roll, in Seq order,
-	// each with its size in bytes as Entries.
-	VisitorSegments(kind rollup.Kind, project string, at int64) ([]rollup.Segment, error)
-	// ReadVisitorSegments returns the segments of a roll from Seq from
-	// on, in Seq order.
-	ReadVisitorSegments(kind rollup.Kind, project string, at, from int64) ([][]byte, error)
-	// StoreVisitorSegment deletes the roll's segments from a.Replaces on,
-	// if it is not 0, and stores a's segment.
-	StoreVisitorSegment(kind rollup.Kind, project string, at int64, a rollup.Appended) error
+	// LatestSalt returns the latest day whose salt was asked for, or
+	// math.MinInt64 if none was.
+	LatestSalt() (int64, error)
+	// Day returns what is stored of a day, and false if nothing is.
+	Day(d rollup.ProjectDay) (VisitorDay, bool, error)
+	// PutDay stores a day, replacing what was.
+	PutDay(d rollup.ProjectDay, v VisitorDay) error
+	// Sketches returns the sketches an open day holds of keys (paths, or
+	// rollup.ProjectKey), by index of keys: human and AI, nil for none.
+	Sketches(d rollup.ProjectDay, keys []string) ([][2][]byte, error)
+	// PutSketches stores the sketches of keys, replacing theirs.
+	PutSketches(d rollup.ProjectDay, keys []string, sketches [][2][]byte) error
+	// DeleteSketches deletes every sketch of a day.
+	DeleteSketches(d rollup.ProjectDay) error
+	// AddToWeek adds numbers to a week roll of the visitors, as AddViews
+	// adds counts to the views' (rollup.Append).
+	AddToWeek(r rollup.Roll) error
 }
 
-// AddVisitors merges each count's sketches into its (ProjectID, Path, Hour)
-// in one transaction, after the views' cap renamed the paths its day does
-// not hold. The batch is validated first: one bad count refuses the whole
+// VisitorDay is a project's day of visitors as stored: its paths' numbers
+// (a segment of rollup.Count), the project's, and whether it is open.
+type VisitorDay struct {
+	Open    bool
+	Totals  store.VisitorTotals
+	Entries int
+	Counts  []byte
+}
+
+// AddVisitors merges each count's sketches into its project's day, in one
+// transaction, after the views' cap renamed the paths its day does not
+// hold. The batch is validated first: one bad count refuses the whole
 // batch and nothing is stored.
 func (v *Visitors) AddVisitors(ctx context.Context, counts []store.VisitorCount) error {
 	const op = "add visitors"
@@ -102,14 +102,28 @@ func (v *Visitors) AddVisitors(ctx context.Context, counts []store.VisitorCount)
 	if len(batch) == 0 {
 		return nil
 	}
+	set := map[rollup.ProjectDay]struct{}{}
+	for _, c := range batch {
+		set[rollup.ProjectDay{ProjectID: c.ProjectID, At: rollup.DayOf(c.Hour.Unix())}] = struct{}{}
+	}
 	var capped rollup.CappedVisitors
-	err := v.db.WriteVisitors(ctx, op, batch, func(tx VisitorsTx) error {
+	err := v.db.WriteVisitors(ctx, op, sortedDays(set), func(tx VisitorsTx) error {
 		var err error
 		if capped, err = rollup.CapVisitors(batch, &v.days, tx); err != nil {
 			return v.db.Fail(op, err)
 		}
-		if err := addVisitorRolls(tx, capped.Counts); err != nil {
+		days, err := rollup.GroupVisitors(capped.Counts)
+		if err != nil {
 			return v.db.Fail(op, err)
+		}
+		latest, err := tx.LatestSalt()
+		if err != nil {
+			return v.db.Fail(op, err)
+		}
+		for i := range days {
+			if err := addDay(tx, &days[i], latest); err != nil {
+				return v.db.Fail(op, err)
+			}
 		}
 		return nil
 	})
@@ -117,81 +131,102 @@ func (v *Visitors) AddVisitors(ctx context.Context, counts []store.VisitorCount)
 		return err
 	}
 	v.days.Add(capped.Learned)
-	v.summarizeClosedDays(ctx, batch)
 	return nil
 }
 
-// addVisitorRolls adds counts to the hour, day and week rolls they fall in,
-// each roll's segment merged with its last small ones (rollup.Absorb), so a
-// flush rewrites about its own size, not the day's.
-func addVisitorRolls(tx VisitorsTx, counts []store.VisitorCount) error {
-	rolls, err := rollup.GroupVisitors(counts)
+// addDay adds what a batch brings to one day: merged into its sketches
+// while it is open, its numbers made anew; added to its numbers, and to
+// its week's, once it is closed. A day with nothing stored is open unless
+// it is before the day preceding the latest salt's.
+func addDay(tx VisitorsTx, d *rollup.DayVisitors, latest int64) error {
+	pd := rollup.ProjectDay{ProjectID: d.ProjectID, At: d.Day}
+	day, found, err := tx.Day(pd)
 	if err != nil {
 		return err
 	}
-	for kind, rs := range rolls {
-		k := rollup.Kind(kind)
-		for _, r := range rs {
-			segs, err := tx.VisitorSegments(k, r.ProjectID, r.At)
-			if err != nil {
-				return err
-			}
-			a, err := rollup.AppendVisitors(r, segs, func(from int64) ([][]byte, error) {
-				return tx.ReadVisitorSegments(k, r.ProjectID, r.At, from)
-			})
-			if err != nil {
-				return err
-			}
-			if err := tx.StoreVisitorSegment(k, r.ProjectID, r.At, a); err != nil {
-				return err
-			}
+	if found && !day.Open || !found && latest != math.MinInt64 && d.Day < latest-rollup.Day {
+		paths, project := d.Numbers()
+		var old [][]byte
+		if found {
+			old = [][]byte{day.Counts}
+		}
+		seg, n, err := rollup.MergeSegments(old, paths)
+		if err != nil {
+			return err
+		}
+		if err := addToWeek(tx, pd, paths); err != nil {
+			return err
+		}
+		t := day.Totals
+		return tx.PutDay(pd, VisitorDay{Entries: n, Counts: seg,
+			Totals: store.VisitorTotals{Human: t.Human + project.Human, AI: t.AI + project.AI, Total: t.Total + project.Total}})
+	}
+	keys := append([]string{rollup.ProjectKey}, d.Paths...)
+	stored, err := tx.Sketches(pd, keys)
+	if err != nil {
+		return err
+	}
+	if err := d.MergeDay(stored[1:], stored[0]); err != nil {
+		return err
+	}
+	// Only the sketches the batch changed are written: a visitor seen
+	// earlier that day leaves its page's sketch as it was.
+	var putKeys []string
+	var put [][2][]byte
+	for i, key := range keys {
+		s := &d.Project
+		if i > 0 {
+			s = &d.Sketches[i-1]
+		}
+		if enc := rollup.Encoded(s); !bytes.Equal(enc[0], stored[i][0]) || !bytes.Equal(enc[1], stored[i][1]) {
+			putKeys, put = append(putKeys, key), append(put, enc)
 		}
 	}
-	return nil
+	if err := tx.PutSketches(pd, putKeys, put); err != nil {
+		return err
+	}
+	paths, project := d.Numbers()
+	seg, n, err := rollup.ReplaceCounts(day.Counts, paths)
+	if err != nil {
+		return err
+	}
+	return tx.PutDay(pd, VisitorDay{Open: true, Totals: project, Entries: n, Counts: seg})
 }
 
 // QueryVisitors returns the totals and one page of per-path unique
-// visitors of a project over an hour range, as store.VisitorStore
-// documents, from the week rolls of the range's whole weeks, the day rolls
-// of the whole days around them and the hour rolls of its ragged edges.
+// visitors of a project over the whole days of a range, as
+// store.VisitorStore documents: numbers summed from the week rolls of its
+// whole weeks and the segments of its other days, ranked by total.
 func (v *Visitors) QueryVisitors(ctx context.Context, q store.ViewsQuery) (store.VisitorsResult, error) {
 	const op = "query visitors"
 	if err := q.Validate(); err != nil {
 		return store.VisitorsResult{}, v.db.Fail(op, err)
 	}
-	var tally rollup.VisitorTally
+	from, to := store.VisitorDays(q)
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	if !from.IsZero() {
+		lo = from.Unix()
+	}
+	if !to.IsZero() {
+		hi = to.Unix()
+	}
+	tally := rollup.Tally{Visitors: true}
 	defer tally.Release()
-	span := rollup.Split(q.From, q.To)
-	err := v.db.ReadVisitors(ctx, op, func(r VisitorsReader) error {
-		var days []rollup.VisitorDay
-		var weeks []rollup.VisitorWeek
-		if from, to, ok := span.DayRange(); ok {
-			var err error
-			if days, err = r.VisitorDays(q.ProjectID, from, to); err != nil {
-				return err
-			}
-		}
-		if span.Weeks[0] < span.Weeks[1] && len(days) > 0 {
-			var err error
-			if weeks, err = r.VisitorWeeks(q.ProjectID, span.Weeks[0], span.Weeks[1]); err != nil {
-				return err
-			}
-		}
-		return r.TallyVisitors(q.ProjectID, rollup.PlanVisitors(span, days, weeks), &tally)
-	})
+	totals, err := v.db.ReadVisitors(ctx, op, q.ProjectID, rollup.Split(from, to), lo, hi, &tally)
 	if err != nil {
 		return store.VisitorsResult{}, err
 	}
-	res, err := tally.Result(q)
+	rows, more, err := tally.VisitorsPage(q.Offset, q.Limit)
 	if err != nil {
 		return store.VisitorsResult{}, v.db.Fail(op, err)
 	}
-	return res, nil
+	return store.VisitorsResult{Totals: totals, Rows: rows, HasMore: more}, nil
 }
 
 // VisitorSalt returns the salt of the UTC day holding day, made of fresh
-// random bytes on the first request, and deletes every salt of a day
-// before the one preceding it.
+// random bytes on the first request, deletes every salt of a day before
+// the one preceding it, and closes the days that the latest salt leaves
+// behind (see closeDays).
 func (v *Visitors) VisitorSalt(ctx context.Context, day time.Time) ([]byte, error) {
 	const op = "visitor salt"
 	if err := store.ValidateVisitorSalt(day); err != nil {
@@ -200,5 +235,67 @@ func (v *Visitors) VisitorSalt(ctx context.Context, day time.Time) ([]byte, erro
 	at := rollup.DayOf(day.Unix())
 	fresh := make([]byte, store.VisitorSaltBytes)
 	rand.Read(fresh)
-	return v.db.VisitorSalt(ctx, op, at, at-rollup.Day, fresh)
+	salt, err := v.db.VisitorSalt(ctx, op, at, at-rollup.Day, fresh)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.closeDays(ctx); err != nil {
+		return nil, err
+	}
+	return salt, nil
+}
+
+// closeDays closes every open day before the one preceding the latest
+// salt's, each in a transaction of its own: its numbers are added to its
+// week's roll and its sketches deleted, so that the day is read from its
+// numbers alone, once. A day closed meanwhile by another process is left
+// as it is.
+func (v *Visitors) closeDays(ctx context.Context) error {
+	const op = "close visitor days"
+	days, err := v.db.ClosableVisitorDays(ctx, op)
+	if err != nil {
+		return err
+	}
+	for _, pd := range days {
+		err := v.db.WriteVisitors(ctx, op, []rollup.ProjectDay{pd}, func(tx VisitorsTx) error {
+			day, found, err := tx.Day(pd)
+			if err != nil || !found || !day.Open {
+				return err
+			}
+			counts, err := rollup.Decode(day.Counts)
+			if err != nil {
+				return v.db.Fail(op, err)
+			}
+			if err := addToWeek(tx, pd, counts); err != nil {
+				return v.db.Fail(op, err)
+			}
+			day.Open = false
+			if err := tx.PutDay(pd, day); err != nil {
+				return v.db.Fail(op, err)
+			}
+			if err := tx.DeleteSketches(pd); err != nil {
+				return v.db.Fail(op, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addToWeek adds the numbers of a closed day to its week's roll.
+func addToWeek(tx VisitorsTx, pd rollup.ProjectDay, counts []rollup.Count) error {
+	if len(counts) == 0 {
+		return nil
+	}
+	return tx.AddToWeek(rollup.Roll{ProjectID: pd.ProjectID, At: rollup.WeekOf(pd.At), Counts: counts})
+}
+
+// sortedDays returns the days of set in the order every flush takes them.
+func sortedDays(set map[rollup.ProjectDay]struct{}) []rollup.ProjectDay {
+	return slices.SortedFunc(maps.Keys(set), func(a, b rollup.ProjectDay) int {
+		return cmp.Or(strings.Compare(a.ProjectID, b.ProjectID), cmp.Compare(a.At, b.At))
+	})
 }

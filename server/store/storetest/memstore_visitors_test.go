@@ -21,14 +21,41 @@ func TestReferenceVisitorAccuracy(t *testing.T) {
 }
 
 // visitorState is what the reference store keeps for VisitorStore, behind
-// memStore's mutex: the merged sketches of each (project, path, hour), the
-// straightforward way, and the salts. Its maps are made on first use.
+// memStore's mutex, the straightforward way: the sketches of each open
+// (project, day, path) (path "" the project's), the numbers of each closed
+// one, which days are closed, the salts and the latest day asked for. Its
+// maps are made on first use.
 type visitorState struct {
-	sketches map[viewKey]*visitorPair
-	salts    map[int64][]byte
+	open    map[dayPath]*visitorPair
+	numbers map[dayPath]store.VisitorTotals
+	closed  map[dayPath]bool // by (project, day), path ""
+	salts   map[int64][]byte
+	latest  int64
+	salted  bool
+}
+
+type dayPath struct {
+	project string
+	day     int64
+	path    string
 }
 
 type visitorPair struct{ human, ai hll.Sketch }
+
+func (p *visitorPair) totals(totalIsSum bool) store.VisitorTotals {
+	h, a := int64(p.human.Estimate()), int64(p.ai.Estimate())
+	if totalIsSum {
+		return store.VisitorTotals{Human: h, AI: a, Total: h + a}
+	}
+	var u hll.Sketch
+	u.Merge(&p.human)
+	u.Merge(&p.ai)
+	return store.VisitorTotals{Human: h, AI: a, Total: int64(u.Estimate())}
+}
+
+func addTotals(a, b store.VisitorTotals) store.VisitorTotals {
+	return store.VisitorTotals{Human: a.Human + b.Human, AI: a.AI + b.AI, Total: a.Total + b.Total}
+}
 
 // visitorMutants are the reference store's deliberate bugs in the methods
 // of this file, and the subtests (area/name) that must fail with each; see
@@ -38,8 +65,15 @@ var visitorMutants = map[string][]string{
 	"visitorTotalIsSum":       {"Visitors/MergesCountEachVisitorOnce"},
 	"visitorTotalsSumRows":    {"Visitors/MergesCountEachVisitorOnce"},
 	"visitorsLeakProjects":    {"Visitors/MergesCountEachVisitorOnce"},
-	"visitorsToInclusive":     {"Visitors/RangesOfHoursDaysAndWeeksMatchTheHours"},
-	"visitorsIgnoreFrom":      {"Visitors/RangesOfHoursDaysAndWeeksMatchTheHours"},
+	"visitorsToInclusive":     {"Visitors/RangesCountTheWholeDaysTheyTouch"},
+	"visitorsIgnoreFrom":      {"Visitors/RangesCountTheWholeDaysTheyTouch"},
+	"visitorsWholeDaysOnly":   {"Visitors/RangesCountTheWholeDaysTheyTouch"},
+	"visitorsUnionOfDays":     {"Visitors/EachDayCountsItsVisitors"},
+	"visitorsClosedTwice":     {"Visitors/ClosedDaysAddUpAndLateVisitorsAreAdded", "Visitors/EachDayCountsItsVisitors"},
+	"visitorsLateLost":        {"Visitors/ClosedDaysAddUpAndLateVisitorsAreAdded", "Visitors/YesterdayStaysOpenUntilTheNextDay"},
+	"visitorsCloseYesterday":  {"Visitors/ClosedDaysAddUpAndLateVisitorsAreAdded", "Visitors/YesterdayStaysOpenUntilTheNextDay"},
+	"visitorsNeverClose":      {"Visitors/ClosedDaysAddUpAndLateVisitorsAreAdded", "Visitors/YesterdayStaysOpenUntilTheNextDay"},
+	"visitorsCloseRacy":       {"Visitors/ClosingWhileFlushesAddLosesNothing"},
 	"visitorsOrderByHuman":    {"Visitors/RowsAreOrderedByTotalThenPathAndPagedExactly"},
 	"visitorsHasMoreOffByOne": {"Visitors/RowsAreOrderedByTotalThenPathAndPagedExactly"},
 	"visitorsNilRows":         {"Visitors/RowsAreOrderedByTotalThenPathAndPagedExactly"},
@@ -57,7 +91,7 @@ var visitorMutants = map[string][]string{
 // held reports whether the project's day holding hour has views of path,
 // as the cap sees them; m.mu is held.
 func (m *memStore) held(project, path string, hour time.Time) bool {
-	day := hour.Unix() - hour.Unix()%86400
+	day := dayOf(hour)
 	for k, v := range m.views {
 		if k.project == project && k.path == path && k.hour-k.hour%86400 == day && v.Human+v.AI+v.Bot > 0 {
 			return true
@@ -66,26 +100,37 @@ func (m *memStore) held(project, path string, hour time.Time) bool {
 	return false
 }
 
+// isClosed reports whether a project's day is closed: closed already, or
+// with nothing stored and before the day preceding the latest salt's.
+func (v *visitorState) isClosed(project string, day int64) bool {
+	k := dayPath{project, day, ""}
+	if v.closed[k] {
+		return true
+	}
+	_, open := v.open[k]
+	return !open && v.salted && day < v.latest-86400
+}
+
 func (m *memStore) AddVisitors(_ context.Context, counts []store.VisitorCount) error {
 	if m.is("visitorsRacy") {
 		// Merges into a copy taken and stored back under separate locks:
 		// concurrent batches lose each other's visitors.
 		for _, c := range counts {
 			m.mu.Lock()
-			k := viewKey{c.ProjectID, c.Path, c.Hour.Unix()}
+			k := dayPath{c.ProjectID, dayOf(c.Hour), c.Path}
 			var p visitorPair
-			if old := m.visitors.sketches[k]; old != nil {
-				p = visitorPair{human: *old.human.Clone(), ai: *old.ai.Clone()}
+			if old := m.visitors.open[k]; old != nil {
+				p.human.Merge(&old.human)
+				p.ai.Merge(&old.ai)
 			}
 			m.mu.Unlock()
 			mergeEncoded(&p.human, c.Human)
 			mergeEncoded(&p.ai, c.AI)
 			runtime.Gosched()
 			m.mu.Lock()
-			if m.visitors.sketches == nil {
-				m.visitors.sketches = map[viewKey]*visitorPair{}
-			}
-			m.visitors.sketches[k] = &p
+			m.visitors.init()
+			m.visitors.open[k] = &p
+			m.visitors.open[dayPath{c.ProjectID, k.day, ""}] = &visitorPair{}
 			m.mu.Unlock()
 		}
 		return nil
@@ -105,9 +150,11 @@ func (m *memStore) AddVisitors(_ context.Context, counts []store.VisitorCount) e
 			}
 		}
 	}
-	if m.visitors.sketches == nil {
-		m.visitors.sketches = map[viewKey]*visitorPair{}
-	}
+	m.visitors.init()
+	// The batch's visitors per project, day and path (and per project and
+	// day, path ""), first: a closed day gets the numbers of what the
+	// batch brings. The non-atomic mutant applies each count as it goes.
+	batch := map[dayPath]*visitorPair{}
 	for _, c := range counts {
 		if err := check(c); err != nil {
 			return err
@@ -119,16 +166,47 @@ func (m *memStore) AddVisitors(_ context.Context, counts []store.VisitorCount) e
 		if path != store.OtherPagesPath && !m.held(c.ProjectID, path, c.Hour) && !m.is("visitorsIgnoreCap") {
 			path = store.OtherPagesPath
 		}
-		k := viewKey{c.ProjectID, path, c.Hour.Unix()}
-		p := m.visitors.sketches[k]
-		if p == nil || m.is("visitorsOverwrite") {
-			p = &visitorPair{}
-			m.visitors.sketches[k] = p
+		for _, k := range []dayPath{{c.ProjectID, dayOf(c.Hour), path}, {c.ProjectID, dayOf(c.Hour), ""}} {
+			if batch[k] == nil {
+				batch[k] = &visitorPair{}
+			}
+			mergeEncoded(&batch[k].human, c.Human)
+			mergeEncoded(&batch[k].ai, c.AI)
 		}
-		mergeEncoded(&p.human, c.Human)
-		mergeEncoded(&p.ai, c.AI)
+		if m.is("visitorsNonAtomic") {
+			m.addVisitorBatch(batch)
+			batch = map[dayPath]*visitorPair{}
+		}
 	}
+	m.addVisitorBatch(batch)
 	return nil
+}
+
+// addVisitorBatch adds a batch's visitors per (project, day, path): merged
+// into an open day's sketches, added to a closed day's numbers.
+func (m *memStore) addVisitorBatch(batch map[dayPath]*visitorPair) {
+	for k, p := range batch {
+		if m.visitors.isClosed(k.project, k.day) {
+			if !m.is("visitorsLateLost") {
+				m.visitors.numbers[k] = addTotals(m.visitors.numbers[k], p.totals(false))
+			}
+			m.visitors.closed[dayPath{k.project, k.day, ""}] = true
+			continue
+		}
+		have := m.visitors.open[k]
+		if have == nil || m.is("visitorsOverwrite") {
+			have = &visitorPair{}
+			m.visitors.open[k] = have
+		}
+		have.human.Merge(&p.human)
+		have.ai.Merge(&p.ai)
+	}
+}
+
+func (v *visitorState) init() {
+	if v.open == nil {
+		v.open, v.numbers, v.closed, v.salts = map[dayPath]*visitorPair{}, map[dayPath]store.VisitorTotals{}, map[dayPath]bool{}, map[int64][]byte{}
+	}
 }
 
 // mergeEncoded merges an encoded sketch, if any, into s. One that does not
@@ -145,43 +223,67 @@ func (m *memStore) QueryVisitors(_ context.Context, q store.ViewsQuery) (store.V
 	if err := q.Validate(); err != nil && !m.is("visitorQueryUnchecked") {
 		return store.VisitorsResult{}, err
 	}
-	var all visitorPair
-	per := map[string]*visitorPair{}
-	for k, p := range m.visitors.sketches {
+	from, to := store.VisitorDays(q)
+	if m.is("visitorsWholeDaysOnly") {
+		// Only the days wholly inside the range.
+		from, to = q.From, q.To
+		if !from.IsZero() && !from.Equal(from.Truncate(24*time.Hour)) {
+			from = from.Truncate(24 * time.Hour).Add(24 * time.Hour)
+		}
+		if !to.IsZero() {
+			to = to.Truncate(24 * time.Hour)
+		}
+	}
+	if m.is("visitorsIgnoreFrom") {
+		from = time.Time{}
+	}
+	in := func(k dayPath) bool {
 		if k.project != q.ProjectID && !m.is("visitorsLeakProjects") {
-			continue
+			return false
 		}
-		h := time.Unix(k.hour, 0)
-		if !q.From.IsZero() && h.Before(q.From) && !m.is("visitorsIgnoreFrom") {
-			continue
+		d := time.Unix(k.day, 0)
+		if !from.IsZero() && d.Before(from) {
+			return false
 		}
-		if !q.To.IsZero() && h.After(q.To) || !q.To.IsZero() && h.Equal(q.To) && !m.is("visitorsToInclusive") {
-			continue
-		}
-		if per[k.path] == nil {
-			per[k.path] = &visitorPair{}
-		}
-		per[k.path].human.Merge(&p.human)
-		per[k.path].ai.Merge(&p.ai)
-		all.human.Merge(&p.human)
-		all.ai.Merge(&p.ai)
+		return to.IsZero() || d.Before(to) || m.is("visitorsToInclusive") && d.Equal(to)
 	}
-	union := func(p *visitorPair) int64 {
-		if m.is("visitorTotalIsSum") {
-			return int64(p.human.Estimate() + p.ai.Estimate())
+	var all store.VisitorTotals
+	per := map[string]store.VisitorTotals{}
+	add := func(path string, t store.VisitorTotals) {
+		if path == "" {
+			all = addTotals(all, t)
+		} else {
+			per[path] = addTotals(per[path], t)
 		}
-		u := p.human.Clone()
-		u.Merge(&p.ai)
-		return int64(u.Estimate())
 	}
-	res := store.VisitorsResult{Totals: store.VisitorTotals{
-		Human: int64(all.human.Estimate()), AI: int64(all.ai.Estimate()), Total: union(&all),
-	}}
+	union := map[string]*visitorPair{} // by path, for visitorsUnionOfDays
+	for k, p := range m.visitors.open {
+		if !in(k) {
+			continue
+		}
+		if m.is("visitorsUnionOfDays") {
+			if union[k.path] == nil {
+				union[k.path] = &visitorPair{}
+			}
+			union[k.path].human.Merge(&p.human)
+			union[k.path].ai.Merge(&p.ai)
+			continue
+		}
+		add(k.path, p.totals(m.is("visitorTotalIsSum")))
+	}
+	for path, p := range union {
+		add(path, p.totals(false))
+	}
+	for k, t := range m.visitors.numbers {
+		if in(k) {
+			add(k.path, t)
+		}
+	}
+	res := store.VisitorsResult{Totals: all}
 	rows := []store.PathVisitors{}
-	for path, p := range per {
-		r := store.PathVisitors{Path: path, Human: int64(p.human.Estimate()), AI: int64(p.ai.Estimate()), Total: union(p)}
-		if r.Total > 0 {
-			rows = append(rows, r)
+	for path, t := range per {
+		if t.Total > 0 {
+			rows = append(rows, store.PathVisitors{Path: path, Human: t.Human, AI: t.AI, Total: t.Total})
 		}
 	}
 	if m.is("visitorTotalsSumRows") {
@@ -209,6 +311,43 @@ func (m *memStore) QueryVisitors(_ context.Context, q store.ViewsQuery) (store.V
 		res.Rows = nil
 	}
 	return res, nil
+}
+
+// closeDays closes the open days before the one preceding the latest
+// salt's: their sketches become numbers; m.mu is held, and with
+// visitorsCloseRacy released while the numbers are made.
+func (m *memStore) closeDays() {
+	if m.is("visitorsNeverClose") || !m.visitors.salted {
+		return
+	}
+	before := m.visitors.latest - 86400
+	if m.is("visitorsCloseYesterday") {
+		before = m.visitors.latest
+	}
+	var closing []dayPath
+	for k := range m.visitors.open {
+		if k.day < before {
+			closing = append(closing, k)
+		}
+	}
+	made := map[dayPath]store.VisitorTotals{}
+	for _, k := range closing {
+		made[k] = m.visitors.open[k].totals(false)
+	}
+	if m.is("visitorsCloseRacy") {
+		// Makes the numbers, then stores them under another lock:
+		// what a batch merged meanwhile is lost.
+		m.mu.Unlock()
+		runtime.Gosched()
+		m.mu.Lock()
+	}
+	for _, k := range closing {
+		m.visitors.numbers[k] = addTotals(m.visitors.numbers[k], made[k])
+		m.visitors.closed[dayPath{k.project, k.day, ""}] = true
+		if !m.is("visitorsClosedTwice") {
+			delete(m.visitors.open, k)
+		}
+	}
 }
 
 func (m *memStore) VisitorSalt(_ context.Context, day time.Time) ([]byte, error) {
@@ -239,9 +378,7 @@ func (m *memStore) VisitorSalt(_ context.Context, day time.Time) ([]byte, error)
 		}
 		m.mu.Lock()
 		defer m.mu.Unlock()
-		if m.visitors.salts == nil {
-			m.visitors.salts = map[int64][]byte{}
-		}
+		m.visitors.init()
 		for d := range m.visitors.salts {
 			if d < at-86400 {
 				delete(m.visitors.salts, d)
@@ -252,9 +389,11 @@ func (m *memStore) VisitorSalt(_ context.Context, day time.Time) ([]byte, error)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.visitors.salts == nil {
-		m.visitors.salts = map[int64][]byte{}
+	m.visitors.init()
+	if !m.visitors.salted || at > m.visitors.latest {
+		m.visitors.latest, m.visitors.salted = at, true
 	}
+	defer m.closeDays()
 	keep := at - 86400
 	if m.is("saltsDroppedEarly") {
 		keep = at

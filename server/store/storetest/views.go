@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docsapi/docsapi-go/server/internal/rollup"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -282,47 +281,6 @@ func testViews(t *testing.T, open opener) {
 				if r.IntN(8) > 0 {
 					q.To = Hour(r.IntN(hours+48) - 24*8)
 				}
-				q.Limit, q.Offset = 1+r.IntN(5), r.IntN(12)
-				wantSummed(t, s, counts, q)
-			}
-		}},
-		{"RangesAcrossFourWeeksAgreeWithHourlySums", func(t *testing.T, s store.Store) {
-			withProjects(t, s)
-			// Twenty weeks of sparse counts, added in batches that go
-			// back in time, and ranges of up to twenty weeks: a backend
-			// that keeps rollups by four weeks (rollup.FourWeekOf) must
-			// split ranges into four weeks, weeks, days and hours
-			// exactly too. Besides random ranges, ranges around each
-			// four weeks' edges: the four weeks whole, an hour, a day or
-			// a week more or less on either side.
-			r := rand.New(rand.NewPCG(19, 23))
-			const hours = 140 * 24
-			first := Hour(-28 * 24)
-			counts := addRandomCounts(t, s, r, randomCounts{batches: 5, perBatch: 150, paths: 10, first: first, hours: hours, p2: true})
-			var ranges [][2]time.Time
-			for range 60 {
-				var from, to time.Time
-				if r.IntN(8) > 0 {
-					from = first.Add(time.Duration(r.IntN(hours+48)-24) * time.Hour)
-				}
-				if r.IntN(8) > 0 {
-					to = first.Add(time.Duration(r.IntN(hours+48)-24) * time.Hour)
-				}
-				ranges = append(ranges, [2]time.Time{from, to})
-			}
-			const day, week = 24 * time.Hour, 7 * 24 * time.Hour
-			for at := time.Unix(rollup.FourWeekOf(first.Unix()), 0).UTC(); at.Before(first.Add(hours * time.Hour)); at = at.Add(4 * week) {
-				for _, d := range []time.Duration{0, time.Hour, day, week} {
-					ranges = append(ranges,
-						[2]time.Time{at.Add(-d), at.Add(4*week + d)},
-						[2]time.Time{at.Add(d), at.Add(4*week - d)},
-						[2]time.Time{at.Add(-d), at.Add(8*week - d)},
-						[2]time.Time{at.Add(d), at.Add(12*week + d)})
-				}
-			}
-			for _, rg := range ranges {
-				q := all("p1")
-				q.From, q.To = rg[0], rg[1]
 				q.Limit, q.Offset = 1+r.IntN(5), r.IntN(12)
 				wantSummed(t, s, counts, q)
 			}

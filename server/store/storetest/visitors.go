@@ -88,19 +88,23 @@ func pv(path string, human, ai, total int64) store.PathVisitors {
 	return store.PathVisitors{Path: path, Human: human, AI: ai, Total: total}
 }
 
-// exactVisitors is the visitors of hours, kept as sets: what a query must
+// exactVisitors is the visitors of days, kept as sets: what a query must
 // estimate. At the suite's sizes (under a few thousand visitors per
-// sketch), a sketch is exact.
+// sketch), a sketch is exact. A day's sets hold its own visitors only: a
+// range adds its days up, as a store does (every hash being salted with
+// its day's salt, no visitor is in two days).
 type exactVisitors map[time.Time]map[string][2]map[uint64]bool
 
+// add adds visitors of path at hour to its day.
 func (e exactVisitors) add(hour time.Time, path string, human, ai []uint64) {
-	if e[hour] == nil {
-		e[hour] = map[string][2]map[uint64]bool{}
+	day := hour.UTC().Truncate(24 * time.Hour)
+	if e[day] == nil {
+		e[day] = map[string][2]map[uint64]bool{}
 	}
-	sets, ok := e[hour][path]
+	sets, ok := e[day][path]
 	if !ok {
 		sets = [2]map[uint64]bool{{}, {}}
-		e[hour][path] = sets
+		e[day][path] = sets
 	}
 	for _, id := range human {
 		sets[0][id] = true
@@ -111,34 +115,43 @@ func (e exactVisitors) add(hour time.Time, path string, human, ai []uint64) {
 }
 
 // result is what QueryVisitors must answer for q (every row, q's limit
-// aside).
+// aside): over the whole days the range touches, each day's distinct
+// visitors, per path and for the project, added up.
 func (e exactVisitors) result(q store.ViewsQuery) store.VisitorsResult {
-	type sets struct{ h, a, u map[uint64]bool }
-	newSets := func() *sets { return &sets{map[uint64]bool{}, map[uint64]bool{}, map[uint64]bool{}} }
-	all, per := newSets(), map[string]*sets{}
-	for hour, paths := range e {
-		if !q.From.IsZero() && hour.Before(q.From) || !q.To.IsZero() && !hour.Before(q.To) {
+	from, to := store.VisitorDays(q)
+	type sums struct{ h, a, u int64 }
+	var all sums
+	per := map[string]*sums{}
+	for day, paths := range e {
+		if !from.IsZero() && day.Before(from) || !to.IsZero() && !day.Before(to) {
 			continue
 		}
+		dayAll := [3]map[uint64]bool{{}, {}, {}}
 		for path, hs := range paths {
+			u := map[uint64]bool{}
+			maps.Copy(u, hs[0])
+			maps.Copy(u, hs[1])
 			if per[path] == nil {
-				per[path] = newSets()
+				per[path] = &sums{}
 			}
-			for _, s := range []*sets{all, per[path]} {
-				maps.Copy(s.h, hs[0])
-				maps.Copy(s.a, hs[1])
-				maps.Copy(s.u, hs[0])
-				maps.Copy(s.u, hs[1])
-			}
+			per[path].h += int64(len(hs[0]))
+			per[path].a += int64(len(hs[1]))
+			per[path].u += int64(len(u))
+			maps.Copy(dayAll[0], hs[0])
+			maps.Copy(dayAll[1], hs[1])
+			maps.Copy(dayAll[2], u)
 		}
+		all.h += int64(len(dayAll[0]))
+		all.a += int64(len(dayAll[1]))
+		all.u += int64(len(dayAll[2]))
 	}
 	res := store.VisitorsResult{
-		Totals: store.VisitorTotals{Human: int64(len(all.h)), AI: int64(len(all.a)), Total: int64(len(all.u))},
+		Totals: store.VisitorTotals{Human: all.h, AI: all.a, Total: all.u},
 		Rows:   []store.PathVisitors{},
 	}
 	for path, s := range per {
-		if len(s.u) > 0 {
-			res.Rows = append(res.Rows, pv(path, int64(len(s.h)), int64(len(s.a)), int64(len(s.u))))
+		if s.u > 0 {
+			res.Rows = append(res.Rows, pv(path, s.h, s.a, s.u))
 		}
 	}
 	slices.SortFunc(res.Rows, func(a, b store.PathVisitors) int {
@@ -150,8 +163,24 @@ func (e exactVisitors) result(q store.ViewsQuery) store.VisitorsResult {
 	return res
 }
 
+// page is res's rows from offset, at most limit, and whether more follow.
+func page(res store.VisitorsResult, offset, limit int) store.VisitorsResult {
+	res.HasMore = len(res.Rows) > offset+limit
+	res.Rows = res.Rows[min(offset, len(res.Rows)):min(offset+limit, len(res.Rows))]
+	return res
+}
+
+// salt asks s for the salt of at's day, as a server does when the day
+// starts: the days before the day preceding it close.
+func salt(t *testing.T, s store.Store, at time.Time) {
+	t.Helper()
+	_, err := s.VisitorSalt(t.Context(), at)
+	must(t, "VisitorSalt", err)
+}
+
 func testVisitors(t *testing.T, open opener) {
 	day0 := Hour(-5) // the midnight that starts the suite's first day
+	at := func(days, hours int) time.Time { return day0.Add(time.Duration(days*24+hours) * time.Hour) }
 	other := store.OtherPagesPath
 	runAll(t, open, []subtest{
 		{"MergesCountEachVisitorOnce", func(t *testing.T, s store.Store) {
@@ -161,10 +190,11 @@ func testVisitors(t *testing.T, open opener) {
 			addVisitors(t, s,
 				visitors("p1", "/a", h, []uint64{1, 2, 3}, []uint64{10}),
 				visitors("p1", "/b", h, []uint64{1}, []uint64{20}))
-			// Visitors seen before count once; visitor 20 is seen as both
-			// human and AI on /b: once in its total.
+			// Visitors seen before count once, in another hour of the
+			// day too; visitor 20 is seen as both human and AI on /b:
+			// once in its total.
 			addVisitors(t, s,
-				visitors("p1", "/a", h, []uint64{3, 4}, []uint64{10, 11}),
+				visitors("p1", "/a", h.Add(time.Hour), []uint64{3, 4}, []uint64{10, 11}),
 				visitors("p1", "/b", h, []uint64{20}, nil),
 				visitors("p2", "/a", h, visitorIDs(100, 110), nil))
 			wantVisitors(t, "p1", store.VisitorsResult{
@@ -174,15 +204,15 @@ func testVisitors(t *testing.T, open opener) {
 			}, mustQueryVisitors(t, s, all("p1")))
 			wantVisitors(t, "unknown project", store.VisitorsResult{}, mustQueryVisitors(t, s, all("nobody")))
 		}},
-		{"RangesOfHoursDaysAndWeeksMatchTheHours", func(t *testing.T, s store.Store) {
+		{"RangesCountTheWholeDaysTheyTouch", func(t *testing.T, s store.Store) {
 			exact := exactVisitors{}
 			for d := range 22 {
 				for _, hr := range []int{0, 7, 23} {
-					hour := day0.Add(time.Duration(d*24+hr) * time.Hour)
+					hour := at(d, hr)
 					path := fmt.Sprintf("/p%d", (d+hr)%3)
 					// A hash is keyed by its day's salt: a reader is
 					// another hash each day, and one hash in each hour
-					// of its day, which ranges must count once.
+					// of its day, which counts once in the day.
 					back := uint64(1_000_000 + d)
 					human := []uint64{uint64(d*100 + hr), back}
 					ai := []uint64{uint64(5000 + d)}
@@ -194,35 +224,37 @@ func testVisitors(t *testing.T, open opener) {
 					exact.add(hour, path, human, ai)
 				}
 			}
-			at := func(days, hours int) time.Time { return day0.Add(time.Duration(days*24+hours) * time.Hour) }
 			for _, r := range [][2]time.Time{
-				{at(0, 1), at(5, 3)},   // ragged edges around whole days
+				{at(0, 1), at(5, 3)},   // ragged edges: their whole days
 				{at(0, 0), at(14, 0)},  // whole days, whole weeks among them
 				{at(2, 0), at(19, 5)},  // days, weeks and a ragged end
-				{at(1, 6), at(1, 8)},   // hours inside a day
-				{at(3, 7), at(3, 8)},   // one hour
+				{at(1, 6), at(1, 8)},   // hours inside a day: the day
+				{at(3, 7), at(3, 8)},   // one hour: its day
 				{at(3, 7), at(3, 7)},   // empty
+				{at(3, 0), at(4, 0)},   // one day, not the next
 				{{}, at(10, 0)},        // open start
 				{at(3, 23), {}},        // open end
 				{at(0, 23), at(21, 1)}, // most of it
 				{{}, {}},               // everything
 			} {
 				q := store.ViewsQuery{ProjectID: "p", From: r[0], To: r[1], Limit: 10}
-				wantVisitors(t, fmt.Sprintf("[%v, %v)", r[0], r[1]), exact.result(q), mustQueryVisitors(t, s, q))
+				wantVisitors(t, fmt.Sprintf("[%v, %v)", r[0], r[1]), page(exact.result(q), 0, 10), mustQueryVisitors(t, s, q))
 			}
 		}},
-		{"ClosedDaysAddUpAndDaysWrittenLateAreCounted", func(t *testing.T, s store.Store) {
-			// Days recorded one after the other, as flushes do: once a
-			// day is two days past, a store may keep it summarized.
+		{"ClosedDaysAddUpAndLateVisitorsAreAdded", func(t *testing.T, s store.Store) {
+			// Days recorded one after the other, as a server does: the
+			// day's salt asked for as it starts, which closes the days
+			// before yesterday.
 			exact := exactVisitors{}
 			record := func(d, hr int, path string, human, ai []uint64) {
 				t.Helper()
-				hour := day0.Add(time.Duration(d*24+hr) * time.Hour)
+				hour := at(d, hr)
 				viewed(t, s, "p", hour, path)
 				addVisitors(t, s, visitors("p", path, hour, human, ai))
 				exact.add(hour, path, human, ai)
 			}
 			for d := range 17 {
+				salt(t, s, at(d, 0))
 				for _, hr := range []int{2, 13} {
 					id := uint64(d * 1000)
 					record(d, hr, "/a", visitorIDs(id, id+uint64(5+d)), []uint64{id + 500})
@@ -232,39 +264,84 @@ func testVisitors(t *testing.T, open opener) {
 					}
 				}
 			}
-			at := func(days, hours int) time.Time { return day0.Add(time.Duration(days*24+hours) * time.Hour) }
 			ranges := [][2]time.Time{
 				{at(0, 0), at(17, 0)},  // every day, whole weeks among them
 				{at(1, 0), at(15, 0)},  // days around whole weeks
 				{at(2, 5), at(12, 20)}, // ragged edges, days and a week
-				{at(3, 0), at(4, 0)},   // one day
-				{at(3, 2), at(3, 14)},  // hours of one day
+				{at(3, 0), at(4, 0)},   // one closed day
+				{at(16, 0), at(17, 0)}, // today, open
+				{at(15, 0), at(17, 0)}, // yesterday and today, open
 				{{}, {}},               // everything
 			}
 			check := func(when string) {
 				t.Helper()
 				for _, r := range ranges {
-					for _, page := range []struct{ offset, limit int }{{0, 50}, {1, 2}} {
-						q := store.ViewsQuery{ProjectID: "p", From: r[0], To: r[1], Offset: page.offset, Limit: page.limit}
-						want := exact.result(q)
-						want.HasMore = len(want.Rows) > page.offset+page.limit
-						want.Rows = want.Rows[min(page.offset, len(want.Rows)):min(page.offset+page.limit, len(want.Rows))]
-						wantVisitors(t, fmt.Sprintf("%s: [%v, %v) offset %d", when, r[0], r[1], page.offset), want, mustQueryVisitors(t, s, q))
+					for _, pg := range []struct{ offset, limit int }{{0, 50}, {1, 2}} {
+						q := store.ViewsQuery{ProjectID: "p", From: r[0], To: r[1], Offset: pg.offset, Limit: pg.limit}
+						want := page(exact.result(q), pg.offset, pg.limit)
+						wantVisitors(t, fmt.Sprintf("%s: [%v, %v) offset %d", when, r[0], r[1], pg.offset), want, mustQueryVisitors(t, s, q))
 					}
 				}
 			}
 			check("recorded day by day")
-			// A flush retried late adds to days long closed: a new path,
-			// new visitors and one already counted that day, which counts
-			// once.
-			record(3, 20, "/late", []uint64{3000 + 1, 99_999}, nil)
-			record(4, 1, "/a", []uint64{4000, 4001, 77_777}, []uint64{4000 + 500})
+			// Yesterday is open: a visitor it has counts once more.
+			record(15, 20, "/a", []uint64{15_000, 15_999}, nil)
+			// A flush retried late adds to days long closed, whose
+			// visitors are final numbers: new visitors count, and so do
+			// those the day had already, again; a path new to the day
+			// too.
+			late := func(d, hr int, path string, human []uint64) {
+				t.Helper()
+				viewed(t, s, "p", at(d, hr), path)
+				addVisitors(t, s, visitors("p", path, at(d, hr), human, nil))
+				exact.add(at(d, hr), path, nil, nil) // the path's day, if new
+				again := exactVisitors{}
+				again.add(at(d, hr), path, human, nil)
+				for p, sets := range again[at(d, 0)] {
+					have := exact[at(d, 0)][p]
+					for id := range sets[0] {
+						// Counted again: under an ID of its own.
+						have[0][id|1<<62] = true
+					}
+				}
+			}
+			late(3, 20, "/late", []uint64{3001, 99_999})
+			late(4, 1, "/a", []uint64{4000, 4001, 77_777})
 			check("after late writes")
-			// The next days' flushes, which may summarize those days
-			// again.
-			record(17, 1, "/a", []uint64{17_000}, nil)
-			record(18, 1, "/b", []uint64{18_000}, nil)
+			// The next days' salts close yesterday and today.
+			salt(t, s, at(17, 0))
+			salt(t, s, at(18, 0))
 			check("after the next days")
+		}},
+		{"EachDayCountsItsVisitors", func(t *testing.T, s store.Store) {
+			// The same hashes on two days (which salted hashes never
+			// are): a range of both adds the days, whether open or
+			// closed.
+			for d := range 3 {
+				viewed(t, s, "p", at(d, 1), "/a")
+				addVisitors(t, s, visitors("p", "/a", at(d, 1), []uint64{1, 2}, []uint64{2}))
+			}
+			want := store.VisitorsResult{Totals: store.VisitorTotals{Human: 6, AI: 3, Total: 6}, Rows: []store.PathVisitors{pv("/a", 6, 3, 6)}}
+			wantVisitors(t, "open days", want, mustQueryVisitors(t, s, all("p")))
+			salt(t, s, at(4, 0))
+			wantVisitors(t, "closed days", want, mustQueryVisitors(t, s, all("p")))
+		}},
+		{"YesterdayStaysOpenUntilTheNextDay", func(t *testing.T, s store.Store) {
+			q := store.ViewsQuery{ProjectID: "p", From: at(0, 0), To: at(1, 0), Limit: 5}
+			add := func(ids ...uint64) {
+				t.Helper()
+				viewed(t, s, "p", at(0, 9), "/a")
+				addVisitors(t, s, visitors("p", "/a", at(0, 9), ids, nil))
+			}
+			add(1, 2)
+			salt(t, s, at(1, 3)) // the next day: the day is yesterday
+			add(2, 3)
+			wantVisitors(t, "yesterday", store.VisitorsResult{Totals: store.VisitorTotals{Human: 3, Total: 3},
+				Rows: []store.PathVisitors{pv("/a", 3, 0, 3)}}, mustQueryVisitors(t, s, q))
+			salt(t, s, at(2, 3)) // closed: its three visitors are final
+			add(3, 4)
+			wantVisitors(t, "closed", store.VisitorsResult{Totals: store.VisitorTotals{Human: 5, Total: 5},
+				Rows: []store.PathVisitors{pv("/a", 5, 0, 5)}}, mustQueryVisitors(t, s, q))
 		}},
 		{"RowsAreOrderedByTotalThenPathAndPagedExactly", func(t *testing.T, s store.Store) {
 			h := Hour(2)
@@ -277,14 +354,14 @@ func testVisitors(t *testing.T, open opener) {
 				visitors("p", "/a", h, []uint64{9}, []uint64{9, 10}))
 			rows := []store.PathVisitors{pv("/c", 0, 3, 3), pv("/a", 1, 2, 2), pv("/b", 1, 1, 2), pv("/e", 2, 0, 2), pv("/d", 0, 1, 1)}
 			totals := store.VisitorTotals{Human: 4, AI: 7, Total: 10}
-			for _, page := range []struct {
+			for _, pg := range []struct {
 				offset, limit int
 				more          bool
 			}{{0, 2, true}, {2, 2, true}, {4, 2, false}, {4, 1, false}, {3, 1, true}, {5, 2, false}, {9, 3, false}, {0, 5, false}} {
-				q := store.ViewsQuery{ProjectID: "p", Limit: page.limit, Offset: page.offset}
-				want := store.VisitorsResult{Totals: totals, HasMore: page.more}
-				want.Rows = rows[min(page.offset, len(rows)):min(page.offset+page.limit, len(rows))]
-				wantVisitors(t, fmt.Sprintf("offset %d limit %d", page.offset, page.limit), want, mustQueryVisitors(t, s, q))
+				q := store.ViewsQuery{ProjectID: "p", Limit: pg.limit, Offset: pg.offset}
+				want := store.VisitorsResult{Totals: totals, HasMore: pg.more}
+				want.Rows = rows[min(pg.offset, len(rows)):min(pg.offset+pg.limit, len(rows))]
+				wantVisitors(t, fmt.Sprintf("offset %d limit %d", pg.offset, pg.limit), want, mustQueryVisitors(t, s, q))
 			}
 		}},
 		{"PathsTheDayDoesNotHoldCountUnderOtherPages", func(t *testing.T, s store.Store) {
@@ -412,6 +489,35 @@ func testVisitors(t *testing.T, open opener) {
 				must(t, "AddVisitors", err)
 			}
 			wantVisitors(t, "after concurrent batches", store.VisitorsResult{
+				Totals: store.VisitorTotals{Human: 10 * n, Total: 10 * n},
+				Rows:   []store.PathVisitors{pv("/a", 10*n, 0, 10*n)},
+			}, mustQueryVisitors(t, s, all("p")))
+		}},
+		{"ClosingWhileFlushesAddLosesNothing", func(t *testing.T, s store.Store) {
+			// Batches of disjoint visitors of a day while the day
+			// closes: each is merged into the day's sketches or, once
+			// the day is closed, added to its numbers; none is lost,
+			// and none counted twice.
+			h := at(0, 3)
+			viewed(t, s, "p", h, "/a")
+			salt(t, s, at(0, 0))
+			const n = 12
+			var wg sync.WaitGroup
+			errs := make([]error, n+1)
+			for i := range n {
+				wg.Go(func() {
+					c := visitors("p", "/a", h, visitorIDs(uint64(i*10), uint64(i*10+10)), nil)
+					errs[i] = s.AddVisitors(t.Context(), []store.VisitorCount{c})
+				})
+				if i == n/2 {
+					wg.Go(func() { _, errs[n] = s.VisitorSalt(t.Context(), at(2, 0)) })
+				}
+			}
+			wg.Wait()
+			for _, err := range errs {
+				must(t, "AddVisitors or VisitorSalt", err)
+			}
+			wantVisitors(t, "after the batches and the closing", store.VisitorsResult{
 				Totals: store.VisitorTotals{Human: 10 * n, Total: 10 * n},
 				Rows:   []store.PathVisitors{pv("/a", 10*n, 0, 10*n)},
 			}, mustQueryVisitors(t, s, all("p")))
