@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/strictjson"
 	"github.com/docsapi/docsapi-go/server/traffic"
 )
 
@@ -23,10 +24,10 @@ func TestUnknownFieldMessagesNameTheBodysOwnFields(t *testing.T) {
 		{`{"extra": 1, "views": [{"path": "/a", "referrer": "x"}]}`, `unknown field "extra"; the only field is "views"`},
 		// The unknown field comes first, so it is the one told.
 		{`{"views": [{"path": "/a", "referrer": "x", "count": "2"}]}`, `views[0]: unknown field "referrer"; the fields are ` + viewFields},
-		// The view that held it was replaced by a later "views": still a
-		// view's field, though which one can no longer be told.
-		{`{"views": [{"x": 1}], "views": []}`, `unknown field "x"; the fields are ` + viewFields},
-		// The other messages of describeJSONError, through the ingestion body.
+		// The view that held it was replaced by a later "views": still
+		// the field of that view, the first problem in the text.
+		{`{"views": [{"x": 1}], "views": []}`, `views[0]: unknown field "x"; the fields are ` + viewFields},
+		// The other messages of input.DecodeJSON, through the ingestion body.
 		{`{"views": [{"path": "/a", "count": "2"}]}`, `field "views.count" must be a number, not a JSON string`},
 		{`{"views": {}}`, `field "views" must be an array, not a JSON object`},
 		{`[]`, `request body must be a JSON object, not a JSON array`},
@@ -42,15 +43,8 @@ func TestUnknownFieldMessagesNameTheBodysOwnFields(t *testing.T) {
 	}
 }
 
+// The messages list the fields of the types the bodies are decoded into.
 func TestBodyJSONFieldsFollowTheType(t *testing.T) {
-	type sample struct {
-		Tagged    string `json:"tagged,omitempty"`
-		Untagged  int
-		Skipped   bool `json:"-"`
-		unwritten string
-		Last      *int64 `json:"last"`
-	}
-	_ = sample{}.unwritten
 	tests := []struct {
 		t    reflect.Type
 		want []string
@@ -58,11 +52,10 @@ func TestBodyJSONFieldsFollowTheType(t *testing.T) {
 		{reflect.TypeFor[promptBody](), []string{"prompt"}},
 		{reflect.TypeFor[ingestBody](), []string{"views"}},
 		{reflect.TypeFor[ingestView](), []string{"path", "userAgent", "accept", "at", "count", "visitor"}},
-		{reflect.TypeFor[sample](), []string{"tagged", "Untagged", "last"}},
 	}
 	for _, tt := range tests {
-		if got := jsonFields(tt.t); !slices.Equal(got, tt.want) {
-			t.Errorf("jsonFields(%v) = %q, want %q", tt.t, got, tt.want)
+		if got := strictjson.Fields(tt.t); !slices.Equal(got, tt.want) {
+			t.Errorf("strictjson.Fields(%v) = %q, want %q", tt.t, got, tt.want)
 		}
 	}
 }

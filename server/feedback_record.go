@@ -4,10 +4,10 @@ import (
 	"errors"
 	"net/http"
 	"net/mail"
-	"reflect"
 	"strings"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/input"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -36,13 +36,11 @@ type feedbackBody struct {
 	Website *string `json:"website"`
 }
 
-var feedbackBodyFields = jsonFields(reflect.TypeFor[feedbackBody]())
-
 // recordFeedback: POST /v1/site/{projectId}/feedback. 202 means stored
 // (or caught by the honeypot, which answers alike); 400 names the field.
 func (s *Server) recordFeedback(w http.ResponseWriter, r *http.Request, tok store.SiteToken) {
 	var in feedbackBody
-	if !s.readSubmission(w, r, &in, feedbackBodyFields, func() *string { return in.Website }) {
+	if !s.readSubmission(w, r, &in, func() *string { return in.Website }) {
 		return
 	}
 	now := s.cfg.Now().UTC().Truncate(time.Microsecond)
@@ -81,10 +79,10 @@ func (s *Server) recordFeedback(w http.ResponseWriter, r *http.Request, tok stor
 // parseFeedback checks a submission and returns the entry it makes, all
 // but its ID, project, time and cap. Page feedback with a comment or a
 // contact is contextual; without either, a vote alone, thumbs_only.
-func parseFeedback(in feedbackBody) (store.NewFeedback, *badRequest) {
+func parseFeedback(in feedbackBody) (store.NewFeedback, *input.Problem) {
 	var n store.NewFeedback
 	if in.Path == nil {
-		return n, invalidInput(`field "path" is required: the page's path, such as /quickstart`)
+		return n, input.Invalid(`field "path" is required: the page's path, such as /quickstart`)
 	}
 	path, bad := sitePath("path", *in.Path)
 	if bad != nil {
@@ -92,27 +90,27 @@ func parseFeedback(in feedbackBody) (store.NewFeedback, *badRequest) {
 	}
 	n.Path = path
 	if in.Comment != nil {
-		if p := textProblem("comment", *in.Comment, maxFeedbackComment, true); p != "" {
-			return n, invalidInput("%s", p)
+		if p := input.TextProblem("comment", *in.Comment, maxFeedbackComment, true); p != "" {
+			return n, input.Invalid("%s", p)
 		}
 		n.Comment = in.Comment
 	}
 	switch {
 	case in.Code != nil && in.Helpful != nil:
-		return n, invalidInput(`fields "code" and "helpful" exclude each other: send "helpful" for the page, or "code" for a code block`)
+		return n, input.Invalid(`fields "code" and "helpful" exclude each other: send "helpful" for the page, or "code" for a code block`)
 	case in.Code != nil:
 		return codeFeedback(n, in)
 	case in.Helpful != nil:
 		return pageFeedback(n, in)
 	}
-	return n, invalidInput(`field "helpful" (the page) or "code" (a code block) is required`)
+	return n, input.Invalid(`field "helpful" (the page) or "code" (a code block) is required`)
 }
 
 // pageFeedback completes n, a vote on a page.
-func pageFeedback(n store.NewFeedback, in feedbackBody) (store.NewFeedback, *badRequest) {
+func pageFeedback(n store.NewFeedback, in feedbackBody) (store.NewFeedback, *input.Problem) {
 	for field, v := range map[string]*string{"filename": in.Filename, "lang": in.Lang} {
 		if v != nil {
-			return n, invalidInput(`field %q belongs to feedback on a code block (with "code"), not on a page`, field)
+			return n, input.Invalid(`field %q belongs to feedback on a code block (with "code"), not on a page`, field)
 		}
 	}
 	n.Helpful = *in.Helpful
@@ -131,15 +129,15 @@ func pageFeedback(n store.NewFeedback, in feedbackBody) (store.NewFeedback, *bad
 }
 
 // codeFeedback completes n, feedback on a code block.
-func codeFeedback(n store.NewFeedback, in feedbackBody) (store.NewFeedback, *badRequest) {
+func codeFeedback(n store.NewFeedback, in feedbackBody) (store.NewFeedback, *input.Problem) {
 	if in.Contact != nil {
-		return n, invalidInput(`field "contact" belongs to feedback on a page (with "helpful"), not on a code block`)
+		return n, input.Invalid(`field "contact" belongs to feedback on a page (with "helpful"), not on a code block`)
 	}
 	if strings.TrimSpace(*in.Code) == "" {
-		return n, invalidInput(`field "code" must not be empty`)
+		return n, input.Invalid(`field "code" must not be empty`)
 	}
-	if p := textProblem("code", *in.Code, maxFeedbackCode, true); p != "" {
-		return n, invalidInput("%s", p)
+	if p := input.TextProblem("code", *in.Code, maxFeedbackCode, true); p != "" {
+		return n, input.Invalid("%s", p)
 	}
 	n.Source, n.Code = store.FeedbackSourceCodeSnippet, *in.Code
 	for _, f := range []struct {
@@ -151,8 +149,8 @@ func codeFeedback(n store.NewFeedback, in feedbackBody) (store.NewFeedback, *bad
 		if f.v == nil {
 			continue
 		}
-		if p := textProblem(f.field, *f.v, f.max, false); p != "" {
-			return n, invalidInput("%s", p)
+		if p := input.TextProblem(f.field, *f.v, f.max, false); p != "" {
+			return n, input.Invalid("%s", p)
 		}
 		*f.dst = strings.TrimSpace(*f.v)
 	}
@@ -161,17 +159,17 @@ func codeFeedback(n store.NewFeedback, in feedbackBody) (store.NewFeedback, *bad
 
 // parseContact checks the reader's e-mail address: a bare address (no
 // display name), as the export shows it. An empty one is no contact.
-func parseContact(v string) (string, *badRequest) {
+func parseContact(v string) (string, *input.Problem) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return "", nil
 	}
-	if p := textProblem("contact", v, maxFeedbackContact, false); p != "" {
-		return "", invalidInput("%s", p)
+	if p := input.TextProblem("contact", v, maxFeedbackContact, false); p != "" {
+		return "", input.Invalid("%s", p)
 	}
 	a, err := mail.ParseAddress(v)
 	if err != nil || a.Name != "" || a.Address != v || !strings.Contains(v[strings.LastIndexByte(v, '@')+1:], ".") {
-		return "", invalidInput(`field "contact" must be an e-mail address, such as reader@example.com`)
+		return "", input.Invalid(`field "contact" must be an e-mail address, such as reader@example.com`)
 	}
 	return v, nil
 }

@@ -1,19 +1,16 @@
 package server
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"reflect"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/docsapi/docsapi-go/server/internal/input"
+	"github.com/docsapi/docsapi-go/server/internal/strictjson"
 	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/store"
@@ -24,7 +21,6 @@ import (
 const (
 	maxIngestViews  = 1000
 	maxIngestCount  = 1_000_000
-	maxIngestPath   = 2048
 	maxIngestHeader = 1024
 	// maxIngestFuture tolerates clocks that run a little ahead; views
 	// further in the future are a client bug, not traffic.
@@ -34,38 +30,6 @@ const (
 // minIngestTime is the earliest view accepted: anything older is a broken
 // clock or a zero value, not traffic of a documentation site.
 var minIngestTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// pathProblem says what makes an ingested path unfit to store and show, or
-// "" if nothing does. Paths reach dashboards and CSV exports as text, so
-// besides control characters (C0, DEL, C1) it refuses the invisible
-// characters that reorder text (bidirectional overrides, embeddings,
-// isolates and marks), with which a path can display as another.
-func pathProblem(path string) string {
-	switch {
-	case !strings.HasPrefix(path, "/"):
-		return "must start with /"
-	case len(path) > maxIngestPath:
-		return fmt.Sprintf("has %d bytes; at most %d are allowed", len(path), maxIngestPath)
-	}
-	for i, c := range path {
-		switch {
-		case unicode.IsControl(c):
-			return fmt.Sprintf("holds a control character (%U) at byte %d", c, i)
-		case isBidiControl(c):
-			return fmt.Sprintf("holds a bidirectional formatting character (%U) at byte %d", c, i)
-		}
-	}
-	return ""
-}
-
-// isBidiControl reports whether c is an invisible character that changes
-// the direction of the text around it: the Arabic letter mark, the
-// left-to-right and right-to-left marks, the embeddings and overrides
-// (U+202A to U+202E) and the isolates (U+2066 to U+2069).
-func isBidiControl(c rune) bool {
-	return c == '\u061c' || c == '\u200e' || c == '\u200f' ||
-		('\u202a' <= c && c <= '\u202e') || ('\u2066' <= c && c <= '\u2069')
-}
 
 // ingestView is one entry of an ingestion body. The server classifies it
 // from userAgent, path and accept, exactly as the middleware classifies a
@@ -87,12 +51,9 @@ type ingestBody struct {
 	Views *[]ingestView `json:"views"`
 }
 
-// The fields of an ingestion body and of a view, for the messages that
-// list them.
-var (
-	ingestFields     = jsonFields(reflect.TypeFor[ingestBody]())
-	ingestViewFields = jsonFields(reflect.TypeFor[ingestView]())
-)
+// ingestViewFields are the fields of a view, for the message that lists
+// them.
+var ingestViewFields = strictjson.Fields(reflect.TypeFor[ingestView]())
 
 // recordViews: POST /v1/analytics/{projectId}/views, a self-hosted addition
 // for sites not served by a Go handler (a static host, a CDN's logs).
@@ -169,22 +130,14 @@ func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.Vi
 			details = append(details, wire.ErrorDetail{Message: fmt.Sprintf(format, args...)})
 		}
 	}
-	if !utf8.Valid(body) {
-		fail("the request body is not valid UTF-8")
-		return nil, nil, details
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
 	var in ingestBody
-	if err := dec.Decode(&in); err != nil {
-		fail("%s", describeIngestError(body, err))
+	if bad := input.DecodeJSON(body, &in, strictjson.Options{}); bad != nil {
+		fail("%s", bad.Message)
 		return nil, nil, details
 	}
 	switch {
-	case dec.More():
-		fail("the request body has data after the JSON object")
 	case in.Views == nil:
-		fail(`field "views" is required: an array of {%s}`, quoteFields(ingestViewFields))
+		fail(`field "views" is required: an array of {%s}`, input.QuoteFields(ingestViewFields))
 	case len(*in.Views) == 0:
 		fail(`field "views" is empty`)
 	case len(*in.Views) > maxIngestViews:
@@ -204,7 +157,7 @@ func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.Vi
 			fail("%s.path is required", where)
 			ok = false
 		default:
-			if p := pathProblem(*v.Path); p != "" {
+			if p := input.PathProblem(*v.Path); p != "" {
 				fail("%s.path %s", where, p)
 				ok = false
 			}
@@ -275,40 +228,4 @@ func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.Vi
 		return nil, nil, details
 	}
 	return out, visitors, nil
-}
-
-// describeIngestError words the error of decoding an ingestion body. For
-// an unknown field it lists the fields of the object the field is in,
-// which encoding/json does not say: the body is decoded again, the top
-// level alone and then each view, until the field it named shows. (A name
-// unknown at both levels is told as the top level's.)
-func describeIngestError(body []byte, err error) string {
-	field, ok := unknownField(err)
-	if !ok {
-		return describeJSONError(err, nil).Message
-	}
-	unknownHere := func(data []byte, v any) bool {
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		err := dec.Decode(v)
-		if err == nil {
-			return false
-		}
-		f, ok := unknownField(err)
-		return ok && f == field
-	}
-	var top struct {
-		Views []json.RawMessage `json:"views"`
-	}
-	if unknownHere(body, &top) {
-		return describeJSONError(err, ingestFields).Message
-	}
-	for i, raw := range top.Views {
-		if unknownHere(raw, &ingestView{}) {
-			return fmt.Sprintf("views[%d]: %s", i, describeJSONError(err, ingestViewFields).Message)
-		}
-	}
-	// Reached only when a later "views" key replaced the array that held
-	// the field: it was in a view all the same.
-	return describeJSONError(err, ingestViewFields).Message
 }

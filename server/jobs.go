@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/input"
 	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -128,19 +129,19 @@ func (s *Server) readWrite(w http.ResponseWriter, r *http.Request) (string, bool
 }
 
 // checkIdempotencyKey validates the optional Idempotency-Key header.
-func checkIdempotencyKey(r *http.Request) *badRequest {
+func checkIdempotencyKey(r *http.Request) *input.Problem {
 	values := r.Header.Values("Idempotency-Key")
 	switch {
 	case len(values) == 0:
 		return nil
 	case len(values) > 1:
-		return invalidInput("send one Idempotency-Key header, not %d", len(values))
+		return input.Invalid("send one Idempotency-Key header, not %d", len(values))
 	case len(values[0]) == 0 || len(values[0]) > 255:
-		return invalidInput("Idempotency-Key must be 1 to 255 characters")
+		return input.Invalid("Idempotency-Key must be 1 to 255 characters")
 	}
 	for _, c := range values[0] {
 		if c < 0x21 || c > 0x7e {
-			return invalidInput("Idempotency-Key must be printable ASCII without spaces")
+			return input.Invalid("Idempotency-Key must be printable ASCII without spaces")
 		}
 	}
 	return nil

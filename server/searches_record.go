@@ -2,10 +2,10 @@ package server
 
 import (
 	"net/http"
-	"reflect"
 	"time"
 	"unicode/utf8"
 
+	"github.com/docsapi/docsapi-go/server/internal/input"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -21,13 +21,11 @@ type searchBody struct {
 	Website     *string `json:"website"` // the honeypot, as in feedback
 }
 
-var searchBodyFields = jsonFields(reflect.TypeFor[searchBody]())
-
 // recordSearch: POST /v1/site/{projectId}/searches. 202 means counted (or
 // caught by the honeypot, which answers alike); 400 names the field.
 func (s *Server) recordSearch(w http.ResponseWriter, r *http.Request, tok store.SiteToken) {
 	var in searchBody
-	if !s.readSubmission(w, r, &in, searchBodyFields, func() *string { return in.Website }) {
+	if !s.readSubmission(w, r, &in, func() *string { return in.Website }) {
 		return
 	}
 	sr, bad := parseSearch(in)
@@ -71,24 +69,24 @@ func (s *Server) recordSearch(w http.ResponseWriter, r *http.Request, tok store.
 
 // parseSearch checks a search event and returns it normalised (see
 // store.NormaliseQuery), all but its project and time.
-func parseSearch(in searchBody) (store.Search, *badRequest) {
+func parseSearch(in searchBody) (store.Search, *input.Problem) {
 	var sr store.Search
 	switch {
 	case in.Query == nil:
-		return sr, invalidInput(`field "query" is required: the text the reader searched for`)
+		return sr, input.Invalid(`field "query" is required: the text the reader searched for`)
 	case len(*in.Query) > maxRawQueryBytes:
-		return sr, invalidInput(`field "query" has %d bytes; at most %d are allowed`, len(*in.Query), maxRawQueryBytes)
+		return sr, input.Invalid(`field "query" has %d bytes; at most %d are allowed`, len(*in.Query), maxRawQueryBytes)
 	}
 	// Line breaks and tabs are white space to a query, folded away below.
-	if p := textProblem("query", *in.Query, maxRawQueryBytes, true); p != "" {
-		return sr, invalidInput("%s", p)
+	if p := input.TextProblem("query", *in.Query, maxRawQueryBytes, true); p != "" {
+		return sr, input.Invalid("%s", p)
 	}
 	sr.Query = store.NormaliseQuery(*in.Query)
 	switch n := utf8.RuneCountInString(sr.Query); {
 	case n == 0:
-		return sr, invalidInput(`field "query" must not be blank`)
+		return sr, input.Invalid(`field "query" must not be blank`)
 	case n > store.MaxQueryLength:
-		return sr, invalidInput(`field "query" is %d characters long once normalised; the limit is %d`, n, store.MaxQueryLength)
+		return sr, input.Invalid(`field "query" is %d characters long once normalised; the limit is %d`, n, store.MaxQueryLength)
 	}
 	if in.ClickedPath != nil && *in.ClickedPath != "" {
 		path, bad := sitePath("clickedPath", *in.ClickedPath)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/input"
 	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/store"
@@ -65,7 +66,7 @@ func parseSeriesQuery(raw string, now time.Time) (store.SeriesQuery, []wire.Erro
 	}
 	from, to := qs.dates()
 	if v, ok := qs.one("path"); ok {
-		if p := pathProblem(v); p != "" {
+		if p := input.PathProblem(v); p != "" {
 			qs.fail("path %s", p)
 		} else {
 			q.Path = pageviews.NormalizePath(v)
