@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/dashboard"
+	"github.com/docsapi/docsapi-go/server/internal/keyauth"
+	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -83,14 +86,14 @@ func (c DashboardConfig) WithDefaults() (DashboardConfig, error) {
 // dashState is the dashboard's part of a Server.
 type dashState struct {
 	cfg     DashboardConfig
-	logins  *addrLimiter
+	logins  *ratelimit.PerAddress
 	origins *http.CrossOriginProtection
 }
 
 func newDashState(cfg DashboardConfig, maxAddresses int) *dashState {
 	return &dashState{
 		cfg:     cfg,
-		logins:  newAddrLimiter(cfg.LoginPerAddress, maxAddresses),
+		logins:  ratelimit.NewPerAddress(ratelimit.Limit(cfg.LoginPerAddress), maxAddresses),
 		origins: http.NewCrossOriginProtection(),
 	}
 }
@@ -101,17 +104,17 @@ func (s *Server) dashboardRoutes(mux *routeMux) {
 	mux.HandleFunc("POST /dashboard/login", s.dashLogin)
 	mux.HandleFunc("POST /dashboard/logout", s.dashLogout)
 	mux.HandleFunc("GET /dashboard/style.css", dashStyle)
-	mux.Handle("GET /dashboard/projects/{projectId}/{$}", s.dashPage(analyticsAPI, store.ScopeRead, s.dashOverview))
-	mux.Handle("GET /dashboard/projects/{projectId}/jobs", s.dashPage(agentAPI, store.ScopeRead, s.dashJobs))
-	mux.Handle("GET /dashboard/projects/{projectId}/jobs/{id}", s.dashPage(agentAPI, store.ScopeRead, s.dashJob))
-	mux.Handle("POST /dashboard/projects/{projectId}/jobs/{id}/archive", s.dashPage(agentAPI, store.ScopeWrite, s.dashArchive))
+	mux.Handle("GET /dashboard/projects/{projectId}/{$}", s.dashPage(keyauth.Analytics, store.ScopeRead, s.dashOverview))
+	mux.Handle("GET /dashboard/projects/{projectId}/jobs", s.dashPage(keyauth.Agent, store.ScopeRead, s.dashJobs))
+	mux.Handle("GET /dashboard/projects/{projectId}/jobs/{id}", s.dashPage(keyauth.Agent, store.ScopeRead, s.dashJob))
+	mux.Handle("POST /dashboard/projects/{projectId}/jobs/{id}/archive", s.dashPage(keyauth.Agent, store.ScopeWrite, s.dashArchive))
 	mux.HandleFunc("GET /dashboard/", s.dashNotFound)
 }
 
 // dashRequest is a request of a signed-in browser, admitted to its
 // project.
 type dashRequest struct {
-	caller
+	keyauth.Caller
 	frame dashboard.Frame
 }
 
@@ -119,7 +122,7 @@ type dashRequest struct {
 // origin and CSRF token, then admit, as the API endpoint of the same kind
 // and scope would be admitted. The session's cookie is sealed again with
 // this request as its last use, which moves its idle deadline.
-func (s *Server) dashPage(kind apiKind, scope store.Scope, h func(http.ResponseWriter, *http.Request, *dashRequest)) http.Handler {
+func (s *Server) dashPage(kind keyauth.Kind, scope store.Scope, h func(http.ResponseWriter, *http.Request, *dashRequest)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sess, ok := s.dashSession(w, r)
 		if !ok {
@@ -129,17 +132,17 @@ func (s *Server) dashPage(kind apiKind, scope store.Scope, h func(http.ResponseW
 		if r.Method == http.MethodPost && !s.dashFormOK(w, r, frame, sess.sealer, sessionPurpose, sess.ID) {
 			return
 		}
-		c, no := s.admit(r, sess.key, r.PathValue("projectId"), kind, scope)
+		c, no := s.auth.Admit(r, sess.key, r.PathValue("projectId"), kind, scope)
 		if no != nil {
-			if no.retryAfter > 0 {
-				w.Header().Set("Retry-After", retryAfterSeconds(no.retryAfter))
+			if no.RetryAfter > 0 {
+				w.Header().Set("Retry-After", ratelimit.RetryAfter(no.RetryAfter))
 			}
-			s.dashError(w, r, frame, no.status, no.message)
+			s.dashError(w, r, frame, no.Status, no.Message)
 			return
 		}
-		frame.Project = c.project.ID
+		frame.Project = c.Project.ID
 		s.dashKeepSession(w, r, sess)
-		h(w, r, &dashRequest{caller: c, frame: frame})
+		h(w, r, &dashRequest{Caller: c, frame: frame})
 	})
 }
 
@@ -192,7 +195,7 @@ func (s *Server) dashHome(w http.ResponseWriter, r *http.Request) {
 
 // dashNotFound answers a path under /dashboard/ that no page has.
 func (s *Server) dashNotFound(w http.ResponseWriter, r *http.Request) {
-	s.dashError(w, r, dashboard.Frame{Base: dashBase(r)}, http.StatusNotFound, "there is no page "+quote(r.URL.Path))
+	s.dashError(w, r, dashboard.Frame{Base: dashBase(r)}, http.StatusNotFound, "there is no page "+respond.Quote(r.URL.Path))
 }
 
 // dashStyle serves the stylesheet: cached for long under the URL of its
@@ -226,7 +229,7 @@ func dashHeaders(h http.Header) {
 func (s *Server) dashRender(w http.ResponseWriter, r *http.Request, status int, p dashboard.Page) {
 	var buf bytes.Buffer
 	if err := dashboard.Render(&buf, p); err != nil {
-		msg := s.logInternalError(r, "rendering a dashboard page", err)
+		msg := respond.LogInternal(r, s.cfg.Logger, "rendering a dashboard page", err)
 		dashHeaders(w.Header())
 		http.Error(w, msg, http.StatusInternalServerError)
 		return
@@ -246,7 +249,7 @@ func (s *Server) dashError(w http.ResponseWriter, r *http.Request, frame dashboa
 // dashStoreError answers err, an error of the store, as the API would
 // (storeAnswer), in a page.
 func (s *Server) dashStoreError(w http.ResponseWriter, r *http.Request, frame dashboard.Frame, err error, subject, doing string) {
-	status, msg := s.storeAnswer(r, err, subject, doing)
+	status, msg := respond.StoreAnswer(r, s.cfg.Logger, err, subject, doing)
 	s.dashError(w, r, frame, status, msg)
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/dashboard"
+	"github.com/docsapi/docsapi-go/server/internal/keyauth"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -32,7 +34,7 @@ const day = 24 * time.Hour
 // it today, it says so (siteShares.todayOf).
 func (s *Server) dashOverview(w http.ResponseWriter, r *http.Request, d *dashRequest) {
 	page := dashboard.OverviewPage{Frame: d.frame}
-	page.Title, page.Section = "Overview of "+d.project.ID, "overview"
+	page.Title, page.Section = "Overview of "+d.Project.ID, "overview"
 	status := http.StatusOK
 	from, to, problem := dashRange(r.URL.Query(), s.now())
 	if problem != "" {
@@ -41,8 +43,8 @@ func (s *Server) dashOverview(w http.ResponseWriter, r *http.Request, d *dashReq
 	}
 	page.From, page.To = from.Format(time.DateOnly), to.Add(-day).Format(time.DateOnly)
 
-	ctx, project := r.Context(), d.project.ID
-	subject := "project " + quote(project)
+	ctx, project := r.Context(), d.Project.ID
+	subject := "project " + respond.Quote(project)
 	views, err := s.cfg.Store.QueryViews(ctx, store.ViewsQuery{ProjectID: project, From: from, To: to, Limit: dashTopPages})
 	if err != nil {
 		s.dashStoreError(w, r, page.Frame, err, subject, "querying views")
@@ -118,7 +120,7 @@ func dashRange(q url.Values, now time.Time) (from, to time.Time, problem string)
 // the same filter, the same sealed cursors.
 func (s *Server) dashJobs(w http.ResponseWriter, r *http.Request, d *dashRequest) {
 	page := dashboard.JobsPage{Frame: d.frame, Statuses: jobStatuses}
-	page.Title, page.Section = "Jobs of "+d.project.ID, "jobs"
+	page.Title, page.Section = "Jobs of "+d.Project.ID, "jobs"
 	asked := r.URL.Query()
 	q := url.Values{}
 	for _, name := range []string{"status", "cursor"} {
@@ -127,20 +129,20 @@ func (s *Server) dashJobs(w http.ResponseWriter, r *http.Request, d *dashRequest
 		}
 	}
 	page.Status = q.Get("status")
-	jobs, next, problems, err := s.jobsPage(r.Context(), d.project.ID, q.Encode())
+	jobs, next, problems, err := s.jobsPage(r.Context(), d.Project.ID, q.Encode())
 	switch {
 	case problems != "":
 		page.Problem = problems
 		s.dashRender(w, r, http.StatusBadRequest, page)
 		return
 	case err != nil:
-		s.dashStoreError(w, r, page.Frame, err, "project "+quote(d.project.ID), "listing jobs")
+		s.dashStoreError(w, r, page.Frame, err, "project "+respond.Quote(d.Project.ID), "listing jobs")
 		return
 	}
 	page.Jobs = jobs.Jobs
 	if next != "" {
 		q.Set("cursor", next)
-		page.Next = page.Base + "/projects/" + url.PathEscape(d.project.ID) + "/jobs?" + q.Encode()
+		page.Next = page.Base + "/projects/" + url.PathEscape(d.Project.ID) + "/jobs?" + q.Encode()
 	}
 	s.dashRender(w, r, http.StatusOK, page)
 }
@@ -150,11 +152,11 @@ func (s *Server) dashJobs(w http.ResponseWriter, r *http.Request, d *dashRequest
 // and the archive button are for keys that may write.
 func (s *Server) dashJob(w http.ResponseWriter, r *http.Request, d *dashRequest) {
 	jobID := r.PathValue("id")
-	page := dashboard.JobPage{Frame: d.frame, CanWrite: hasScope(d.key.Scopes, store.ScopeWrite)}
+	page := dashboard.JobPage{Frame: d.frame, CanWrite: keyauth.HasScope(d.Key.Scopes, store.ScopeWrite)}
 	page.Title, page.Section = "Job "+jobID, "jobs"
-	job, err := s.Job(r.Context(), d.project.ID, jobID)
+	job, err := s.Job(r.Context(), d.Project.ID, jobID)
 	if err != nil {
-		s.dashStoreError(w, r, page.Frame, err, "job "+quote(jobID), "loading job")
+		s.dashStoreError(w, r, page.Frame, err, "job "+respond.Quote(jobID), "loading job")
 		return
 	}
 	if !page.CanWrite {
@@ -171,10 +173,10 @@ func (s *Server) dashJob(w http.ResponseWriter, r *http.Request, d *dashRequest)
 // done by the same ArchiveJob; then back to the job's page.
 func (s *Server) dashArchive(w http.ResponseWriter, r *http.Request, d *dashRequest) {
 	jobID := r.PathValue("id")
-	if _, err := s.ArchiveJob(r.Context(), d.project.ID, jobID); err != nil {
-		s.dashStoreError(w, r, d.frame, err, "job "+quote(jobID), "archiving job")
+	if _, err := s.ArchiveJob(r.Context(), d.Project.ID, jobID); err != nil {
+		s.dashStoreError(w, r, d.frame, err, "job "+respond.Quote(jobID), "archiving job")
 		return
 	}
 	dashHeaders(w.Header())
-	http.Redirect(w, r, d.frame.Base+"/projects/"+url.PathEscape(d.project.ID)+"/jobs/"+url.PathEscape(jobID), http.StatusSeeOther)
+	http.Redirect(w, r, d.frame.Base+"/projects/"+url.PathEscape(d.Project.ID)+"/jobs/"+url.PathEscape(jobID), http.StatusSeeOther)
 }

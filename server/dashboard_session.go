@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/dashboard"
+	"github.com/docsapi/docsapi-go/server/internal/keyauth"
+	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -82,13 +85,13 @@ func (s *Server) dashSession(w http.ResponseWriter, r *http.Request) (*dashSessi
 	ended, err := s.cfg.Store.SessionEnded(r.Context(), sess.ID[:])
 	switch {
 	case err != nil:
-		s.dashError(w, r, dashboard.Frame{Base: dashBase(r)}, http.StatusInternalServerError, s.logInternalError(r, "reading whether a session was signed out", err))
+		s.dashError(w, r, dashboard.Frame{Base: dashBase(r)}, http.StatusInternalServerError, respond.LogInternal(r, s.cfg.Logger, "reading whether a session was signed out", err))
 		return nil, false
 	case ended:
 		s.dashToLogin(w, r, "signed-out")
 		return nil, false
 	}
-	key, status, msg := s.verifyKey(r.Context(), sess.KeyHash)
+	key, status, msg := s.auth.VerifyKey(r.Context(), sess.KeyHash)
 	switch {
 	case status == http.StatusInternalServerError:
 		s.dashError(w, r, dashboard.Frame{Base: dashBase(r)}, status, msg)
@@ -104,9 +107,9 @@ func (s *Server) dashSession(w http.ResponseWriter, r *http.Request) (*dashSessi
 // with msg.
 func keyEndedCode(msg string) string {
 	switch msg {
-	case msgKeyRevoked:
+	case keyauth.MsgKeyRevoked:
 		return "revoked"
-	case msgKeyExpired:
+	case keyauth.MsgKeyExpired:
 		return "key-expired"
 	}
 	return "key-gone"
@@ -157,8 +160,8 @@ func (s *Server) dashRenderLogin(w http.ResponseWriter, r *http.Request, sealer 
 func (s *Server) dashLogin(w http.ResponseWriter, r *http.Request) {
 	frame := dashboard.Frame{Base: dashBase(r)}
 	sealer := s.keys.sealer
-	if wait, limited := s.dash.logins.take(s.clientAddr(r), s.cfg.Now()); limited {
-		w.Header().Set("Retry-After", retryAfterSeconds(wait))
+	if wait, limited := s.dash.logins.Take(s.proxies.Addr(r), s.cfg.Now()); limited {
+		w.Header().Set("Retry-After", ratelimit.RetryAfter(wait))
 		s.dashRenderLogin(w, r, sealer, http.StatusTooManyRequests, "Too many sign-in attempts from this address: wait a minute and try again.", "")
 		return
 	}
@@ -170,7 +173,7 @@ func (s *Server) dashLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	secret := strings.TrimSpace(r.PostForm.Get("key"))
-	_, status, msg := s.verifySecret(r.Context(), secret)
+	_, status, msg := s.auth.VerifySecret(r.Context(), secret)
 	switch {
 	case status == http.StatusInternalServerError:
 		s.dashError(w, r, frame, status, msg)
@@ -180,7 +183,7 @@ func (s *Server) dashLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := s.cfg.Now().UTC().Truncate(time.Second)
-	sess := dashboard.Session{ID: dashboard.NewSessionID(), KeyHash: hashKey(secret), Opened: now, Seen: now, Expires: now.Add(s.dash.cfg.MaxAge)}
+	sess := dashboard.Session{ID: dashboard.NewSessionID(), KeyHash: keyauth.Hash(secret), Opened: now, Seen: now, Expires: now.Add(s.dash.cfg.MaxAge)}
 	s.dropDashCookie(w, r, loginCookie)
 	s.setDashCookie(w, r, sessionCookie, sealer.Seal(sess))
 	dashHeaders(w.Header())
@@ -206,7 +209,7 @@ func (s *Server) dashLogout(w http.ResponseWriter, r *http.Request) {
 	// after a restart must not revive the session once its record lapsed.
 	ended := store.EndedSession{ID: sess.ID[:], Until: sess.Expires.Add(endedSessionMargin), Now: s.cfg.Now()}
 	if err := s.cfg.Store.EndSession(r.Context(), ended); err != nil {
-		s.dashError(w, r, frame, http.StatusInternalServerError, "signing out failed, and the session goes on: try again ("+s.logInternalError(r, "recording a sign-out", err)+")")
+		s.dashError(w, r, frame, http.StatusInternalServerError, "signing out failed, and the session goes on: try again ("+respond.LogInternal(r, s.cfg.Logger, "recording a sign-out", err)+")")
 		return
 	}
 	s.dashToLogin(w, r, "signed-out")

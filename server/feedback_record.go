@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/base62"
 	"github.com/docsapi/docsapi-go/server/internal/input"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -46,17 +48,17 @@ func (s *Server) recordFeedback(w http.ResponseWriter, r *http.Request, tok stor
 	now := s.cfg.Now().UTC().Truncate(time.Microsecond)
 	n, bad := parseFeedback(in)
 	if bad != nil {
-		writeError(w, bad.Status, bad.Message)
+		respond.Error(w, bad.Status, bad.Message)
 		return
 	}
-	n.ID, n.ProjectID, n.CreatedAt, n.DailyCap = "fb_"+randomBase62(20), tok.ProjectID, now, s.cfg.Site.MaxFeedbackPerDay
-	addr := s.clientAddr(r)
+	n.ID, n.ProjectID, n.CreatedAt, n.DailyCap = "fb_"+base62.Random(20), tok.ProjectID, now, s.cfg.Site.MaxFeedbackPerDay
+	addr := s.proxies.Addr(r)
 	hold, refused := s.siteShares.take(tok.ProjectID, shareFeedback, addr, now)
 	if refused != shareTaken {
 		s.siteCounters.feedbackShare.Add(1)
 		s.siteLimited(r, tok.ProjectID, shareFeedback, SiteLimitShare, now)
 		w.Header().Set("Retry-After", untilTomorrow(now))
-		writeError(w, http.StatusTooManyRequests, feedbackShareMessage(refused, addr, s.cfg.Site))
+		respond.Error(w, http.StatusTooManyRequests, feedbackShareMessage(refused, addr, s.cfg.Site))
 		return
 	}
 	_, err := s.cfg.Store.AddFeedback(r.Context(), n)
@@ -70,9 +72,9 @@ func (s *Server) recordFeedback(w http.ResponseWriter, r *http.Request, tok stor
 		s.siteCounters.feedbackFull.Add(1)
 		s.siteLimited(r, tok.ProjectID, shareFeedback, SiteLimitCap, now)
 		w.Header().Set("Retry-After", untilTomorrow(now))
-		writeError(w, http.StatusTooManyRequests, "this site has sent as much feedback as the server keeps in a day; nothing was stored")
+		respond.Error(w, http.StatusTooManyRequests, "this site has sent as much feedback as the server keeps in a day; nothing was stored")
 	default:
-		s.storeError(w, r, err, "project "+quote(tok.ProjectID), "recording feedback")
+		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(tok.ProjectID), "recording feedback")
 	}
 }
 

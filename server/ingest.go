@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/input"
+	"github.com/docsapi/docsapi-go/server/internal/keyauth"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/internal/strictjson"
 	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/pageviews"
@@ -65,49 +67,49 @@ var ingestViewFields = strictjson.Fields(reflect.TypeFor[ingestView]())
 // could not be told (a 503 after the request ended, which no client reads).
 // The views' visitors, if named, are added right after in the same group;
 // the answer does not wait for them (see groupCommitter).
-func (s *Server) recordViews(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Server) recordViews(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
 	pending := s.ingest.arrive()
 	defer pending.leave()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", s.cfg.MaxBodyBytes))
+		respond.Error(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", s.cfg.MaxBodyBytes))
 		return
 	}
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "cannot read the request body")
+		respond.Error(w, http.StatusBadRequest, "cannot read the request body")
 		return
 	}
 	now := s.cfg.Now()
 	counts, visitors, details := parseIngest(body, now, s.classifier())
 	if len(details) > 0 {
-		writeJSON(w, http.StatusBadRequest, analyticsErrorBody{Error: "invalid page views", Details: details})
+		respond.ErrorDetails(w, http.StatusBadRequest, "invalid page views", details)
 		return
 	}
 	var total int64
 	for i := range counts {
-		counts[i].ProjectID = c.project.ID
+		counts[i].ProjectID = c.Project.ID
 		total += counts[i].Human + counts[i].AI + counts[i].Bot
 	}
-	sketches, err := s.ingest.hashVisitors(r.Context(), c.project.ID, counts, visitors, now)
+	sketches, err := s.ingest.hashVisitors(r.Context(), c.Project.ID, counts, visitors, now)
 	if err != nil {
 		// The views count all the same; their visitors are what is lost.
 		s.cfg.Logger.WarnContext(r.Context(), "server: cannot get the visitor salt; these views are counted without their visitors",
-			slog.String("request_id", requestIDFrom(r.Context())), slog.Any("error", err))
+			slog.String("request_id", respond.RequestIDFrom(r.Context())), slog.Any("error", err))
 	}
 	switch err := pending.submit(r.Context(), counts, sketches); {
 	case err == nil:
-		writeJSON(w, http.StatusAccepted, map[string]int64{"accepted": total})
+		respond.JSON(w, http.StatusAccepted, map[string]int64{"accepted": total})
 	case errors.Is(err, errIngestQueueFull):
 		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, "the server is storing too many page views at once; nothing was recorded, retry later")
+		respond.Error(w, http.StatusServiceUnavailable, "the server is storing too many page views at once; nothing was recorded, retry later")
 	case errors.Is(err, errIngestCancelled):
 		// The client went away (or the server is closing its
 		// connections): whatever is written here is likely unread.
 		w.Header().Set("Retry-After", "1")
-		writeError(w, http.StatusServiceUnavailable, "the request ended before its page views were stored")
+		respond.Error(w, http.StatusServiceUnavailable, "the request ended before its page views were stored")
 	default:
-		s.storeError(w, r, err, "project "+quote(c.project.ID), "recording page views")
+		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(c.Project.ID), "recording page views")
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docsapi/docsapi-go/server/internal/input"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -30,7 +31,7 @@ func (s *Server) recordSearch(w http.ResponseWriter, r *http.Request, tok store.
 	}
 	sr, bad := parseSearch(in)
 	if bad != nil {
-		writeError(w, bad.Status, bad.Message)
+		respond.Error(w, bad.Status, bad.Message)
 		return
 	}
 	sr.ProjectID, sr.At = tok.ProjectID, s.cfg.Now().UTC().Truncate(time.Microsecond)
@@ -41,7 +42,7 @@ func (s *Server) recordSearch(w http.ResponseWriter, r *http.Request, tok store.
 	// new: the client's earlier searches left it holding a query at least
 	// (a pair may still be admitted while the day holds none, so one at
 	// most a day).
-	hold, refused := s.siteShares.take(tok.ProjectID, shareSearches, s.clientAddr(r), sr.At)
+	hold, refused := s.siteShares.take(tok.ProjectID, shareSearches, s.proxies.Addr(r), sr.At)
 	dailyCap := s.cfg.Site.MaxQueriesPerDay
 	if refused != shareTaken {
 		dailyCap = 1
@@ -51,7 +52,7 @@ func (s *Server) recordSearch(w http.ResponseWriter, r *http.Request, tok store.
 		s.siteShares.release(hold)
 	}
 	if err != nil {
-		s.storeError(w, r, err, "project "+quote(tok.ProjectID), "recording a search")
+		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(tok.ProjectID), "recording a search")
 		return
 	}
 	s.siteCounters.foldedSearches.Add(folds.Searches)

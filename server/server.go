@@ -21,6 +21,9 @@ import (
 
 	"github.com/docsapi/docsapi-go/server/api"
 	"github.com/docsapi/docsapi-go/server/internal/clientip"
+	"github.com/docsapi/docsapi-go/server/internal/keyauth"
+	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -40,6 +43,10 @@ const (
 	// Every run hands the whole history to the agent, a model's context
 	// included, so it stays a small part of what a model reads.
 	DefaultMaxJobPromptLength = 4 * DefaultMaxPromptLength
+	// DefaultKeyCacheTTL is how long a Server trusts a key it verified,
+	// and the project it read, without asking the Store again
+	// (Config.KeyCacheTTL).
+	DefaultKeyCacheTTL = time.Second
 )
 
 // Config configures a Server. Store is required; the zero value of every
@@ -170,8 +177,7 @@ type JobEvents interface {
 type Server struct {
 	cfg     Config
 	mux     *routeMux
-	limiter *keyLimiter
-	auth    *authCache      // verified keys and their projects (authcache.go)
+	auth    *keyauth.Authenticator
 	ingest  *groupCommitter // ingested views on their way to the Store
 	proxies clientip.Proxies
 
@@ -179,7 +185,7 @@ type Server struct {
 	keys serverKeys
 
 	// The site endpoints (site.go).
-	siteLimiter  *addrLimiter
+	siteLimiter  *ratelimit.PerAddress
 	siteShares   *siteShares
 	siteCounters siteCounters
 	dash         *dashState // nil without the dashboard (dashboard.go)
@@ -257,9 +263,16 @@ func New(cfg Config) (*Server, error) {
 	case cfg.KeyCacheTTL < 0:
 		cfg.KeyCacheTTL = 0
 	}
-	s := &Server{cfg: cfg, keys: keys, limiter: newKeyLimiter(cfg.RateLimits), ingest: ingest, proxies: clientip.NewProxies(cfg.TrustedProxies)}
-	s.auth = newAuthCache(cfg.KeyCacheTTL)
-	s.siteLimiter = newAddrLimiter(cfg.Site.PerAddress, cfg.Site.MaxAddresses)
+	s := &Server{cfg: cfg, keys: keys, ingest: ingest, proxies: clientip.NewProxies(cfg.TrustedProxies)}
+	s.auth = keyauth.New(keyauth.Config{
+		Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, KeyPrefix: cfg.KeyPrefix, CacheTTL: cfg.KeyCacheTTL,
+		Limits: [keyauth.Kinds]ratelimit.Limit{
+			keyauth.Agent:     ratelimit.Limit(cfg.RateLimits.Agent),
+			keyauth.Analytics: ratelimit.Limit(cfg.RateLimits.Analytics),
+			keyauth.Ingest:    ratelimit.Limit(cfg.RateLimits.Ingest),
+		},
+	})
+	s.siteLimiter = ratelimit.NewPerAddress(ratelimit.Limit(cfg.Site.PerAddress), cfg.Site.MaxAddresses)
 	s.siteShares = newSiteShares(cfg.Site)
 	if cfg.Dashboard.Enabled {
 		s.dash = newDashState(cfg.Dashboard, cfg.Site.MaxAddresses)
@@ -270,15 +283,15 @@ func New(cfg Config) (*Server, error) {
 
 func (s *Server) routes() *routeMux {
 	mux := newRouteMux()
-	mux.Handle("POST /v2/agent/{projectId}/job", s.api(agentAPI, store.ScopeWrite, s.createJob))
-	mux.Handle("GET /v2/agent/{projectId}/job/{id}", s.api(agentAPI, store.ScopeRead, s.getJob))
-	mux.Handle("POST /v2/agent/{projectId}/job/{id}/message", s.api(agentAPI, store.ScopeWrite, s.sendMessage))
-	mux.Handle("POST /v2/agent/{projectId}/job/{id}/archive", s.api(agentAPI, store.ScopeWrite, s.archiveJob))
-	mux.Handle("GET /v2/agent/{projectId}/jobs", s.api(agentAPI, store.ScopeRead, s.listJobs))
-	mux.Handle("GET /v1/analytics/{projectId}/views", s.api(analyticsAPI, store.ScopeRead, s.views))
-	mux.Handle("POST /v1/analytics/{projectId}/views", s.api(ingestAPI, store.ScopeWrite, s.recordViews))
-	mux.Handle("GET /v1/analytics/{projectId}/visitors", s.api(analyticsAPI, store.ScopeRead, s.visitors))
-	mux.Handle("GET /v1/analytics/{projectId}/views/series", s.api(analyticsAPI, store.ScopeRead, s.viewsSeries))
+	mux.Handle("POST /v2/agent/{projectId}/job", s.api(keyauth.Agent, store.ScopeWrite, s.createJob))
+	mux.Handle("GET /v2/agent/{projectId}/job/{id}", s.api(keyauth.Agent, store.ScopeRead, s.getJob))
+	mux.Handle("POST /v2/agent/{projectId}/job/{id}/message", s.api(keyauth.Agent, store.ScopeWrite, s.sendMessage))
+	mux.Handle("POST /v2/agent/{projectId}/job/{id}/archive", s.api(keyauth.Agent, store.ScopeWrite, s.archiveJob))
+	mux.Handle("GET /v2/agent/{projectId}/jobs", s.api(keyauth.Agent, store.ScopeRead, s.listJobs))
+	mux.Handle("GET /v1/analytics/{projectId}/views", s.api(keyauth.Analytics, store.ScopeRead, s.views))
+	mux.Handle("POST /v1/analytics/{projectId}/views", s.api(keyauth.Ingest, store.ScopeWrite, s.recordViews))
+	mux.Handle("GET /v1/analytics/{projectId}/visitors", s.api(keyauth.Analytics, store.ScopeRead, s.visitors))
+	mux.Handle("GET /v1/analytics/{projectId}/views/series", s.api(keyauth.Analytics, store.ScopeRead, s.viewsSeries))
 	s.siteRoutes(mux)
 	if s.dash != nil {
 		s.dashboardRoutes(mux)
@@ -294,10 +307,10 @@ func (s *Server) routes() *routeMux {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w, r = closeUnreadBodies(w, r)
 	start := s.cfg.Now()
-	id := requestID(r)
+	id := respond.RequestID(r)
 	w.Header().Set("X-Request-Id", id)
 	rec := &statusRecorder{ResponseWriter: w}
-	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+	r = r.WithContext(respond.WithRequestID(r.Context(), id))
 	_, pattern := s.mux.Handler(r)
 	defer func() {
 		if p := recover(); p != nil {
@@ -307,7 +320,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.cfg.Logger.ErrorContext(r.Context(), "server: panic while serving",
 				slog.String("request_id", id), slog.Any("panic", p))
 			if !rec.wroteHeader {
-				writeError(rec, http.StatusInternalServerError, "internal error (request id "+id+")")
+				respond.Error(rec, http.StatusInternalServerError, respond.InternalMessage(id))
 			}
 		}
 		took := s.cfg.Now().Sub(start)
@@ -340,11 +353,11 @@ func (s *Server) notRouted(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(allowed) == 0 {
-		writeError(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path)
+		respond.Error(w, http.StatusNotFound, "no such endpoint: "+r.URL.Path)
 		return
 	}
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
-	writeError(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed here; use "+strings.Join(allowed, " or "))
+	respond.Error(w, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed here; use "+strings.Join(allowed, " or "))
 }
 
 // health answers whether the storage answers. It needs no key, so load
@@ -354,10 +367,10 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := s.cfg.Store.Ping(ctx); err != nil {
 		s.cfg.Logger.ErrorContext(ctx, "server: health check failed", slog.Any("error", err))
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "storage does not answer"})
+		respond.JSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": "storage does not answer"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	respond.JSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // serveOpenAPI serves the contract this server implements, so clients can

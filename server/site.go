@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -216,7 +218,7 @@ func (s *Server) SiteStats() SiteStats {
 		Honeypot: c.honeypot.Load(), RateLimited: c.rateLimited.Load(),
 		FeedbackFull: c.feedbackFull.Load(), FeedbackShare: c.feedbackShare.Load(),
 		FoldedSearches: c.foldedSearches.Load(), UnattributedClicks: c.unattributed.Load(), SearchesShare: c.searchesShare.Load(),
-		Addresses: s.siteLimiter.size(), ShareEntries: s.siteShares.size(),
+		Addresses: s.siteLimiter.Size(), ShareEntries: s.siteShares.size(),
 	}
 }
 
@@ -234,21 +236,21 @@ func (s *Server) site(h func(http.ResponseWriter, *http.Request, store.SiteToken
 		}
 		tok, status, msg := s.siteToken(r)
 		if status != 0 {
-			writeError(w, status, msg)
+			respond.Error(w, status, msg)
 			return
 		}
 		origin, ok := requestOrigin(r)
 		switch {
 		case !ok:
-			writeError(w, http.StatusForbidden, "missing Origin header: the site endpoints answer pages of the site's allowed origins")
+			respond.Error(w, http.StatusForbidden, "missing Origin header: the site endpoints answer pages of the site's allowed origins")
 			return
 		case !slices.Contains(tok.Origins, origin):
-			writeError(w, http.StatusForbidden, "origin "+quote(origin)+" is not allowed to use this site token")
+			respond.Error(w, http.StatusForbidden, "origin "+respond.Quote(origin)+" is not allowed to use this site token")
 			return
 		}
 		w.Header().Set("Access-Control-Allow-Origin", origin)
 		if r.ContentLength > s.cfg.Site.MaxBodyBytes {
-			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", s.cfg.Site.MaxBodyBytes))
+			respond.Error(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", s.cfg.Site.MaxBodyBytes))
 			return
 		}
 		h(w, r, tok)
@@ -258,11 +260,11 @@ func (s *Server) site(h func(http.ResponseWriter, *http.Request, store.SiteToken
 // spendSiteBudget takes a token of the client address's budget, or answers
 // 429 and reports false.
 func (s *Server) spendSiteBudget(w http.ResponseWriter, r *http.Request) bool {
-	wait, limited := s.siteLimiter.take(s.clientAddr(r), s.cfg.Now())
+	wait, limited := s.siteLimiter.Take(s.proxies.Addr(r), s.cfg.Now())
 	if limited {
 		s.siteCounters.rateLimited.Add(1)
-		w.Header().Set("Retry-After", retryAfterSeconds(wait))
-		writeError(w, http.StatusTooManyRequests, "too many requests from this address; retry later")
+		w.Header().Set("Retry-After", ratelimit.RetryAfter(wait))
+		respond.Error(w, http.StatusTooManyRequests, "too many requests from this address; retry later")
 	}
 	return !limited
 }
@@ -284,8 +286,7 @@ func (s *Server) siteToken(r *http.Request) (store.SiteToken, int, string) {
 	case errors.Is(err, store.ErrNotFound):
 		return store.SiteToken{}, http.StatusUnauthorized, "unknown site token"
 	case err != nil:
-		s.logInternal(r, "loading site token", err)
-		return store.SiteToken{}, http.StatusInternalServerError, "internal error (request id " + requestIDFrom(r.Context()) + ")"
+		return store.SiteToken{}, http.StatusInternalServerError, respond.LogInternal(r, s.cfg.Logger, "loading site token", err)
 	case !tok.RevokedAt.IsZero():
 		return store.SiteToken{}, http.StatusUnauthorized, "this site token was revoked"
 	case tok.ProjectID != r.PathValue("projectId"):
@@ -344,23 +345,23 @@ func (s *Server) sitePreflight(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if m := r.Header.Get("Access-Control-Request-Method"); m != http.MethodPost {
-		writeError(w, http.StatusForbidden, "method "+quote(m)+" is not allowed; the site endpoints take POST")
+		respond.Error(w, http.StatusForbidden, "method "+respond.Quote(m)+" is not allowed; the site endpoints take POST")
 		return
 	}
 	for _, h := range strings.Split(r.Header.Get("Access-Control-Request-Headers"), ",") {
 		h = strings.ToLower(strings.TrimSpace(h))
 		if h != "" && h != "content-type" && h != strings.ToLower(SiteTokenHeader) {
-			writeError(w, http.StatusForbidden, "header "+quote(h)+" is not allowed; the site endpoints take Content-Type and "+SiteTokenHeader)
+			respond.Error(w, http.StatusForbidden, "header "+respond.Quote(h)+" is not allowed; the site endpoints take Content-Type and "+SiteTokenHeader)
 			return
 		}
 	}
 	allowed, err := s.projectOrigins(r)
 	if err != nil {
-		s.internalError(w, r, "loading site tokens", err)
+		respond.InternalError(w, r, s.cfg.Logger, "loading site tokens", err)
 		return
 	}
 	if !slices.Contains(allowed, origin) {
-		writeError(w, http.StatusForbidden, "origin "+quote(origin)+" is not allowed to use this project's site endpoints")
+		respond.Error(w, http.StatusForbidden, "origin "+respond.Quote(origin)+" is not allowed to use this project's site endpoints")
 		return
 	}
 	w.Header().Set("Access-Control-Allow-Origin", origin)
@@ -395,11 +396,5 @@ func (s *Server) projectOrigins(r *http.Request) ([]string, error) {
 // writeAccepted answers a site submission: the same for one stored and
 // one dropped by the honeypot, so that a bot learns nothing from it.
 func writeAccepted(w http.ResponseWriter) {
-	writeJSON(w, http.StatusAccepted, map[string]bool{"accepted": true})
-}
-
-// logInternal logs err, an error the client did not cause, with the
-// request id.
-func (s *Server) logInternal(r *http.Request, doing string, err error) {
-	s.cfg.Logger.ErrorContext(r.Context(), "server: "+doing, "request_id", requestIDFrom(r.Context()), "error", err)
+	respond.JSON(w, http.StatusAccepted, map[string]bool{"accepted": true})
 }

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -25,19 +27,19 @@ func (s *Server) siteLimited(r *http.Request, project string, kind shareKind, re
 		first = s.siteShares.noteCap(project, kind, now)
 		msg = "server: a project's day reached its cap of feedback entries; more feedback is refused until the next UTC day"
 		if kind == shareSearches {
-			msg = "server: a project's day reached its cap of distinct search queries; searches of new ones are counted under " + quote(store.OtherSearchesQuery) + " until the next UTC day"
+			msg = "server: a project's day reached its cap of distinct search queries; searches of new ones are counted under " + respond.Quote(store.OtherSearchesQuery) + " until the next UTC day"
 		}
 	default:
 		first = s.siteShares.noteShare(project, kind, now)
 		msg = "server: a client address or network added its share of a project's feedback for the day; its feedback is refused until the next UTC day, others' is not"
 		if kind == shareSearches {
-			msg = "server: a client address or network added its share of a project's new search queries for the day; its searches of new ones are counted under " + quote(store.OtherSearchesQuery) + " until the next UTC day"
+			msg = "server: a client address or network added its share of a project's new search queries for the day; its searches of new ones are counted under " + respond.Quote(store.OtherSearchesQuery) + " until the next UTC day"
 		}
 	}
 	if first {
 		// The client's address is not logged: the server keeps none.
 		s.cfg.Logger.WarnContext(r.Context(), msg, "project", project, "kind", kind.String(), "reason", reason,
-			"day", now.UTC().Format(time.DateOnly), "request_id", requestIDFrom(r.Context()),
+			"day", now.UTC().Format(time.DateOnly), "request_id", respond.RequestIDFrom(r.Context()),
 			"note", "logged once per project, kind, reason and UTC day; see the metric docsapi_site_limited_total")
 	}
 }
@@ -45,7 +47,7 @@ func (s *Server) siteLimited(r *http.Request, project string, kind shareKind, re
 // untilTomorrow is the Retry-After of a refusal that lasts the UTC day of
 // now.
 func untilTomorrow(now time.Time) string {
-	return retryAfterSeconds(store.FeedbackDay(now).Add(24 * time.Hour).Sub(now))
+	return ratelimit.RetryAfter(store.FeedbackDay(now).Add(24 * time.Hour).Sub(now))
 }
 
 // feedbackShareMessage says which share refused a client's feedback, and

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/docsapi/docsapi-go/server/internal/input"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/internal/strictjson"
 	"github.com/docsapi/docsapi-go/server/pageviews"
 )
@@ -36,7 +37,7 @@ func (s *Server) readSubmission(w http.ResponseWriter, r *http.Request, in any, 
 		bad = input.DecodeJSON(body, in, strictjson.Options{})
 	}
 	if bad != nil {
-		writeError(w, bad.Status, bad.Message)
+		respond.Error(w, bad.Status, bad.Message)
 		return false
 	}
 	if h := honeypot(); h != nil && strings.TrimSpace(*h) != "" {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/docsapi/docsapi-go/server/internal/keyauth"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -14,11 +15,11 @@ func (s *Server) siteRoutes(mux *routeMux) {
 	mux.HandleFunc("OPTIONS /v1/site/{projectId}/searches", s.sitePreflight)
 	mux.HandleFunc("GET /v1/site/{projectId}/docsapi.js", serveSiteScript)
 
-	mux.Handle("GET /v1/analytics/{projectId}/feedback", s.api(analyticsAPI, store.ScopeRead, s.feedbackExport))
-	mux.Handle("GET /v1/analytics/{projectId}/feedback/by-page", s.api(analyticsAPI, store.ScopeRead, s.feedbackByPage))
-	mux.Handle("PATCH /v1/analytics/{projectId}/feedback/{id}", s.api(analyticsAPI, store.ScopeWrite, s.setFeedbackStatus))
-	mux.Handle("GET /v1/analytics/{projectId}/searches", s.api(analyticsAPI, store.ScopeRead, s.searchesExport))
-	mux.Handle("GET /v1/analytics/{projectId}/assistant", s.api(analyticsAPI, store.ScopeRead, s.noAssistant))
-	mux.Handle("GET /v1/analytics/{projectId}/assistant/threads/{threadId}", s.api(analyticsAPI, store.ScopeRead, s.noAssistant))
-	mux.Handle("GET /v1/analytics/{projectId}/assistant/caller-stats", s.api(analyticsAPI, store.ScopeRead, s.noAssistant))
+	mux.Handle("GET /v1/analytics/{projectId}/feedback", s.api(keyauth.Analytics, store.ScopeRead, s.feedbackExport))
+	mux.Handle("GET /v1/analytics/{projectId}/feedback/by-page", s.api(keyauth.Analytics, store.ScopeRead, s.feedbackByPage))
+	mux.Handle("PATCH /v1/analytics/{projectId}/feedback/{id}", s.api(keyauth.Analytics, store.ScopeWrite, s.setFeedbackStatus))
+	mux.Handle("GET /v1/analytics/{projectId}/searches", s.api(keyauth.Analytics, store.ScopeRead, s.searchesExport))
+	mux.Handle("GET /v1/analytics/{projectId}/assistant", s.api(keyauth.Analytics, store.ScopeRead, s.noAssistant))
+	mux.Handle("GET /v1/analytics/{projectId}/assistant/threads/{threadId}", s.api(keyauth.Analytics, store.ScopeRead, s.noAssistant))
+	mux.Handle("GET /v1/analytics/{projectId}/assistant/caller-stats", s.api(keyauth.Analytics, store.ScopeRead, s.noAssistant))
 }

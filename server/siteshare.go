@@ -4,6 +4,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
 )
 
 // siteShares keeps what each client address, and each network, added to a
@@ -152,7 +154,7 @@ func (s *siteShares) take(project string, kind shareKind, addr netip.Addr, now t
 	defer s.mu.Unlock()
 	s.roll(now)
 	lim := s.limits[kind]
-	h := shareHold{day: s.day, key: projectKind{project, kind}, addr: addrKey(addr), net: netKey(addr)}
+	h := shareHold{day: s.day, key: projectKind{project, kind}, addr: ratelimit.AddrKey(addr), net: netKey(addr)}
 	nk, ak := shareKey{h.key, h.net}, shareKey{h.key, h.addr}
 	net, tracked := s.nets[nk]
 	if !tracked {

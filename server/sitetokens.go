@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/base62"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -46,7 +47,7 @@ func (s *Server) CreateSiteToken(ctx context.Context, p SiteTokenParams) (store.
 		origins[i] = n
 	}
 	t := store.SiteToken{
-		Token:     siteTokenPrefix + randomBase62(24),
+		Token:     siteTokenPrefix + base62.Random(24),
 		ProjectID: p.Project,
 		Name:      strings.TrimSpace(p.Name),
 		Origins:   sortedUnique(origins),

@@ -1,4 +1,4 @@
-package server
+package keyauth
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 func TestAuthCacheDropsValuesReadBeforeAForget(t *testing.T) {
 	c := newAuthCache(time.Second)
 	now := time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)
-	h := hashKey("mint_x")
+	h := Hash("mint_x")
 	gen := c.generation() // a request starts reading the key
 	c.forget()            // the key is revoked meanwhile
 	c.putKey(gen, h, store.APIKey{ID: "key_x"}, now)
@@ -40,7 +40,7 @@ func TestAuthCacheIsBounded(t *testing.T) {
 	c := newAuthCache(time.Second)
 	now := time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 3 * maxCachedAuth {
-		c.putKey(c.generation(), hashKey(fmt.Sprint(i)), store.APIKey{}, now)
+		c.putKey(c.generation(), Hash(fmt.Sprint(i)), store.APIKey{}, now)
 		c.putProject(c.generation(), store.Project{ID: fmt.Sprint(i)}, now)
 	}
 	if len(c.keys) > maxCachedAuth || len(c.projects) > maxCachedAuth {

@@ -1,14 +1,33 @@
-package server
+// Package ratelimit holds the server's token buckets: Limit, the budget of
+// an API key or a client address, and PerAddress, the budgets of client
+// addresses in bounded memory (the public site endpoints, the dashboard's
+// sign-in).
+package ratelimit
 
 import (
 	"math"
 	"net/netip"
+	"strconv"
 	"sync"
 	"time"
 )
 
-// addrLimiter is a token bucket per client address for the public site
-// endpoints, whose memory is bounded whatever the number of addresses: a
+// Limit allows Requests per Per, with bursts up to Requests.
+type Limit struct {
+	Requests int
+	Per      time.Duration
+}
+
+// Off reports whether l is the zero Limit, which limits nothing.
+func (l Limit) Off() bool { return l.Requests == 0 && l.Per == 0 }
+
+// RetryAfter is the Retry-After of a wait of d: whole seconds, rounded up,
+// so that a client that waits as told finds a token.
+func RetryAfter(d time.Duration) string {
+	return strconv.Itoa(int(math.Ceil(d.Seconds())))
+}
+
+// PerAddress is a token bucket per client address, whose memory is bounded whatever the number of addresses: a
 // flood from a botnet, or of forged IPv6 addresses, must not grow it.
 //
 // Buckets live in two generations of at most capacity/2 each. A bucket is
@@ -22,7 +41,7 @@ import (
 // IPv6 clients are limited per /64, the block a single subscriber
 // usually holds, so that one client cannot pick a fresh address for each
 // request.
-type addrLimiter struct {
+type PerAddress struct {
 	perSecond float64
 	burst     float64
 	half      int // the most buckets of a generation
@@ -37,9 +56,11 @@ type addrBucket struct {
 	at     time.Time
 }
 
-func newAddrLimiter(l Limit, capacity int) *addrLimiter {
+// NewPerAddress returns budgets of l per address, for up to capacity
+// addresses at once.
+func NewPerAddress(l Limit, capacity int) *PerAddress {
 	half := max(capacity/2, 1)
-	return &addrLimiter{
+	return &PerAddress{
 		perSecond: float64(l.Requests) / l.Per.Seconds(),
 		burst:     float64(l.Requests),
 		half:      half,
@@ -48,9 +69,9 @@ func newAddrLimiter(l Limit, capacity int) *addrLimiter {
 	}
 }
 
-// addrKey is the budget an address draws on: its own for IPv4, its /64
+// AddrKey is the budget an address draws on: its own for IPv4, its /64
 // for IPv6. A request without an address (some tests) shares the zero key.
-func addrKey(a netip.Addr) netip.Prefix {
+func AddrKey(a netip.Addr) netip.Prefix {
 	a = a.Unmap()
 	switch {
 	case a.Is4():
@@ -62,10 +83,10 @@ func addrKey(a netip.Addr) netip.Prefix {
 	return netip.Prefix{}
 }
 
-// take spends a token of addr's budget at now, or reports how long until
+// Take spends a token of addr's budget at now, or reports how long until
 // one is free. A refused request spends nothing.
-func (l *addrLimiter) take(addr netip.Addr, now time.Time) (time.Duration, bool) {
-	key := addrKey(addr)
+func (l *PerAddress) Take(addr netip.Addr, now time.Time) (time.Duration, bool) {
+	key := AddrKey(addr)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b, ok := l.cur[key]
@@ -92,8 +113,8 @@ func (l *addrLimiter) take(addr netip.Addr, now time.Time) (time.Duration, bool)
 	return 0, false
 }
 
-// size returns the number of addresses whose budgets are remembered.
-func (l *addrLimiter) size() int {
+// Size returns the number of addresses whose budgets are remembered.
+func (l *PerAddress) Size() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.cur) + len(l.old)

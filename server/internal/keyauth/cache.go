@@ -1,4 +1,4 @@
-package server
+package keyauth
 
 import (
 	"sync"
@@ -6,10 +6,6 @@ import (
 
 	"github.com/docsapi/docsapi-go/server/store"
 )
-
-// DefaultKeyCacheTTL is how long a Server trusts a key it verified, and
-// the project it read, without asking the Store again (Config.KeyCacheTTL).
-const DefaultKeyCacheTTL = time.Second
 
 // maxCachedAuth bounds each of the cache's maps. Only keys that verified
 // and projects a verified key may use are kept, so an attacker cannot fill
@@ -22,8 +18,8 @@ const maxCachedAuth = 10_000
 // it every request cost two store reads before its own work; with it, a
 // busy key costs two a TTL. The price is staleness, bounded by the TTL: a
 // key revoked by another replica or by the command line, or a project
-// changed there, is seen within it (a key revoked through this Server, at
-// once). A key's expiry needs no read and is checked on every request.
+// changed there, is seen within it (a key revoked through this process,
+// at once). A key's expiry needs no read and is checked on every request.
 type authCache struct {
 	ttl      time.Duration // 0: off
 	mu       sync.RWMutex
@@ -115,7 +111,7 @@ func put[K comparable, V any](c *authCache, gen uint64, m map[K]V, k K, v V) {
 	m[k] = v
 }
 
-// forget drops everything, for a change made through this Server: it
+// forget drops everything, for a change made through this process: it
 // then takes effect at once here, not a TTL later.
 func (c *authCache) forget() {
 	c.mu.Lock()

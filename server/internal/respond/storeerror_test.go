@@ -1,8 +1,7 @@
-package server
+package respond
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,7 +16,7 @@ import (
 
 func TestStoreErrorAnswersEachKindOneWay(t *testing.T) {
 	var logs bytes.Buffer
-	s := &Server{cfg: Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))}}
+	log := slog.New(slog.NewTextHandler(&logs, nil))
 	for _, tc := range []struct {
 		err     error
 		status  int
@@ -33,9 +32,9 @@ func TestStoreErrorAnswersEachKindOneWay(t *testing.T) {
 		{fmt.Errorf("postgres: job: %w", store.ErrClosed), http.StatusInternalServerError, "internal error (request id req_1)"},
 	} {
 		logs.Reset()
-		r := httptest.NewRequestWithContext(context.WithValue(t.Context(), requestIDKey{}, "req_1"), http.MethodGet, "/", nil)
+		r := httptest.NewRequestWithContext(WithRequestID(t.Context(), "req_1"), http.MethodGet, "/", nil)
 		w := httptest.NewRecorder()
-		s.storeError(w, r, tc.err, `job "j"`, "loading job")
+		StoreError(w, r, log, tc.err, `job "j"`, "loading job")
 		var body errorBody
 		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
 			t.Fatalf("%v: body %q: %v", tc.err, w.Body, err)
