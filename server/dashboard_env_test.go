@@ -15,6 +15,7 @@ import (
 
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/internal/hll"
+	"github.com/docsapi/docsapi-go/server/internal/servertest"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -30,7 +31,7 @@ func newDashEnv(t *testing.T, mutate ...func(*server.Config)) *dashEnv {
 	t.Helper()
 	on := func(c *server.Config) { c.Dashboard.Enabled = true }
 	e := newEnv(t, append([]func(*server.Config){on}, mutate...)...)
-	ts := httptest.NewServer(e.srv)
+	ts := httptest.NewServer(e.Server)
 	t.Cleanup(ts.Close)
 	return &dashEnv{env: e, url: ts.URL}
 }
@@ -104,7 +105,7 @@ func (b *browser) post(path, token string, fields ...string) (*http.Response, st
 func (b *browser) signIn(keyName string) {
 	b.t.Helper()
 	_, page := b.get("/dashboard/login")
-	resp, body := b.post("/dashboard/login", csrfOf(b.t, page), "key", b.d.keys[keyName])
+	resp, body := b.post("/dashboard/login", csrfOf(b.t, page), "key", b.d.Keys[keyName])
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/dashboard/" {
 		b.t.Fatalf("signing in with %s: %d to %q\n%s", keyName, resp.StatusCode, resp.Header.Get("Location"), body)
 	}
@@ -156,11 +157,11 @@ func wantRedirect(t *testing.T, resp *http.Response, location string) {
 func (d *dashEnv) createJob(t *testing.T, prompt string) string {
 	t.Helper()
 	body, _ := json.Marshal(map[string]string{"prompt": prompt})
-	resp, got := d.do("rw", http.MethodPost, "/v2/agent/alpha/job", string(body))
+	resp, got := d.Do("rw", http.MethodPost, "/v2/agent/alpha/job", string(body))
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("creating a job: %d %s", resp.StatusCode, got)
 	}
-	return jobOf(t, got)["id"].(string)
+	return servertest.JobOf(t, got)["id"].(string)
 }
 
 // failJob runs the oldest ready job to a failure with reason, as an
@@ -168,11 +169,11 @@ func (d *dashEnv) createJob(t *testing.T, prompt string) string {
 func (d *dashEnv) failJob(t *testing.T, reason string) string {
 	t.Helper()
 	ctx := context.Background()
-	j, err := d.store.ClaimJob(ctx, store.Claim{Owner: "test-engine", Now: d.clock.Now(), LeaseFor: time.Hour, MaxAttempts: 3})
+	j, err := d.Store.ClaimJob(ctx, store.Claim{Owner: "test-engine", Now: d.Clock.Now(), LeaseFor: time.Hour, MaxAttempts: 3})
 	if err != nil {
 		t.Fatalf("ClaimJob: %v", err)
 	}
-	if _, err := d.store.FinishJob(ctx, store.Finish{JobID: j.ID, Owner: "test-engine", At: d.clock.Now(), Outcome: store.Failed, FailureReason: reason}); err != nil {
+	if _, err := d.Store.FinishJob(ctx, store.Finish{JobID: j.ID, Owner: "test-engine", At: d.Clock.Now(), Outcome: store.Failed, FailureReason: reason}); err != nil {
 		t.Fatalf("FinishJob: %v", err)
 	}
 	return j.ID
@@ -191,7 +192,7 @@ func (d *dashEnv) addVisitors(t *testing.T, path string, hour time.Time, first, 
 		}
 		return s.AppendBinary(nil)
 	}
-	err := d.store.AddVisitors(context.Background(), []store.VisitorCount{{
+	err := d.Store.AddVisitors(context.Background(), []store.VisitorCount{{
 		ProjectID: "alpha", Path: path, Hour: hour,
 		Human: sketch(first, human), AI: sketch(first+human, ai),
 	}})
@@ -204,13 +205,13 @@ func (d *dashEnv) addVisitors(t *testing.T, path string, hour time.Time, first, 
 func (d *dashEnv) revoke(t *testing.T, name string) {
 	t.Helper()
 	ctx := context.Background()
-	keys, err := d.srv.Keys(ctx)
+	keys, err := d.Server.Keys(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range keys {
 		if k.Name == name {
-			if err := d.srv.RevokeKey(ctx, k.ID); err != nil {
+			if err := d.Server.RevokeKey(ctx, k.ID); err != nil {
 				t.Fatal(err)
 			}
 			return

@@ -97,7 +97,7 @@ func TestDashboardRefusesASessionForgedFromTheDatabase(t *testing.T) {
 	b.signIn("rw")
 	d.createJob(t, "Document the --verbose flag")
 	d.createJob(t, "Document the --quiet flag")
-	if resp, body := d.do("rw", http.MethodGet, "/v2/agent/alpha/jobs?limit=1", ""); resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"nextCursor":"`) {
+	if resp, body := d.Do("rw", http.MethodGet, "/v2/agent/alpha/jobs?limit=1", ""); resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"nextCursor":"`) {
 		t.Fatalf("a page of jobs with a cursor: %d %s", resp.StatusCode, body)
 	}
 	other := d.browser(t)
@@ -107,7 +107,7 @@ func TestDashboardRefusesASessionForgedFromTheDatabase(t *testing.T) {
 		t.Fatalf("signing out: %d", resp.StatusCode)
 	}
 
-	values := databaseValues(t, d.dbPath)
+	values := databaseValues(t, d.DBPath)
 	var secrets, hashes [][]byte
 	for _, v := range values {
 		if len(v) >= 16 {
@@ -117,12 +117,12 @@ func TestDashboardRefusesASessionForgedFromTheDatabase(t *testing.T) {
 			hashes = append(hashes, v)
 		}
 	}
-	rwHash := sha256.Sum256([]byte(d.keys["rw"]))
+	rwHash := sha256.Sum256([]byte(d.Keys["rw"]))
 	if !containsBytes(hashes, rwHash[:]) {
 		t.Fatalf("the database's values lack the write key's hash: the test reads the wrong database")
 	}
 
-	now := d.clock.Now().UTC().Truncate(time.Second)
+	now := d.Clock.Now().UTC().Truncate(time.Second)
 	opens := func(sealer *dashboard.Sealer, hash []byte) bool {
 		t.Helper()
 		sess := dashboard.Session{ID: dashboard.NewSessionID(), Opened: now, Seen: now, Expires: now.Add(time.Hour)}
@@ -138,7 +138,7 @@ func TestDashboardRefusesASessionForgedFromTheDatabase(t *testing.T) {
 	}
 	// The forger's code is right: sealed with the server's own secret,
 	// its cookie opens the page.
-	real, err := server.SessionSealer(d.secret)
+	real, err := server.SessionSealer(d.Secret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func TestRotatingTheSecretEndsSessionsAndCursorsOnly(t *testing.T) {
 	b := d.browser(t)
 	b.signIn("rw")
 	old := b.cookie("docsapi_session")
-	resp, body := d.do("rw", http.MethodGet, "/v2/agent/alpha/jobs?limit=1", "")
+	resp, body := d.Do("rw", http.MethodGet, "/v2/agent/alpha/jobs?limit=1", "")
 	var page struct {
 		NextCursor string `json:"nextCursor"`
 	}
@@ -196,9 +196,9 @@ func TestRotatingTheSecretEndsSessionsAndCursorsOnly(t *testing.T) {
 	}
 
 	rotated := make([]byte, server.SecretBytes)
-	copy(rotated, d.secret)
+	copy(rotated, d.Secret)
 	rotated[0] ^= 0xff
-	srv, err := server.New(server.Config{Store: d.store, Now: d.clock.Now, Secret: rotated, Dashboard: server.DashboardConfig{Enabled: true}})
+	srv, err := server.New(server.Config{Store: d.Store, Now: d.Clock.Now, Secret: rotated, Dashboard: server.DashboardConfig{Enabled: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestRotatingTheSecretEndsSessionsAndCursorsOnly(t *testing.T) {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodGet, ts.URL+path, nil)
 		if key != "" {
-			req.Header.Set("Authorization", "Bearer "+d.keys[key])
+			req.Header.Set("Authorization", "Bearer "+d.Keys[key])
 		}
 		if cookie != nil {
 			req.AddCookie(cookie)

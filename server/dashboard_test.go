@@ -26,7 +26,7 @@ import (
 func TestDashboardIsOffUnlessEnabled(t *testing.T) {
 	e := newEnv(t)
 	rec := httptest.NewRecorder()
-	e.srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/dashboard/login", nil))
+	e.Server.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/dashboard/login", nil))
 	if rec.Code != http.StatusNotFound {
 		t.Errorf("GET /dashboard/login without the dashboard: %d, want 404", rec.Code)
 	}
@@ -48,7 +48,7 @@ func TestDashboardSignInExchangesTheKeyForACookie(t *testing.T) {
 		t.Fatal("a wrong key opened a session")
 	}
 
-	secret := d.keys["rw"]
+	secret := d.Keys["rw"]
 	_, token = b.page("/dashboard/login")
 	resp, body = b.post("/dashboard/login", token, "key", secret)
 	wantRedirect(t, resp, "/dashboard/")
@@ -120,7 +120,7 @@ func TestDashboardCookieIsSecureUnderTLS(t *testing.T) {
 	d := newDashEnv(t, func(c *server.Config) { c.TrustedProxies = nil })
 	login := func(r *http.Request) *http.Cookie {
 		rec := httptest.NewRecorder()
-		d.srv.ServeHTTP(rec, r)
+		d.Server.ServeHTTP(rec, r)
 		for _, c := range rec.Result().Cookies() {
 			if c.Name == "docsapi_login" {
 				return c
@@ -150,7 +150,7 @@ func TestDashboardCookieIsSecureBehindATrustedTLSProxy(t *testing.T) {
 	r.RemoteAddr = "192.0.2.7:4000"
 	r.Header.Set("X-Forwarded-Proto", "https")
 	rec := httptest.NewRecorder()
-	d.srv.ServeHTTP(rec, r)
+	d.Server.ServeHTTP(rec, r)
 	if cs := rec.Result().Cookies(); len(cs) != 1 || !cs[0].Secure {
 		t.Errorf("behind a trusted proxy that says https, the cookies are %v", rec.Result().Header["Set-Cookie"])
 	}
@@ -159,9 +159,9 @@ func TestDashboardCookieIsSecureBehindATrustedTLSProxy(t *testing.T) {
 func TestDashboardOverviewShowsTheAPIsNumbers(t *testing.T) {
 	d := newDashEnv(t)
 	ctx := context.Background()
-	now := d.clock.Now() // 2026-08-14 09:00 UTC
+	now := d.Clock.Now() // 2026-08-14 09:00 UTC
 	day := func(n int) time.Time { return now.Truncate(24*time.Hour).AddDate(0, 0, n) }
-	err := d.store.AddViews(ctx, []store.ViewCount{
+	err := d.Store.AddViews(ctx, []store.ViewCount{
 		{ProjectID: "alpha", Path: "/guide", Hour: day(-2).Add(9 * time.Hour), Human: 1200, AI: 300, Bot: 50},
 		{ProjectID: "alpha", Path: "/guide", Hour: day(-1).Add(3 * time.Hour), Human: 10, AI: 30},
 		{ProjectID: "alpha", Path: "/api", Hour: day(0).Add(8 * time.Hour), Human: 5, AI: 0},
@@ -179,17 +179,17 @@ func TestDashboardOverviewShowsTheAPIsNumbers(t *testing.T) {
 
 	// The API's answers for the same days.
 	q := "dateFrom=" + day(-6).Format(time.DateOnly) + "&dateTo=" + day(1).Format(time.DateOnly)
-	resp, body := d.do("ro", http.MethodGet, "/v1/analytics/alpha/views?"+q, "")
+	resp, body := d.Do("ro", http.MethodGet, "/v1/analytics/alpha/views?"+q, "")
 	var views docsapi.ViewsPage
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &views) != nil {
 		t.Fatalf("the views export: %d %s", resp.StatusCode, body)
 	}
-	resp, body = d.do("ro", http.MethodGet, "/v1/analytics/alpha/views/series?interval=day&"+q, "")
+	resp, body = d.Do("ro", http.MethodGet, "/v1/analytics/alpha/views/series?interval=day&"+q, "")
 	var series docsapi.ViewsSeries
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &series) != nil {
 		t.Fatalf("the views series: %d %s", resp.StatusCode, body)
 	}
-	resp, body = d.do("ro", http.MethodGet, "/v1/analytics/alpha/visitors?"+q, "")
+	resp, body = d.Do("ro", http.MethodGet, "/v1/analytics/alpha/visitors?"+q, "")
 	var visitors docsapi.VisitorsPage
 	if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &visitors) != nil {
 		t.Fatalf("the visitors export: %d %s", resp.StatusCode, body)
@@ -252,12 +252,12 @@ func TestDashboardOverviewRangeProblems(t *testing.T) {
 func TestDashboardJobsAndArchive(t *testing.T) {
 	d := newDashEnv(t)
 	first := d.createJob(t, "Document the --verbose flag")
-	d.clock.Advance(time.Hour)
+	d.Clock.Advance(time.Hour)
 	failed := d.failJob(t, "push refused: protected branch")
 	if failed != first {
 		t.Fatalf("the engine ran %s, not %s", failed, first)
 	}
-	d.clock.Advance(time.Hour)
+	d.Clock.Advance(time.Hour)
 	second := d.createJob(t, "Fix the typo on the home page")
 
 	b := d.browser(t)
@@ -283,7 +283,7 @@ func TestDashboardJobsAndArchive(t *testing.T) {
 	}
 	resp, _ := b.post("/dashboard/projects/alpha/jobs/"+first+"/archive", token)
 	wantRedirect(t, resp, "/dashboard/projects/alpha/jobs/"+first)
-	job, err := d.srv.Job(context.Background(), "alpha", first)
+	job, err := d.Server.Job(context.Background(), "alpha", first)
 	if err != nil || job.Status != store.JobStatusArchived {
 		t.Fatalf("after archiving: %v, %v", job.Status, err)
 	}
@@ -301,7 +301,7 @@ func TestDashboardPagingFollowsTheAPIsCursor(t *testing.T) {
 	var ids []string
 	for i := range 53 {
 		ids = append(ids, d.createJob(t, "job "+string(rune('a'+i%26))))
-		d.clock.Advance(time.Second)
+		d.Clock.Advance(time.Second)
 	}
 	b := d.browser(t)
 	b.signIn("ro")
@@ -346,7 +346,7 @@ func TestDashboardReadKeyCannotArchive(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden || !strings.Contains(doc, "lacks the write scope") {
 		t.Errorf("a read key's archive: %d, want 403\n%s", resp.StatusCode, doc)
 	}
-	if job, _ := d.srv.Job(context.Background(), "alpha", id); job.Status == store.JobStatusArchived {
+	if job, _ := d.Server.Job(context.Background(), "alpha", id); job.Status == store.JobStatusArchived {
 		t.Error("a read key archived a job")
 	}
 }
@@ -372,7 +372,7 @@ func TestDashboardReadKeyJobPageHasNoWriteControl(t *testing.T) {
 	d.failJob(t, "push refused: protected branch")
 	active := d.createJob(t, "Document the --quiet flag")
 	archived := d.createJob(t, "Document the --debug flag")
-	if _, err := d.srv.ArchiveJob(context.Background(), "alpha", archived); err != nil {
+	if _, err := d.Server.ArchiveJob(context.Background(), "alpha", archived); err != nil {
 		t.Fatal(err)
 	}
 	reader, writer := d.browser(t), d.browser(t)
@@ -434,7 +434,7 @@ func TestDashboardRefusesFormsWithoutTheirToken(t *testing.T) {
 			t.Errorf("%s: %d, want 403", name, resp.StatusCode)
 		}
 	}
-	if job, _ := d.srv.Job(context.Background(), "alpha", id); job.Status == store.JobStatusArchived {
+	if job, _ := d.Server.Job(context.Background(), "alpha", id); job.Status == store.JobStatusArchived {
 		t.Fatal("a forged form archived the job")
 	}
 	// Signing out and in need their tokens too.
@@ -443,7 +443,7 @@ func TestDashboardRefusesFormsWithoutTheirToken(t *testing.T) {
 	}
 	fresh := d.browser(t)
 	fresh.get("/dashboard/login")
-	if resp, _ := fresh.post("/dashboard/login", token, "key", d.keys["rw"]); resp.StatusCode != http.StatusForbidden || fresh.cookie("docsapi_session") != nil {
+	if resp, _ := fresh.post("/dashboard/login", token, "key", d.Keys["rw"]); resp.StatusCode != http.StatusForbidden || fresh.cookie("docsapi_session") != nil {
 		t.Errorf("signing in with a token not of the form: %d, want 403 and no session", resp.StatusCode)
 	}
 	// With its token, from its own page, the form works.
@@ -459,11 +459,11 @@ func TestDashboardSessionsExpire(t *testing.T) {
 	b.signIn("ro")
 	// Used every 50 minutes, the session outlives its idle timeout...
 	for range 3 {
-		d.clock.Advance(50 * time.Minute)
+		d.Clock.Advance(50 * time.Minute)
 		b.page("/dashboard/projects/alpha/")
 	}
 	// ...but not its age: 3 h after signing in, it ends.
-	d.clock.Advance(30 * time.Minute)
+	d.Clock.Advance(30 * time.Minute)
 	resp, _ := b.get("/dashboard/projects/alpha/")
 	wantRedirect(t, resp, "/dashboard/login?ended=expired")
 	if b.cookie("docsapi_session") != nil {
@@ -476,7 +476,7 @@ func TestDashboardSessionsExpire(t *testing.T) {
 
 	idle := d.browser(t)
 	idle.signIn("ro")
-	d.clock.Advance(time.Hour)
+	d.Clock.Advance(time.Hour)
 	resp, _ = idle.get("/dashboard/projects/alpha/jobs")
 	wantRedirect(t, resp, "/dashboard/login?ended=idle")
 }
@@ -494,10 +494,10 @@ func TestDashboardSessionEndsWithItsKey(t *testing.T) {
 	}
 
 	// A key that expires ends its sessions at its expiry.
-	d.addKey("short", server.KeyParams{Name: "short", Projects: []string{"alpha"}, Scopes: []store.Scope{store.ScopeRead}, ExpiresAt: d.clock.Now().Add(30 * time.Minute)})
+	d.AddKey("short", server.KeyParams{Name: "short", Projects: []string{"alpha"}, Scopes: []store.Scope{store.ScopeRead}, ExpiresAt: d.Clock.Now().Add(30 * time.Minute)})
 	short := d.browser(t)
 	short.signIn("short")
-	d.clock.Advance(30 * time.Minute)
+	d.Clock.Advance(30 * time.Minute)
 	resp, _ = short.get("/dashboard/projects/alpha/")
 	wantRedirect(t, resp, "/dashboard/login?ended=key-expired")
 }
@@ -523,7 +523,7 @@ func TestDashboardSignOut(t *testing.T) {
 
 func TestDashboardKeepsToTheKeysProjects(t *testing.T) {
 	d := newDashEnv(t)
-	d.addKey("both", server.KeyParams{Name: "both", Projects: []string{"alpha", "beta"}, Scopes: []store.Scope{store.ScopeRead}})
+	d.AddKey("both", server.KeyParams{Name: "both", Projects: []string{"alpha", "beta"}, Scopes: []store.Scope{store.ScopeRead}})
 	b := d.browser(t)
 	b.signIn("ro")
 	for _, path := range []string{"/dashboard/projects/beta/", "/dashboard/projects/nope/jobs", "/dashboard/projects/beta/jobs/x"} {
@@ -559,17 +559,17 @@ func TestDashboardLimitsSignInsPerAddress(t *testing.T) {
 	}
 	// Even the right key waits: the budget is spent before the key is read.
 	_, token := b.page("/dashboard/login")
-	if resp, _ := b.post("/dashboard/login", token, "key", d.keys["rw"]); resp.StatusCode != http.StatusTooManyRequests {
+	if resp, _ := b.post("/dashboard/login", token, "key", d.Keys["rw"]); resp.StatusCode != http.StatusTooManyRequests {
 		t.Errorf("a right key past the budget: %d, want 429", resp.StatusCode)
 	}
-	d.clock.Advance(time.Minute)
+	d.Clock.Advance(time.Minute)
 	b.signIn("rw")
 }
 
 func TestDashboardUnderAPrefix(t *testing.T) {
 	d := newDashEnv(t)
 	mux := http.NewServeMux()
-	mux.Handle("/api/", http.StripPrefix("/api", d.srv))
+	mux.Handle("/api/", http.StripPrefix("/api", d.Server))
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
 	d.url = ts.URL
@@ -580,7 +580,7 @@ func TestDashboardUnderAPrefix(t *testing.T) {
 	if !strings.Contains(form, `action="/api/dashboard/login"`) {
 		t.Error("the form posts outside the prefix")
 	}
-	resp, _ = b.post("/api/dashboard/login", token, "key", d.keys["ro"])
+	resp, _ = b.post("/api/dashboard/login", token, "key", d.Keys["ro"])
 	wantRedirect(t, resp, "/api/dashboard/")
 	if c := resp.Cookies(); len(c) == 0 || c[len(c)-1].Path != "/api/dashboard/" {
 		t.Errorf("cookies under a prefix: %v", resp.Header["Set-Cookie"])

@@ -26,7 +26,7 @@ const ingestBody = `{"views": [
 
 func TestIngestedViewsAreClassifiedAndExported(t *testing.T) {
 	e := newEnv(t)
-	resp, body := e.do("rw", "POST", "/v1/analytics/alpha/views", ingestBody)
+	resp, body := e.Do("rw", "POST", "/v1/analytics/alpha/views", ingestBody)
 	if resp.StatusCode != http.StatusAccepted || strings.TrimSpace(string(body)) != `{"accepted":17}` {
 		t.Fatalf("ingest: %d %s", resp.StatusCode, body)
 	}
@@ -61,11 +61,11 @@ func TestIngestAcknowledgedViewsAreStored(t *testing.T) {
 		}
 		c.PageViews = rec
 	})
-	if resp, body := e.do("rw", "POST", "/v1/analytics/alpha/views", ingestBody); resp.StatusCode != http.StatusAccepted {
+	if resp, body := e.Do("rw", "POST", "/v1/analytics/alpha/views", ingestBody); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("ingest: %d %s", resp.StatusCode, body)
 	}
 	// Straight from the store, right after the answer.
-	res, err := e.store.QueryViews(context.Background(), store.ViewsQuery{ProjectID: "alpha", Limit: 10})
+	res, err := e.Store.QueryViews(context.Background(), store.ViewsQuery{ProjectID: "alpha", Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,10 +86,10 @@ func TestIngestAcknowledgedViewsAreStored(t *testing.T) {
 
 func TestIngestRefusals(t *testing.T) {
 	e := newEnv(t, func(c *server.Config) { c.MaxBodyBytes = 4096 })
-	if resp, _ := e.do("ro", "POST", "/v1/analytics/alpha/views", `{"views":[{"path":"/a"}]}`); resp.StatusCode != http.StatusForbidden {
+	if resp, _ := e.Do("ro", "POST", "/v1/analytics/alpha/views", `{"views":[{"path":"/a"}]}`); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("read-only key: %d, want 403", resp.StatusCode)
 	}
-	if resp, _ := e.do("rw", "POST", "/v1/analytics/alpha/views", `{"views":[{"path":"/`+strings.Repeat("a", 5000)+`"}]}`); resp.StatusCode != http.StatusRequestEntityTooLarge {
+	if resp, _ := e.Do("rw", "POST", "/v1/analytics/alpha/views", `{"views":[{"path":"/`+strings.Repeat("a", 5000)+`"}]}`); resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("oversized body: %d, want 413", resp.StatusCode)
 	}
 	future := time.Date(2026, 8, 14, 11, 0, 0, 0, time.UTC).Format(time.RFC3339)
@@ -114,7 +114,7 @@ func TestIngestRefusals(t *testing.T) {
 			[]string{"views[0].visitor is empty; omit it to count no visitor", "views[1].visitor holds a control character (U+000A) at byte 1", "views[2].visitor has 257 bytes; at most 256 are allowed"}},
 	}
 	for _, tt := range tests {
-		resp, body := e.do("rw", "POST", "/v1/analytics/alpha/views", tt.body)
+		resp, body := e.Do("rw", "POST", "/v1/analytics/alpha/views", tt.body)
 		var got struct {
 			Details []docsapi.ErrorDetail `json:"details"`
 		}
@@ -173,7 +173,7 @@ func TestIngestRefusesViewsOutsideTheWindowOrWithHiddenCharacters(t *testing.T) 
 		t.Run(tt.name, func(t *testing.T) {
 			// A browser's views, so that the export shows them.
 			views := strings.ReplaceAll(ok+tt.view, `{"path"`, `{"userAgent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0", "path"`)
-			resp, body := e.do("rw", "POST", "/v1/analytics/alpha/views", `{"views": [`+views+`]}`)
+			resp, body := e.Do("rw", "POST", "/v1/analytics/alpha/views", `{"views": [`+views+`]}`)
 			if tt.want == "" {
 				if resp.StatusCode != http.StatusAccepted {
 					t.Fatalf("%d %s, want 202", resp.StatusCode, body)

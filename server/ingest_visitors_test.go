@@ -80,7 +80,7 @@ func TestIngestCountsVisitors(t *testing.T) {
 	spy := &visitorSpy{}
 	e := newEnv(t, func(c *server.Config) { spy.Store = c.Store; c.Store = spy })
 	const chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
-	old := e.clock.Now().AddDate(0, 0, -3).Format(time.RFC3339)
+	old := e.Clock.Now().AddDate(0, 0, -3).Format(time.RFC3339)
 	body := `{"views":[
 		{"path":"/x","userAgent":"` + chrome + `","visitor":"session-a"},
 		{"path":"/x/","userAgent":"` + chrome + `","visitor":"session-b","count":3},
@@ -90,7 +90,7 @@ func TestIngestCountsVisitors(t *testing.T) {
 		{"path":"/x","userAgent":"Googlebot/2.1","visitor":"session-z"},
 		{"path":"/old","userAgent":"` + chrome + `","visitor":"session-a","at":"` + old + `"}
 	]}`
-	if resp, b := e.do("rw", "POST", "/v1/analytics/alpha/views", body); resp.StatusCode != http.StatusAccepted {
+	if resp, b := e.Do("rw", "POST", "/v1/analytics/alpha/views", body); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("ingest: %d %s", resp.StatusCode, b)
 	}
 	// The visitors are added after the answer: wait for them.
@@ -126,7 +126,7 @@ func TestIngestCountsVisitors(t *testing.T) {
 func TestIngestVisitorFailureKeepsViews(t *testing.T) {
 	spy := &visitorSpy{fail: true}
 	e := newEnv(t, func(c *server.Config) { spy.Store = c.Store; c.Store = spy })
-	if resp, b := e.do("rw", "POST", "/v1/analytics/alpha/views", `{"views":[{"path":"/x","userAgent":"Mozilla/5.0 Firefox/130.0","visitor":"s1"}]}`); resp.StatusCode != http.StatusAccepted {
+	if resp, b := e.Do("rw", "POST", "/v1/analytics/alpha/views", `{"views":[{"path":"/x","userAgent":"Mozilla/5.0 Firefox/130.0","visitor":"s1"}]}`); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("ingest: %d %s", resp.StatusCode, b)
 	}
 	if p := e.views("ro", ""); p.Totals.Total != 1 {

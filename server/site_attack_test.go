@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/internal/servertest"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -21,9 +22,9 @@ func noRequestBudget(c *server.Config) {
 // postFrom sends a submission to alpha's endpoint from addr and returns
 // the status and the body.
 func (e *env) postFrom(endpoint, addr, body string) (int, string) {
-	e.t.Helper()
-	resp, b := e.site(siteRequest{method: "POST", target: "/v1/site/alpha/" + endpoint + "?token=" + e.keys["site"],
-		body: body, origin: siteOrigin, addr: addr})
+	e.T.Helper()
+	resp, b := e.Site(servertest.SiteRequest{Method: "POST", Target: "/v1/site/alpha/" + endpoint + "?token=" + e.Keys["site"],
+		Body: body, Origin: servertest.SiteOrigin, Addr: addr})
 	return resp.StatusCode, string(b)
 }
 
@@ -31,13 +32,13 @@ func (e *env) postFrom(endpoint, addr, body string) (int, string) {
 // at most limit times each, and returns how many were accepted and the
 // last refusal's body.
 func (e *env) floodFeedback(addrs []string, limit int) (accepted int, refusal string) {
-	e.t.Helper()
+	e.T.Helper()
 	for _, a := range addrs {
 		for i := range limit {
 			status, body := e.postFrom("feedback", a, fmt.Sprintf(`{"path": "/spam/%d", "helpful": false}`, i))
 			if status != http.StatusAccepted {
 				if status != http.StatusTooManyRequests {
-					e.t.Fatalf("feedback from %s: %d %s, want 202 or 429", a, status, body)
+					e.T.Fatalf("feedback from %s: %d %s, want 202 or 429", a, status, body)
 				}
 				refusal = body
 				break
@@ -50,13 +51,13 @@ func (e *env) floodFeedback(addrs []string, limit int) (accepted int, refusal st
 
 // storedCount returns the number of alpha's feedback entries.
 func (e *env) storedCount() int {
-	e.t.Helper()
+	e.T.Helper()
 	q := store.FeedbackQuery{FeedbackFilter: store.FeedbackFilter{ProjectID: "alpha"}, Limit: 1000}
 	n := 0
 	for {
-		page, err := e.store.QueryFeedback(e.t.Context(), q)
+		page, err := e.Store.QueryFeedback(e.T.Context(), q)
 		if err != nil {
-			e.t.Fatalf("QueryFeedback: %v", err)
+			e.T.Fatalf("QueryFeedback: %v", err)
 		}
 		n += len(page.Entries)
 		if !page.HasMore {
@@ -177,7 +178,7 @@ func TestFeedbackSharesHoldPastTheTable(t *testing.T) {
 func TestSearchesCapCannotBeFilledByManyAddresses(t *testing.T) {
 	const dailyCap = 1000 // small, to keep the test short; the default shares are the same fractions of it
 	e := newSiteEnv(t, noRequestBudget, func(c *server.Config) { c.Site.MaxQueriesPerDay = dailyCap })
-	e.mustPost("searches", `{"query": "install", "clickedPath": "/install"}`)
+	e.MustPost("searches", `{"query": "install", "clickedPath": "/install"}`)
 	sent := 1
 	// 180 addresses in 18 networks send 20 junk queries each, each
 	// opening a junk result: 3,600 searches, 3.6 times the cap.
@@ -198,7 +199,7 @@ func TestSearchesCapCannotBeFilledByManyAddresses(t *testing.T) {
 		t.Fatalf("the reader's search: %d %s", status, b)
 	}
 	sent++
-	rows := e.searches()
+	rows := e.Searches()
 	var total int64
 	var reader *store.SearchRow
 	distinct := 0

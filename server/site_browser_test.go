@@ -12,6 +12,7 @@ import (
 
 	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/internal/servertest"
 )
 
 // The feedback widget in a real browser: a documentation site on one
@@ -21,9 +22,9 @@ import (
 // as a reader's browser runs it: CORS, the text/plain body, the honeypot
 // left empty.
 func TestFeedbackWidgetInBrowser(t *testing.T) {
-	browser := findBrowser(t)
+	browser := servertest.FindBrowser(t)
 	e := newEnv(t)
-	api := e.serve()
+	api := e.Serve()
 	var token string
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -32,30 +33,30 @@ func TestFeedbackWidgetInBrowser(t *testing.T) {
 <script src="%[2]s/v1/site/alpha/docsapi.js" data-token="%[3]s" defer></script></body></html>`, r.URL.Path, api, token)
 	}))
 	t.Cleanup(site.Close)
-	tok, err := e.srv.CreateSiteToken(context.Background(), server.SiteTokenParams{Project: "alpha", Name: "docs", Origins: []string{site.URL}})
+	tok, err := e.Server.CreateSiteToken(context.Background(), server.SiteTokenParams{Project: "alpha", Name: "docs", Origins: []string{site.URL}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	token = tok.Token
 
-	b := newTab(t, browser, site.URL)
+	b := servertest.NewTab(t, browser, site.URL)
 	const thanks = `Thank you for your feedback.`
-	b.open("/quickstart", `#docsapi-feedback button[data-helpful="true"]`)
-	b.screenshot("01-widget")
-	b.do("voting yes with a comment",
+	b.Open("/quickstart", `#docsapi-feedback button[data-helpful="true"]`)
+	b.Screenshot("01-widget")
+	b.Do("voting yes with a comment",
 		chromedp.Click(chromedp.CSS(`#docsapi-feedback button[data-helpful="true"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#docsapi-feedback textarea[name="comment"]`)),
 		chromedp.SendKeys(chromedp.CSS(`#docsapi-feedback textarea[name="comment"]`), "Step 2 worked."),
 		chromedp.Click(chromedp.CSS(`#docsapi-feedback button[type="submit"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#docsapi-feedback [role="status"]`)))
-	waitText(b, `#docsapi-feedback [role="status"]`, thanks)
-	b.screenshot("02-sent")
-	e.clock.Advance(time.Minute)
-	b.open("/api/auth", `#docsapi-feedback button[data-helpful="false"]`)
-	b.do("voting no, without a comment",
+	b.WaitText(`#docsapi-feedback [role="status"]`, thanks)
+	b.Screenshot("02-sent")
+	e.Clock.Advance(time.Minute)
+	b.Open("/api/auth", `#docsapi-feedback button[data-helpful="false"]`)
+	b.Do("voting no, without a comment",
 		chromedp.Click(chromedp.CSS(`#docsapi-feedback button[data-helpful="false"]`)),
 		chromedp.Click(chromedp.CSS(`#docsapi-feedback form > div > button[type="button"]`)))
-	waitText(b, `#docsapi-feedback [role="status"]`, thanks)
+	b.WaitText(`#docsapi-feedback [role="status"]`, thanks)
 
 	entries, err := docsapi.Collect(e.client("rw").Analytics.AllFeedback(context.Background(), "", docsapi.FeedbackParams{}))
 	if err != nil {
@@ -78,11 +79,4 @@ func TestFeedbackWidgetInBrowser(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("stored %q, want %q", got, want)
 	}
-}
-
-// waitText waits until the element sel says text.
-func waitText(b *tab, sel, text string) {
-	b.t.Helper()
-	b.do("waiting for "+sel+" to say "+text, chromedp.Poll[chromedp.Void](
-		`document.querySelector(`+"`"+sel+"`"+`)?.textContent === `+"`"+text+"`"))
 }

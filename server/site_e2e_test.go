@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	docsapi "github.com/docsapi/docsapi-go"
+	"github.com/docsapi/docsapi-go/server/internal/servertest"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -20,27 +21,27 @@ import (
 // what the exports give back, every field of it.
 func TestSDKFeedbackAndSearchesEndToEnd(t *testing.T) {
 	e := newSiteEnv(t)
-	base := e.serve()
+	base := e.Serve()
 	ctx := context.Background()
 	record := func(endpoint, body string) {
 		t.Helper()
-		req, err := http.NewRequest("POST", base+"/v1/site/alpha/"+endpoint+"?token="+e.keys["site"], bytes.NewBufferString(body))
+		req, err := http.NewRequest("POST", base+"/v1/site/alpha/"+endpoint+"?token="+e.Keys["site"], bytes.NewBufferString(body))
 		if err != nil {
 			t.Fatal(err)
 		}
-		req.Header.Set("Origin", siteOrigin)
+		req.Header.Set("Origin", servertest.SiteOrigin)
 		req.Header.Set("Content-Type", "text/plain;charset=UTF-8")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusAccepted || resp.Header.Get("Access-Control-Allow-Origin") != siteOrigin {
+		if resp.StatusCode != http.StatusAccepted || resp.Header.Get("Access-Control-Allow-Origin") != servertest.SiteOrigin {
 			t.Fatalf("POST %s %s: %d %v", endpoint, body, resp.StatusCode, resp.Header)
 		}
-		e.clock.Advance(time.Minute)
+		e.Clock.Advance(time.Minute)
 	}
-	t0 := e.clock.Now()
+	t0 := e.Clock.Now()
 	record("feedback", `{"path": "/quickstart", "helpful": true}`)
 	record("feedback", `{"path": "/quickstart", "helpful": false, "comment": "Step 2 fails on Windows.", "contact": "ada@example.com"}`)
 	record("feedback", `{"path": "/api/auth", "code": "curl -H 'Authorization: Bearer $KEY' https://api.example.com", "filename": "auth.sh", "lang": "bash", "comment": "Returns 404."}`)
@@ -82,7 +83,7 @@ func TestSDKFeedbackAndSearchesEndToEnd(t *testing.T) {
 	}
 
 	// An operator resolves one; the filters see it.
-	if _, err := e.srv.SetFeedbackStatus(ctx, "alpha", entries[3].ID, store.FeedbackStatusResolved); err != nil {
+	if _, err := e.Server.SetFeedbackStatus(ctx, "alpha", entries[3].ID, store.FeedbackStatusResolved); err != nil {
 		t.Fatal(err)
 	}
 	page, err := c.Analytics.Feedback(ctx, "", docsapi.FeedbackParams{Status: []docsapi.FeedbackStatus{docsapi.FeedbackStatusResolved}})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/internal/openapitest"
+	"github.com/docsapi/docsapi-go/server/internal/servertest"
 )
 
 // FuzzSiteAndExportsAnswerBadInputWithout5xx sends arbitrary bodies and
@@ -35,8 +36,8 @@ func FuzzSiteAndExportsAnswerBadInputWithout5xx(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body, query string) {
 		site := func(endpoint string) *http.Request {
-			r := httptest.NewRequest("POST", "/v1/site/alpha/"+endpoint+"?token="+e.keys["site"], bytes.NewBufferString(body))
-			r.Header.Set("Origin", siteOrigin)
+			r := httptest.NewRequest("POST", "/v1/site/alpha/"+endpoint+"?token="+e.Keys["site"], bytes.NewBufferString(body))
+			r.Header.Set("Origin", servertest.SiteOrigin)
 			return r
 		}
 		keyed := func(method, target string, body *bytes.Buffer, key string) *http.Request {
@@ -47,7 +48,7 @@ func FuzzSiteAndExportsAnswerBadInputWithout5xx(f *testing.F) {
 				r = httptest.NewRequest(method, target, body)
 			}
 			r.URL.RawQuery = query
-			r.Header.Set("Authorization", "Bearer "+e.keys[key])
+			r.Header.Set("Authorization", "Bearer "+e.Keys[key])
 			return r
 		}
 		requests := []*http.Request{
@@ -60,7 +61,7 @@ func FuzzSiteAndExportsAnswerBadInputWithout5xx(f *testing.F) {
 		}
 		for _, req := range requests {
 			rec := httptest.NewRecorder()
-			e.srv.ServeHTTP(rec, req)
+			e.Server.ServeHTTP(rec, req)
 			v.CheckRecorder(t, req, rec)
 			if rec.Code >= 500 {
 				t.Fatalf("%s %s with body %q: %d %s", req.Method, req.URL, body, rec.Code, rec.Body)

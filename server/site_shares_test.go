@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/internal/servertest"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -27,14 +28,14 @@ func TestSearchesPastTheShareStillCount(t *testing.T) {
 		}
 	}
 	got := map[string]int64{}
-	for _, r := range e.searches() {
+	for _, r := range e.Searches() {
 		got[r.Query] = r.Hits
 	}
 	want := map[string]int64{"one": 2, "two": 2, store.OtherSearchesQuery: 2}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("counted %v, want %v", got, want)
 	}
-	if st := e.srv.SiteStats(); st.SearchesShare != 2 || st.FoldedSearches != 2 {
+	if st := e.Server.SiteStats(); st.SearchesShare != 2 || st.FoldedSearches != 2 {
 		t.Errorf("SiteStats = %+v, want 2 searches folded by the share", st)
 	}
 	// Searches that add nothing new take nothing of the share: an
@@ -47,7 +48,7 @@ func TestSearchesPastTheShareStillCount(t *testing.T) {
 		e.postFrom("searches", "192.0.2.2:1", fmt.Sprintf(`{"query": %q}`, q))
 	}
 	got = map[string]int64{}
-	for _, r := range e.searches() {
+	for _, r := range e.Searches() {
 		got[r.Query] = r.Hits
 	}
 	if got["five"] != 1 || got["six"] != 1 || got["one"] != 7 {
@@ -63,17 +64,17 @@ func TestSiteSharesStartAgainEachDay(t *testing.T) {
 	if status, _ := e.postFrom("feedback", a, `{"path": "/a", "helpful": true}`); status != http.StatusAccepted {
 		t.Fatal(status)
 	}
-	resp, body := e.site(siteRequest{method: "POST", target: "/v1/site/alpha/feedback?token=" + e.keys["site"],
-		body: `{"path": "/a", "helpful": true}`, origin: siteOrigin, addr: a})
+	resp, body := e.Site(servertest.SiteRequest{Method: "POST", Target: "/v1/site/alpha/feedback?token=" + e.Keys["site"],
+		Body: `{"path": "/a", "helpful": true}`, Origin: servertest.SiteOrigin, Addr: a})
 	// The test clock stands at 09:00 UTC: 15 hours to the next day.
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "54000" {
 		t.Fatalf("past the share: %d Retry-After %q %s, want 429 and 54000", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
-	e.clock.Advance(15*time.Hour - time.Second)
+	e.Clock.Advance(15*time.Hour - time.Second)
 	if status, _ := e.postFrom("feedback", a, `{"path": "/a", "helpful": true}`); status != http.StatusTooManyRequests {
 		t.Errorf("a second before midnight: %d, want 429", status)
 	}
-	e.clock.Advance(time.Second)
+	e.Clock.Advance(time.Second)
 	if status, body := e.postFrom("feedback", a, `{"path": "/a", "helpful": true}`); status != http.StatusAccepted {
 		t.Errorf("at midnight: %d %s, want 202", status, body)
 	}
@@ -138,11 +139,11 @@ func TestSiteLimitsAreShownToOperators(t *testing.T) {
 		c.Site.MaxFeedbackPerDay, c.Site.MaxFeedbackPerAddress, c.Site.MaxFeedbackPerNetwork = 30, 2, 20
 		c.Site.MaxQueriesPerDay, c.Site.MaxQueriesPerAddress, c.Site.MaxQueriesPerNetwork = 3, 1, 3
 	})
-	tok, err := d.srv.CreateSiteToken(t.Context(), server.SiteTokenParams{Project: "alpha", Name: "docs", Origins: []string{siteOrigin}})
+	tok, err := d.Server.CreateSiteToken(t.Context(), server.SiteTokenParams{Project: "alpha", Name: "docs", Origins: []string{servertest.SiteOrigin}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.keys["site"] = tok.Token
+	d.Keys["site"] = tok.Token
 
 	b := d.browser(t)
 	b.signIn("ro")
@@ -218,7 +219,7 @@ func TestSiteLimitsAreShownToOperators(t *testing.T) {
 		}
 	}
 	// Another project, and the next day, have met nothing.
-	d.clock.Advance(24 * time.Hour)
+	d.Clock.Advance(24 * time.Hour)
 	b = d.browser(t) // the session has expired
 	b.signIn("ro")
 	if doc, _ := b.page("/dashboard/projects/alpha/"); strings.Contains(doc, `id="site-limits"`) {

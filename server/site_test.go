@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/internal/servertest"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -20,14 +21,14 @@ func text(s string) *string { return &s }
 // of the request and nothing the request did not send.
 func TestSiteFeedbackIsStoredAsItsSource(t *testing.T) {
 	e := newSiteEnv(t)
-	e.mustPost("feedback", `{"path": "/guide/index.html", "helpful": true}`)
-	e.clock.Advance(time.Second)
-	e.mustPost("feedback", `{"path": "/guide", "helpful": false, "comment": "Step 3 fails.\nOn Windows.", "contact": "reader@example.com"}`)
-	e.clock.Advance(time.Second)
-	e.mustPost("feedback", `{"path": "/api?tab=curl#auth", "code": "curl -X POST\n\t-d '{}'", "filename": "run.sh", "lang": "bash", "comment": ""}`)
-	e.clock.Advance(time.Second)
-	e.mustPost("feedback", `{"path": "/guide/", "helpful": true, "comment": ""}`)
-	got := e.stored()
+	e.MustPost("feedback", `{"path": "/guide/index.html", "helpful": true}`)
+	e.Clock.Advance(time.Second)
+	e.MustPost("feedback", `{"path": "/guide", "helpful": false, "comment": "Step 3 fails.\nOn Windows.", "contact": "reader@example.com"}`)
+	e.Clock.Advance(time.Second)
+	e.MustPost("feedback", `{"path": "/api?tab=curl#auth", "code": "curl -X POST\n\t-d '{}'", "filename": "run.sh", "lang": "bash", "comment": ""}`)
+	e.Clock.Advance(time.Second)
+	e.MustPost("feedback", `{"path": "/guide/", "helpful": true, "comment": ""}`)
+	got := e.Stored()
 	t0 := time.Date(2026, 8, 14, 9, 0, 0, 0, time.UTC)
 	want := []store.Feedback{
 		{Path: "/guide", Source: store.FeedbackSourceContextual, Helpful: true, Comment: text(""), CreatedAt: t0.Add(3 * time.Second)},
@@ -84,15 +85,15 @@ func TestSiteInputIsCheckedFieldByField(t *testing.T) {
 		{"searches", `{"query": "a", "clickedPath": "relative"}`, `"clickedPath" must start with /`},
 		{"searches", `{"query": "a", "page": "/x"}`, `unknown field "page"; the fields are "query", "clickedPath", "website"`},
 	} {
-		status, body := e.post(tc.endpoint, tc.body)
-		if status != http.StatusBadRequest || !strings.Contains(errorOf(t, body), tc.want) {
+		status, body := e.Post(tc.endpoint, tc.body)
+		if status != http.StatusBadRequest || !strings.Contains(servertest.ErrorOf(t, body), tc.want) {
 			t.Errorf("%s %.80s: %d %s, want 400 saying %q", tc.endpoint, tc.body, status, body, tc.want)
 		}
 	}
-	if got := e.stored(); len(got) != 0 {
+	if got := e.Stored(); len(got) != 0 {
 		t.Errorf("refused submissions stored %d entries", len(got))
 	}
-	if got := e.searches(); len(got) != 0 {
+	if got := e.Searches(); len(got) != 0 {
 		t.Errorf("refused searches stored %d queries", len(got))
 	}
 }
@@ -101,16 +102,16 @@ func TestSiteInputIsCheckedFieldByField(t *testing.T) {
 func TestSiteBodyIsBounded(t *testing.T) {
 	e := newSiteEnv(t, func(c *server.Config) { c.Site.MaxBodyBytes = 512 })
 	body := `{"path": "/a", "helpful": true, "comment": "` + strings.Repeat("x", 600) + `"}`
-	status, b := e.post("feedback", body)
+	status, b := e.Post("feedback", body)
 	if status != http.StatusRequestEntityTooLarge {
 		t.Fatalf("declared length: %d %s, want 413", status, b)
 	}
-	resp, b := e.site(siteRequest{method: "POST", target: "/v1/site/alpha/feedback?token=" + e.keys["site"], body: body, origin: siteOrigin,
-		header: []string{"Transfer-Encoding", "chunked"}})
+	resp, b := e.Site(servertest.SiteRequest{Method: "POST", Target: "/v1/site/alpha/feedback?token=" + e.Keys["site"], Body: body, Origin: servertest.SiteOrigin,
+		Header: []string{"Transfer-Encoding", "chunked"}})
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Fatalf("chunked: %d %s, want 413", resp.StatusCode, b)
 	}
-	if got := e.stored(); len(got) != 0 {
+	if got := e.Stored(); len(got) != 0 {
 		t.Errorf("stored %d entries", len(got))
 	}
 }
@@ -121,15 +122,15 @@ func TestSiteBodyIsBounded(t *testing.T) {
 func TestSiteTokenIsRequiredAndChecked(t *testing.T) {
 	e := newSiteEnv(t)
 	ctx := context.Background()
-	beta, err := e.srv.CreateSiteToken(ctx, server.SiteTokenParams{Project: "beta", Origins: []string{siteOrigin}})
+	beta, err := e.Server.CreateSiteToken(ctx, server.SiteTokenParams{Project: "beta", Origins: []string{servertest.SiteOrigin}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	revoked, err := e.srv.CreateSiteToken(ctx, server.SiteTokenParams{Project: "alpha", Origins: []string{siteOrigin}})
+	revoked, err := e.Server.CreateSiteToken(ctx, server.SiteTokenParams{Project: "alpha", Origins: []string{servertest.SiteOrigin}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.srv.RevokeSiteToken(ctx, revoked.Token); err != nil {
+	if err := e.Server.RevokeSiteToken(ctx, revoked.Token); err != nil {
 		t.Fatal(err)
 	}
 	const vote = `{"path": "/a", "helpful": true}`
@@ -144,24 +145,24 @@ func TestSiteTokenIsRequiredAndChecked(t *testing.T) {
 		{"a guessed token", "/v1/site/alpha/feedback?token=site_guess", nil, 401, "unknown site token"},
 		{"a revoked token", "/v1/site/alpha/feedback?token=" + revoked.Token, nil, 401, "revoked"},
 		{"another project's token", "/v1/site/alpha/feedback?token=" + beta.Token, nil, 403, "another project"},
-		{"an admin key as token", "/v1/site/alpha/feedback", []string{server.SiteTokenHeader, e.keys["rw"]}, 401, "unknown site token"},
-		{"two tokens that disagree", "/v1/site/alpha/feedback?token=" + e.keys["site"], []string{server.SiteTokenHeader, beta.Token}, 400, "disagree"},
-		{"the token twice", "/v1/site/alpha/feedback?token=" + e.keys["site"] + "&token=" + e.keys["site"], nil, 400, "more than once"},
+		{"an admin key as token", "/v1/site/alpha/feedback", []string{server.SiteTokenHeader, e.Keys["rw"]}, 401, "unknown site token"},
+		{"two tokens that disagree", "/v1/site/alpha/feedback?token=" + e.Keys["site"], []string{server.SiteTokenHeader, beta.Token}, 400, "disagree"},
+		{"the token twice", "/v1/site/alpha/feedback?token=" + e.Keys["site"] + "&token=" + e.Keys["site"], nil, 400, "more than once"},
 	} {
-		resp, body := e.site(siteRequest{method: "POST", target: tc.target, body: vote, origin: siteOrigin, header: tc.header})
-		if resp.StatusCode != tc.status || !strings.Contains(errorOf(t, body), tc.want) {
+		resp, body := e.Site(servertest.SiteRequest{Method: "POST", Target: tc.target, Body: vote, Origin: servertest.SiteOrigin, Header: tc.header})
+		if resp.StatusCode != tc.status || !strings.Contains(servertest.ErrorOf(t, body), tc.want) {
 			t.Errorf("%s: %d %s, want %d saying %q", tc.name, resp.StatusCode, body, tc.status, tc.want)
 		}
 		if resp.Header.Get("Access-Control-Allow-Origin") != "" {
 			t.Errorf("%s: Access-Control-Allow-Origin is set on a refusal", tc.name)
 		}
 	}
-	if got := e.stored(); len(got) != 0 {
+	if got := e.Stored(); len(got) != 0 {
 		t.Fatalf("refused requests stored %d entries", len(got))
 	}
 	// The header works as well as the query.
-	resp, body := e.site(siteRequest{method: "POST", target: "/v1/site/alpha/feedback", body: vote, origin: siteOrigin,
-		header: []string{server.SiteTokenHeader, e.keys["site"]}})
+	resp, body := e.Site(servertest.SiteRequest{Method: "POST", Target: "/v1/site/alpha/feedback", Body: vote, Origin: servertest.SiteOrigin,
+		Header: []string{server.SiteTokenHeader, e.Keys["site"]}})
 	if resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("token in the header: %d %s", resp.StatusCode, body)
 	}
@@ -173,9 +174,9 @@ func TestSiteTokenIsRequiredAndChecked(t *testing.T) {
 func TestSiteOriginMustBeAllowed(t *testing.T) {
 	e := newSiteEnv(t)
 	const vote = `{"path": "/a", "helpful": true}`
-	target := "/v1/site/alpha/feedback?token=" + e.keys["site"]
+	target := "/v1/site/alpha/feedback?token=" + e.Keys["site"]
 	for _, origin := range []string{"https://evil.example", "https://docs.alpha.example.evil.example", "http://docs.alpha.example", "null", ""} {
-		resp, body := e.site(siteRequest{method: "POST", target: target, body: vote, origin: origin})
+		resp, body := e.Site(servertest.SiteRequest{Method: "POST", Target: target, Body: vote, Origin: origin})
 		if resp.StatusCode != http.StatusForbidden {
 			t.Errorf("origin %q: %d %s, want 403", origin, resp.StatusCode, body)
 		}
@@ -183,16 +184,16 @@ func TestSiteOriginMustBeAllowed(t *testing.T) {
 			t.Errorf("origin %q: Access-Control-Allow-Origin %q on a refusal", origin, got)
 		}
 	}
-	if got := e.stored(); len(got) != 0 {
+	if got := e.Stored(); len(got) != 0 {
 		t.Fatalf("refused origins stored %d entries", len(got))
 	}
 	// The allowed origin, spelled as a browser may spell it, is answered
 	// with its CORS header.
-	for _, origin := range []string{siteOrigin, "https://DOCS.alpha.example:443"} {
-		resp, body := e.site(siteRequest{method: "POST", target: target, body: vote, origin: origin})
-		if resp.StatusCode != http.StatusAccepted || resp.Header.Get("Access-Control-Allow-Origin") != siteOrigin {
+	for _, origin := range []string{servertest.SiteOrigin, "https://DOCS.alpha.example:443"} {
+		resp, body := e.Site(servertest.SiteRequest{Method: "POST", Target: target, Body: vote, Origin: origin})
+		if resp.StatusCode != http.StatusAccepted || resp.Header.Get("Access-Control-Allow-Origin") != servertest.SiteOrigin {
 			t.Errorf("origin %q: %d %s, Access-Control-Allow-Origin %q; want 202 and %s", origin, resp.StatusCode, body,
-				resp.Header.Get("Access-Control-Allow-Origin"), siteOrigin)
+				resp.Header.Get("Access-Control-Allow-Origin"), servertest.SiteOrigin)
 		}
 		if !strings.Contains(resp.Header.Get("Vary"), "Origin") {
 			t.Errorf("origin %q: Vary %q does not name Origin", origin, resp.Header.Get("Vary"))
@@ -205,39 +206,39 @@ func TestSiteOriginMustBeAllowed(t *testing.T) {
 func TestSitePreflight(t *testing.T) {
 	e := newSiteEnv(t)
 	ctx := context.Background()
-	other, err := e.srv.CreateSiteToken(ctx, server.SiteTokenParams{Project: "alpha", Origins: []string{"http://localhost:3000"}})
+	other, err := e.Server.CreateSiteToken(ctx, server.SiteTokenParams{Project: "alpha", Origins: []string{"http://localhost:3000"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	old, err := e.srv.CreateSiteToken(ctx, server.SiteTokenParams{Project: "alpha", Origins: []string{"https://old.alpha.example"}})
+	old, err := e.Server.CreateSiteToken(ctx, server.SiteTokenParams{Project: "alpha", Origins: []string{"https://old.alpha.example"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.srv.RevokeSiteToken(ctx, old.Token); err != nil {
+	if err := e.Server.RevokeSiteToken(ctx, old.Token); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.srv.CreateSiteToken(ctx, server.SiteTokenParams{Project: "beta", Origins: []string{"https://beta.example"}}); err != nil {
+	if _, err := e.Server.CreateSiteToken(ctx, server.SiteTokenParams{Project: "beta", Origins: []string{"https://beta.example"}}); err != nil {
 		t.Fatal(err)
 	}
 	preflight := func(target, origin, method, headers string) *http.Response {
 		t.Helper()
-		resp, _ := e.site(siteRequest{method: "OPTIONS", target: target, origin: origin,
-			header: []string{"Access-Control-Request-Method", method, "Access-Control-Request-Headers", headers}})
+		resp, _ := e.Site(servertest.SiteRequest{Method: "OPTIONS", Target: target, Origin: origin,
+			Header: []string{"Access-Control-Request-Method", method, "Access-Control-Request-Headers", headers}})
 		return resp
 	}
 	for _, tc := range []struct {
 		name, target, origin, method, headers string
 		allowed                               bool
 	}{
-		{"the site", "/v1/site/alpha/feedback", siteOrigin, "POST", "content-type, x-docsapi-site-token", true},
+		{"the site", "/v1/site/alpha/feedback", servertest.SiteOrigin, "POST", "content-type, x-docsapi-site-token", true},
 		{"another token's origin", "/v1/site/alpha/searches", "http://localhost:3000", "POST", "Content-Type", true},
 		{"a revoked token's origin", "/v1/site/alpha/feedback", "https://old.alpha.example", "POST", "", false},
 		{"another project's origin", "/v1/site/alpha/feedback", "https://beta.example", "POST", "", false},
 		{"an unknown origin", "/v1/site/alpha/feedback", "https://evil.example", "POST", "", false},
-		{"another method", "/v1/site/alpha/feedback", siteOrigin, "DELETE", "", false},
-		{"another header", "/v1/site/alpha/feedback", siteOrigin, "POST", "authorization", false},
+		{"another method", "/v1/site/alpha/feedback", servertest.SiteOrigin, "DELETE", "", false},
+		{"another header", "/v1/site/alpha/feedback", servertest.SiteOrigin, "POST", "authorization", false},
 		{"the named token's origin", "/v1/site/alpha/feedback?token=" + other.Token, "http://localhost:3000", "POST", "", true},
-		{"another token's origin than the named one", "/v1/site/alpha/feedback?token=" + other.Token, siteOrigin, "POST", "", false},
+		{"another token's origin than the named one", "/v1/site/alpha/feedback?token=" + other.Token, servertest.SiteOrigin, "POST", "", false},
 		{"a revoked named token", "/v1/site/alpha/feedback?token=" + old.Token, "https://old.alpha.example", "POST", "", false},
 	} {
 		resp := preflight(tc.target, tc.origin, tc.method, tc.headers)
@@ -251,7 +252,7 @@ func TestSitePreflight(t *testing.T) {
 		}
 	}
 	// An OPTIONS request that is no preflight says what the resource takes.
-	resp, _ := e.site(siteRequest{method: "OPTIONS", target: "/v1/site/alpha/feedback"})
+	resp, _ := e.Site(servertest.SiteRequest{Method: "OPTIONS", Target: "/v1/site/alpha/feedback"})
 	if resp.StatusCode != http.StatusNoContent || resp.Header.Get("Allow") != "OPTIONS, POST" {
 		t.Errorf("plain OPTIONS: %d Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
 	}
@@ -264,8 +265,8 @@ func TestSitePerAddressBudget(t *testing.T) {
 	e := newSiteEnv(t, func(c *server.Config) { c.Site.PerAddress = server.Limit{Requests: 3, Per: time.Minute} })
 	send := func(addr string) *http.Response {
 		t.Helper()
-		resp, _ := e.site(siteRequest{method: "POST", target: "/v1/site/alpha/searches?token=" + e.keys["site"],
-			body: `{"query": "install"}`, origin: siteOrigin, addr: addr})
+		resp, _ := e.Site(servertest.SiteRequest{Method: "POST", Target: "/v1/site/alpha/searches?token=" + e.Keys["site"],
+			Body: `{"query": "install"}`, Origin: servertest.SiteOrigin, Addr: addr})
 		return resp
 	}
 	for i := range 3 {
@@ -278,8 +279,8 @@ func TestSitePerAddressBudget(t *testing.T) {
 		t.Fatalf("fourth request: %d Retry-After %q, want 429 and 20", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
 	// Preflights draw on the same budget.
-	r, _ := e.site(siteRequest{method: "OPTIONS", target: "/v1/site/alpha/searches", origin: siteOrigin, addr: "203.0.113.7:3000",
-		header: []string{"Access-Control-Request-Method", "POST"}})
+	r, _ := e.Site(servertest.SiteRequest{Method: "OPTIONS", Target: "/v1/site/alpha/searches", Origin: servertest.SiteOrigin, Addr: "203.0.113.7:3000",
+		Header: []string{"Access-Control-Request-Method", "POST"}})
 	if r.StatusCode != http.StatusTooManyRequests {
 		t.Errorf("preflight past the budget: %d, want 429", r.StatusCode)
 	}
@@ -295,13 +296,13 @@ func TestSitePerAddressBudget(t *testing.T) {
 	if resp := send("[2001:db8:1:3::1]:443"); resp.StatusCode != http.StatusAccepted {
 		t.Errorf("another /64: %d, want 202", resp.StatusCode)
 	}
-	if rows := e.searches(); len(rows) != 1 || rows[0].Hits != 8 {
+	if rows := e.Searches(); len(rows) != 1 || rows[0].Hits != 8 {
 		t.Errorf("stored %+v, want the 8 searches accepted", rows)
 	}
-	if got := e.srv.SiteStats().RateLimited; got != 3 {
+	if got := e.Server.SiteStats().RateLimited; got != 3 {
 		t.Errorf("SiteStats().RateLimited = %d, want 3", got)
 	}
-	e.clock.Advance(20 * time.Second)
+	e.Clock.Advance(20 * time.Second)
 	if resp := send("203.0.113.7:1000"); resp.StatusCode != http.StatusAccepted {
 		t.Errorf("after Retry-After: %d, want 202", resp.StatusCode)
 	}
@@ -316,17 +317,17 @@ func TestSiteBudgetsOfAFloodOfAddressesStayBounded(t *testing.T) {
 		c.Site.PerAddress = server.Limit{Requests: 1, Per: time.Hour}
 	})
 	for i := range 2000 {
-		resp, _ := e.site(siteRequest{method: "OPTIONS", target: "/v1/site/alpha/feedback",
-			addr: fmt.Sprintf("10.%d.%d.%d:1", i>>16&255, i>>8&255, i&255)})
+		resp, _ := e.Site(servertest.SiteRequest{Method: "OPTIONS", Target: "/v1/site/alpha/feedback",
+			Addr: fmt.Sprintf("10.%d.%d.%d:1", i>>16&255, i>>8&255, i&255)})
 		if resp.StatusCode != http.StatusNoContent {
 			t.Fatalf("address %d: %d", i, resp.StatusCode)
 		}
-		if n := e.srv.SiteStats().Addresses; n > 100 {
+		if n := e.Server.SiteStats().Addresses; n > 100 {
 			t.Fatalf("after %d addresses, %d are remembered; the bound is 100", i+1, n)
 		}
 	}
 	// A recent address is still remembered, and still limited.
-	resp, _ := e.site(siteRequest{method: "OPTIONS", target: "/v1/site/alpha/feedback", addr: "10.0.7.207:1"})
+	resp, _ := e.Site(servertest.SiteRequest{Method: "OPTIONS", Target: "/v1/site/alpha/feedback", Addr: "10.0.7.207:1"})
 	if resp.StatusCode != http.StatusTooManyRequests {
 		t.Errorf("the last address again: %d, want 429", resp.StatusCode)
 	}
@@ -340,23 +341,23 @@ func TestSiteHoneypot(t *testing.T) {
 		{"feedback", `{"path": "/a", "helpful": true, "comment": "Buy now", "website": "https://spam.example"}`},
 		{"searches", `{"query": "casino", "website": "x"}`},
 	} {
-		status, body := e.post(tc.endpoint, tc.body)
+		status, body := e.Post(tc.endpoint, tc.body)
 		if status != http.StatusAccepted || string(body) != "{\"accepted\":true}\n" {
 			t.Errorf("%s with the honeypot filled: %d %s, want 202 as for a reader", tc.endpoint, status, body)
 		}
 	}
-	if got := e.stored(); len(got) != 0 {
+	if got := e.Stored(); len(got) != 0 {
 		t.Errorf("the honeypot's feedback was stored: %+v", got)
 	}
-	if got := e.searches(); len(got) != 0 {
+	if got := e.Searches(); len(got) != 0 {
 		t.Errorf("the honeypot's search was stored: %+v", got)
 	}
-	if got := e.srv.SiteStats().Honeypot; got != 2 {
+	if got := e.Server.SiteStats().Honeypot; got != 2 {
 		t.Errorf("SiteStats().Honeypot = %d, want 2", got)
 	}
 	// An empty honeypot is a reader's.
-	e.mustPost("feedback", `{"path": "/a", "helpful": true, "website": ""}`)
-	if got := e.stored(); len(got) != 1 {
+	e.MustPost("feedback", `{"path": "/a", "helpful": true, "website": ""}`)
+	if got := e.Stored(); len(got) != 1 {
 		t.Errorf("with an empty honeypot, %d entries stored, want 1", len(got))
 	}
 }
@@ -367,22 +368,22 @@ func TestSiteFeedbackDailyCap(t *testing.T) {
 	e := newSiteEnv(t, func(c *server.Config) {
 		c.Site.MaxFeedbackPerDay, c.Site.MaxFeedbackPerAddress, c.Site.MaxFeedbackPerNetwork = 2, 2, 2
 	})
-	e.mustPost("feedback", `{"path": "/a", "helpful": true}`)
-	e.mustPost("feedback", `{"path": "/b", "helpful": false}`)
-	resp, body := e.site(siteRequest{method: "POST", target: "/v1/site/alpha/feedback?token=" + e.keys["site"],
-		body: `{"path": "/c", "helpful": true}`, origin: siteOrigin, addr: "198.51.100.9:1"})
+	e.MustPost("feedback", `{"path": "/a", "helpful": true}`)
+	e.MustPost("feedback", `{"path": "/b", "helpful": false}`)
+	resp, body := e.Site(servertest.SiteRequest{Method: "POST", Target: "/v1/site/alpha/feedback?token=" + e.Keys["site"],
+		Body: `{"path": "/c", "helpful": true}`, Origin: servertest.SiteOrigin, Addr: "198.51.100.9:1"})
 	// The test clock stands at 09:00 UTC: 15 hours to the next day.
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "54000" {
 		t.Fatalf("past the cap: %d Retry-After %q %s, want 429 and 54000", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
-	if got := len(e.stored()); got != 2 {
+	if got := len(e.Stored()); got != 2 {
 		t.Fatalf("%d entries stored, want the cap, 2", got)
 	}
-	if got := e.srv.SiteStats().FeedbackFull; got != 1 {
+	if got := e.Server.SiteStats().FeedbackFull; got != 1 {
 		t.Errorf("SiteStats().FeedbackFull = %d, want 1", got)
 	}
-	e.clock.Advance(15 * time.Hour)
-	e.mustPost("feedback", `{"path": "/c", "helpful": true}`)
+	e.Clock.Advance(15 * time.Hour)
+	e.MustPost("feedback", `{"path": "/c", "helpful": true}`)
 }
 
 // Queries are counted normalised; past the day's cap, made-up queries
@@ -392,13 +393,13 @@ func TestSiteSearchesAreNormalisedAndCapped(t *testing.T) {
 	e := newSiteEnv(t, func(c *server.Config) {
 		c.Site.MaxQueriesPerDay, c.Site.MaxQueriesPerAddress, c.Site.MaxQueriesPerNetwork = 2, 2, 2
 	})
-	e.mustPost("searches", `{"query": "  Install\tGUIDE  ", "clickedPath": "/guides/install/"}`)
-	e.mustPost("searches", `{"query": "install guide"}`)
-	e.mustPost("searches", `{"query": "API keys", "clickedPath": "/keys.html"}`)
+	e.MustPost("searches", `{"query": "  Install\tGUIDE  ", "clickedPath": "/guides/install/"}`)
+	e.MustPost("searches", `{"query": "install guide"}`)
+	e.MustPost("searches", `{"query": "API keys", "clickedPath": "/keys.html"}`)
 	for i := range 20 {
-		e.mustPost("searches", fmt.Sprintf(`{"query": "made-up %d", "clickedPath": "/x%d"}`, i, i))
+		e.MustPost("searches", fmt.Sprintf(`{"query": "made-up %d", "clickedPath": "/x%d"}`, i, i))
 	}
-	got := e.searches()
+	got := e.Searches()
 	t0 := time.Date(2026, 8, 14, 9, 0, 0, 0, time.UTC)
 	want := []store.SearchRow{
 		{Query: store.OtherSearchesQuery, Hits: 20, Clicks: 20, LastSearchedAt: t0},
@@ -408,7 +409,7 @@ func TestSiteSearchesAreNormalisedAndCapped(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("searches (-want +got):\n%s", diff)
 	}
-	if st := e.srv.SiteStats(); st.FoldedSearches != 20 || st.UnattributedClicks != 20 {
+	if st := e.Server.SiteStats(); st.FoldedSearches != 20 || st.UnattributedClicks != 20 {
 		t.Errorf("SiteStats = %+v, want 20 folded searches and 20 unattributed clicks", st)
 	}
 }
@@ -417,7 +418,7 @@ func TestSiteSearchesAreNormalisedAndCapped(t *testing.T) {
 // to the endpoints it must.
 func TestSiteScriptIsServed(t *testing.T) {
 	e := newSiteEnv(t)
-	resp, body := e.site(siteRequest{method: "GET", target: "/v1/site/alpha/docsapi.js"})
+	resp, body := e.Site(servertest.SiteRequest{Method: "GET", Target: "/v1/site/alpha/docsapi.js"})
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/javascript; charset=utf-8" ||
 		resp.Header.Get("X-Content-Type-Options") != "nosniff" {
 		t.Fatalf("GET docsapi.js: %d %v", resp.StatusCode, resp.Header)

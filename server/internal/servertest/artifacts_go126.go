@@ -1,6 +1,6 @@
 //go:build go1.26
 
-package server_test
+package servertest
 
 import "testing"
 
