@@ -2,10 +2,21 @@ package server
 
 import (
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/docsapi/docsapi-go/server/internal/strictjson"
 )
+
+// The messages that list a body's fields list the prompt's.
+func TestPromptBodyFieldsFollowTheType(t *testing.T) {
+	if got := strictjson.Fields(reflect.TypeFor[promptBody]()); !slices.Equal(got, []string{"prompt"}) {
+		t.Errorf("strictjson.Fields(promptBody) = %q, want prompt", got)
+	}
+}
 
 // Fields other than prompt are ignored, whatever their value, as a client
 // written for the hosted service may send some; the prompt is still checked.

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/api"
+	"github.com/docsapi/docsapi-go/server/ingest"
 	"github.com/docsapi/docsapi-go/server/internal/clientip"
 	"github.com/docsapi/docsapi-go/server/internal/keyauth"
 	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
@@ -47,6 +48,17 @@ const (
 	// and the project it read, without asking the Store again
 	// (Config.KeyCacheTTL).
 	DefaultKeyCacheTTL = time.Second
+)
+
+// Defaults of Config's ingestion fields (see package ingest).
+const (
+	// DefaultIngestWindow is how long the ingestion endpoint holds a
+	// request's views, at most, for requests arriving with it.
+	DefaultIngestWindow = ingest.DefaultWindow
+	// DefaultIngestMaxCommit bounds the counts of one shared commit.
+	DefaultIngestMaxCommit = ingest.DefaultMaxCommit
+	// DefaultIngestMaxQueued bounds the counts waiting for a commit.
+	DefaultIngestMaxQueued = ingest.DefaultMaxQueued
 )
 
 // Config configures a Server. Store is required; the zero value of every
@@ -178,7 +190,7 @@ type Server struct {
 	cfg     Config
 	mux     *routeMux
 	auth    *keyauth.Authenticator
-	ingest  *groupCommitter // ingested views on their way to the Store
+	ingest  *ingest.Handler
 	proxies clientip.Proxies
 
 	// The keys derived from Config.Secret (secret.go).
@@ -242,10 +254,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	ingest, err := newGroupCommitter(&cfg)
-	if err != nil {
+	if err := resolveIngest(&cfg); err != nil {
 		return nil, err
 	}
+	var err error
 	if cfg.Site, err = cfg.Site.WithDefaults(); err != nil {
 		return nil, err
 	}
@@ -263,7 +275,11 @@ func New(cfg Config) (*Server, error) {
 	case cfg.KeyCacheTTL < 0:
 		cfg.KeyCacheTTL = 0
 	}
-	s := &Server{cfg: cfg, keys: keys, ingest: ingest, proxies: clientip.NewProxies(cfg.TrustedProxies)}
+	s := &Server{cfg: cfg, keys: keys, proxies: clientip.NewProxies(cfg.TrustedProxies)}
+	s.ingest = ingest.New(ingest.Config{
+		Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Classifier: classifier(cfg.PageViews), MaxBodyBytes: cfg.MaxBodyBytes,
+		Window: cfg.IngestWindow, MaxCommit: cfg.IngestMaxCommit, MaxQueued: cfg.IngestMaxQueued, OnCommit: onIngestCommit(cfg.OnIngestCommit),
+	})
 	s.auth = keyauth.New(keyauth.Config{
 		Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, KeyPrefix: cfg.KeyPrefix, CacheTTL: cfg.KeyCacheTTL,
 		Limits: [keyauth.Kinds]ratelimit.Limit{
@@ -299,6 +315,11 @@ func (s *Server) routes() *routeMux {
 	mux.HandleFunc("GET /healthz", s.health)
 	mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
 	return mux
+}
+
+// recordViews: POST /v1/analytics/{projectId}/views (package ingest).
+func (s *Server) recordViews(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
+	s.ingest.RecordViews(w, r, c.Project.ID)
 }
 
 // ServeHTTP serves one request: it sets the request id, recovers from

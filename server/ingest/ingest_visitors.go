@@ -1,4 +1,4 @@
-package server
+package ingest
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package server
+package ingest
 
 import (
 	"reflect"
@@ -49,7 +49,6 @@ func TestBodyJSONFieldsFollowTheType(t *testing.T) {
 		t    reflect.Type
 		want []string
 	}{
-		{reflect.TypeFor[promptBody](), []string{"prompt"}},
 		{reflect.TypeFor[ingestBody](), []string{"views"}},
 		{reflect.TypeFor[ingestView](), []string{"path", "userAgent", "accept", "at", "count", "visitor"}},
 	}

@@ -1,6 +1,7 @@
-package server
+package ingest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -77,15 +78,12 @@ func (f *fakeSink) total() int64 {
 	return n
 }
 
-// testCommitter is a committer on sink with the given window and caps,
-// checked and defaulted as New does.
+// testCommitter is a committer on sink with the given window and caps, 0
+// taking the server's defaults.
 func testCommitter(t *testing.T, sink viewsSink, window time.Duration, maxCommit, maxQueued int) *groupCommitter {
 	t.Helper()
-	cfg := Config{IngestWindow: window, IngestMaxCommit: maxCommit, IngestMaxQueued: maxQueued}
-	c, err := newGroupCommitter(&cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := Config{Window: cmp.Or(window, DefaultWindow), MaxCommit: cmp.Or(maxCommit, DefaultMaxCommit), MaxQueued: cmp.Or(maxQueued, DefaultMaxQueued)}
+	c := newGroupCommitter(cfg)
 	c.sink = sink
 	return c
 }
@@ -384,23 +382,6 @@ func TestIngestGroupCommitCancelledRequest(t *testing.T) {
 			t.Errorf("stored /gone %d, /first %d; want 0 and 1", sink.views("/gone"), sink.views("/first"))
 		}
 	})
-}
-
-func TestIngestConfigIsChecked(t *testing.T) {
-	for _, cfg := range []Config{
-		{IngestWindow: 2 * time.Second},
-		{IngestMaxCommit: -1},
-		{IngestMaxQueued: -1},
-	} {
-		if _, err := newGroupCommitter(&cfg); err == nil {
-			t.Errorf("%+v: no error", cfg)
-		}
-	}
-	cfg := Config{}
-	if _, err := newGroupCommitter(&cfg); err != nil ||
-		cfg.IngestWindow != DefaultIngestWindow || cfg.IngestMaxCommit != DefaultIngestMaxCommit || cfg.IngestMaxQueued != DefaultIngestMaxQueued {
-		t.Errorf("defaults: %v, %+v", err, cfg)
-	}
 }
 
 // queueLen is the batches and counts waiting.

@@ -1,4 +1,4 @@
-package server_test
+package ingest_test
 
 import (
 	"bytes"

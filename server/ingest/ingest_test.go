@@ -1,8 +1,9 @@
-package server_test
+package ingest_test
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -196,5 +197,36 @@ func TestIngestRefusesViewsOutsideTheWindowOrWithHiddenCharacters(t *testing.T) 
 	// Refused requests store nothing, not even their good view.
 	if p := e.views("ro", "?dateFrom=2000-01-01&dateTo=2027-01-01"); p.Totals.Total != accepted {
 		t.Errorf("stored %d views, want the %d of the accepted requests", p.Totals.Total, accepted)
+	}
+}
+
+// TestIngestWithRecorderCommitsBeforeAnswering: configured as serve
+// configures it, with a Recorder, the endpoint still stores views before
+// its 202, and none go through the Recorder's memory.
+func TestIngestWithRecorderCommitsBeforeAnswering(t *testing.T) {
+	var rec *pageviews.Recorder
+	e := newEnv(t, func(c *server.Config) {
+		var err error
+		if rec, err = pageviews.New(pageviews.Config{Sink: c.Store}); err != nil {
+			t.Fatal(err)
+		}
+		c.PageViews = rec
+	})
+	const firefox = "Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0"
+	for i := range 3 {
+		body := fmt.Sprintf(`{"views": [{"path": "/p%d", "userAgent": %q}, {"path": "/q", "userAgent": %q}]}`, i, firefox, firefox)
+		if resp, b := e.Do("rw", "POST", "/v1/analytics/alpha/views", body); resp.StatusCode != http.StatusAccepted || strings.TrimSpace(string(b)) != `{"accepted":2}` {
+			t.Fatalf("answer %d %s, want 202", resp.StatusCode, b)
+		}
+		res, err := e.Store.QueryViews(context.Background(), store.ViewsQuery{ProjectID: "alpha", Limit: 250})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Totals.Human; got != int64(2*(i+1)) {
+			t.Fatalf("after %d acknowledged requests the store holds %d views, want %d", i+1, got, 2*(i+1))
+		}
+	}
+	if s := rec.Stats(); s.Recorded != 0 || s.Pending != 0 {
+		t.Errorf("ingested views went through the recorder: %+v", s)
 	}
 }

@@ -1,16 +1,23 @@
-package server
+// Package ingest is the ingestion endpoint, POST
+// /v1/analytics/{projectId}/views, a self-hosted addition for sites not
+// served by a Go handler (a static host, a CDN's logs): a strict parser of
+// the views sent (the date window, no control or bidirectional characters
+// in paths), their classification as the page-view middleware classifies
+// requests, the hashing of the visitors they name, and the group commit
+// that stores the views of requests arriving together in one AddViews
+// before any of them is answered. Package server wires it behind the API's
+// authentication.
+package ingest
 
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"reflect"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/input"
-	"github.com/docsapi/docsapi-go/server/internal/keyauth"
 	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/internal/strictjson"
 	"github.com/docsapi/docsapi-go/server/internal/wire"
@@ -57,8 +64,44 @@ type ingestBody struct {
 // them.
 var ingestViewFields = strictjson.Fields(reflect.TypeFor[ingestView]())
 
-// recordViews: POST /v1/analytics/{projectId}/views, a self-hosted addition
-// for sites not served by a Go handler (a static host, a CDN's logs).
+// Config configures a Handler; package server resolves its values (see
+// server.Config's Ingest fields).
+type Config struct {
+	// Store keeps the views, and their visitors if it keeps visitors
+	// (AddVisitors and VisitorSalt).
+	Store  store.Store
+	Logger *slog.Logger
+	Now    func() time.Time
+	// Classifier classifies the views sent, as the page-view middleware
+	// classifies requests.
+	Classifier *traffic.Classifier
+	// MaxBodyBytes bounds a request body; a larger one answers 413.
+	MaxBodyBytes int64
+	// Window, MaxCommit and MaxQueued bound the group commit (see
+	// groupCommitter): how long a request's views wait for others at
+	// most (≤ 0: no wait), the counts of one commit, and those waiting.
+	Window    time.Duration
+	MaxCommit int
+	MaxQueued int
+	// OnCommit, if set, is told of every commit, before its requests are
+	// answered.
+	OnCommit func(CommitInfo)
+}
+
+// Handler serves the ingestion endpoint. It holds no goroutine while no
+// request is waiting for a commit, so it needs no Close.
+type Handler struct {
+	cfg     Config
+	commits *groupCommitter
+}
+
+// New returns the Handler of cfg.
+func New(cfg Config) *Handler {
+	return &Handler{cfg: cfg, commits: newGroupCommitter(cfg)}
+}
+
+// RecordViews: POST /v1/analytics/{projectId}/views for the project
+// projectID, whose key was admitted already.
 //
 // The answer 202 means the views are committed to the store: they are
 // written by a group commit (see groupCommitter), never held in memory
@@ -67,34 +110,29 @@ var ingestViewFields = strictjson.Fields(reflect.TypeFor[ingestView]())
 // could not be told (a 503 after the request ended, which no client reads).
 // The views' visitors, if named, are added right after in the same group;
 // the answer does not wait for them (see groupCommitter).
-func (s *Server) recordViews(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
-	pending := s.ingest.arrive()
+func (h *Handler) RecordViews(w http.ResponseWriter, r *http.Request, projectID string) {
+	pending := h.commits.arrive()
 	defer pending.leave()
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
-	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
-		respond.Error(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", s.cfg.MaxBodyBytes))
+	body, bad := input.ReadBody(w, r, h.cfg.MaxBodyBytes)
+	if bad != nil {
+		respond.Error(w, bad.Status, bad.Message)
 		return
 	}
-	if err != nil {
-		respond.Error(w, http.StatusBadRequest, "cannot read the request body")
-		return
-	}
-	now := s.cfg.Now()
-	counts, visitors, details := parseIngest(body, now, s.classifier())
+	now := h.cfg.Now()
+	counts, visitors, details := parseIngest(body, now, h.cfg.Classifier)
 	if len(details) > 0 {
 		respond.ErrorDetails(w, http.StatusBadRequest, "invalid page views", details)
 		return
 	}
 	var total int64
 	for i := range counts {
-		counts[i].ProjectID = c.Project.ID
+		counts[i].ProjectID = projectID
 		total += counts[i].Human + counts[i].AI + counts[i].Bot
 	}
-	sketches, err := s.ingest.hashVisitors(r.Context(), c.Project.ID, counts, visitors, now)
+	sketches, err := h.commits.hashVisitors(r.Context(), projectID, counts, visitors, now)
 	if err != nil {
 		// The views count all the same; their visitors are what is lost.
-		s.cfg.Logger.WarnContext(r.Context(), "server: cannot get the visitor salt; these views are counted without their visitors",
+		h.cfg.Logger.WarnContext(r.Context(), "server: cannot get the visitor salt; these views are counted without their visitors",
 			slog.String("request_id", respond.RequestIDFrom(r.Context())), slog.Any("error", err))
 	}
 	switch err := pending.submit(r.Context(), counts, sketches); {
@@ -109,17 +147,8 @@ func (s *Server) recordViews(w http.ResponseWriter, r *http.Request, c keyauth.C
 		w.Header().Set("Retry-After", "1")
 		respond.Error(w, http.StatusServiceUnavailable, "the request ended before its page views were stored")
 	default:
-		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(c.Project.ID), "recording page views")
+		respond.StoreError(w, r, h.cfg.Logger, err, "project "+respond.Quote(projectID), "recording page views")
 	}
-}
-
-// classifier is the recorder's, so ingested views are classified exactly
-// as the middleware classifies requests.
-func (s *Server) classifier() *traffic.Classifier {
-	if s.cfg.PageViews != nil {
-		return s.cfg.PageViews.Classifier()
-	}
-	return traffic.Default()
 }
 
 // parseIngest reads {"views": [...]} and returns one count per view,

@@ -1,4 +1,4 @@
-package server
+package ingest
 
 import (
 	"context"
@@ -11,28 +11,41 @@ import (
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// Defaults of Config's ingestion fields.
+// The bounds of the group commit (Config.Window, MaxCommit, MaxQueued):
+// server.Config's defaults, and the longest window it allows.
 const (
-	// DefaultIngestWindow is how long the ingestion endpoint holds a
-	// request's views, at most, for requests arriving with it.
-	DefaultIngestWindow = 2 * time.Millisecond
-	// DefaultIngestMaxCommit bounds the counts of one shared commit, as
+	// DefaultWindow is how long the ingestion endpoint holds a request's
+	// views, at most, for requests arriving with it.
+	DefaultWindow = 2 * time.Millisecond
+	// DefaultMaxCommit bounds the counts of one shared commit, as
 	// pageviews.DefaultBatchSize bounds a flush: a commit holds the
 	// store's write lock while it runs.
-	DefaultIngestMaxCommit = 5000
-	// DefaultIngestMaxQueued bounds the counts waiting for a commit: 20
+	DefaultMaxCommit = 5000
+	// DefaultMaxQueued bounds the counts waiting for a commit: 20
 	// requests of 1,000 distinct pages.
-	DefaultIngestMaxQueued = 20_000
-	// maxIngestWindow keeps the window what it is for, a few milliseconds:
+	DefaultMaxQueued = 20_000
+	// MaxWindow keeps the window what it is for, a few milliseconds:
 	// every request waits up to the window.
-	maxIngestWindow = time.Second
+	MaxWindow = time.Second
 	// ingestCommitTimeout bounds one shared commit. The commit runs on
 	// behalf of every request of its group, so it cannot use any one
 	// request's context.
 	ingestCommitTimeout = 30 * time.Second
 )
 
-// Why a request's views were not stored; recordViews answers 503 for both.
+// CommitInfo is what Config.OnCommit is told of a commit of ingested page
+// views: one AddViews call on behalf of the requests that arrived together.
+type CommitInfo struct {
+	Requests int   // the requests answered by the commit
+	Views    int64 // their views, human, AI and bot
+	// Duration is how long the store took, by Config.Now.
+	Duration time.Duration
+	// Err is the store's error: nil if the views are stored, else every
+	// request of the commit was answered 503.
+	Err error
+}
+
+// Why a request's views were not stored; RecordViews answers 503 for both.
 var (
 	errIngestQueueFull = errors.New("too many page views are waiting to be stored")
 	errIngestCancelled = errors.New("the request ended before its page views were stored")
@@ -50,7 +63,7 @@ type viewsSink interface {
 // never acknowledged before they are.
 //
 // One goroutine commits, one group at a time. It starts with the first
-// request queued and ends as soon as the queue is empty, so a Server that
+// request queued and ends as soon as the queue is empty, so a Handler that
 // stops receiving requests holds no goroutine and needs no Close: an
 // http.Server's Shutdown, which waits for the handlers, waits for their
 // commits too.
@@ -78,7 +91,7 @@ type groupCommitter struct {
 	maxCommit int           // counts per commit; a larger request goes alone
 	maxQueued int           // counts waiting; a lone request always fits
 	now       func() time.Time
-	onCommit  func(IngestCommitInfo) // nil: none
+	onCommit  func(CommitInfo) // nil: none
 
 	mu       sync.Mutex
 	queue    []*viewsBatch
@@ -99,43 +112,24 @@ type viewsBatch struct {
 	done     chan error // receives the commit's outcome; buffered
 }
 
-// newGroupCommitter applies cfg's defaults to its ingestion fields and
-// checks them.
-func newGroupCommitter(cfg *Config) (*groupCommitter, error) {
-	switch {
-	case cfg.IngestWindow > maxIngestWindow:
-		return nil, fmt.Errorf("server: Config.IngestWindow must be at most %s, got %s", maxIngestWindow, cfg.IngestWindow)
-	case cfg.IngestWindow == 0:
-		cfg.IngestWindow = DefaultIngestWindow
-	}
-	switch {
-	case cfg.IngestMaxCommit < 0:
-		return nil, fmt.Errorf("server: Config.IngestMaxCommit must not be negative, got %d", cfg.IngestMaxCommit)
-	case cfg.IngestMaxCommit == 0:
-		cfg.IngestMaxCommit = DefaultIngestMaxCommit
-	}
-	switch {
-	case cfg.IngestMaxQueued < 0:
-		return nil, fmt.Errorf("server: Config.IngestMaxQueued must not be negative, got %d", cfg.IngestMaxQueued)
-	case cfg.IngestMaxQueued == 0:
-		cfg.IngestMaxQueued = DefaultIngestMaxQueued
-	}
+// newGroupCommitter returns the committer of cfg.
+func newGroupCommitter(cfg Config) *groupCommitter {
 	visitors, _ := cfg.Store.(visitorsSink)
 	now := cfg.Now
-	if now == nil { // New sets it; a committer made alone may have none
+	if now == nil { // New has one; a committer made alone may have none
 		now = time.Now
 	}
 	return &groupCommitter{
 		sink:      cfg.Store,
 		visitors:  visitors,
 		logger:    cfg.Logger,
-		window:    cfg.IngestWindow,
-		maxCommit: cfg.IngestMaxCommit,
-		maxQueued: cfg.IngestMaxQueued,
+		window:    cfg.Window,
+		maxCommit: cfg.MaxCommit,
+		maxQueued: cfg.MaxQueued,
 		now:       now,
-		onCommit:  cfg.OnIngestCommit,
+		onCommit:  cfg.OnCommit,
 		wake:      make(chan struct{}, 1),
-	}, nil
+	}
 }
 
 // arrival is an ingestion request on its way to the queue. Until it is
@@ -307,7 +301,7 @@ func (c *groupCommitter) commit(group []*viewsBatch) {
 		for _, vc := range counts {
 			views += vc.Human + vc.AI + vc.Bot
 		}
-		c.onCommit(IngestCommitInfo{Requests: len(group), Views: views, Duration: c.now().Sub(start), Err: err})
+		c.onCommit(CommitInfo{Requests: len(group), Views: views, Duration: c.now().Sub(start), Err: err})
 	}
 	for _, b := range group {
 		b.done <- err
