@@ -31,7 +31,7 @@ const day = 24 * time.Hour
 // pages are the views export's (QueryViews), the chart the views series'
 // (ViewSeries), the visitors the visitors export's (QueryVisitors). Above
 // them, when readers' submissions met a daily cap or a client's share of
-// it today, it says so (siteShares.todayOf).
+// it today, it says so (site.Endpoints.Today).
 func (s *Server) dashOverview(w http.ResponseWriter, r *http.Request, d *dashRequest) {
 	page := dashboard.OverviewPage{Frame: d.frame}
 	page.Title, page.Section = "Overview of "+d.Project.ID, "overview"
@@ -76,11 +76,8 @@ func (s *Server) dashOverview(w http.ResponseWriter, r *http.Request, d *dashReq
 		chart[i] = dashboard.Point{At: p.At, Human: p.Human, AI: p.AI}
 	}
 	page.Chart = dashboard.NewChart(chart, interval == time.Hour)
-	today := s.siteShares.todayOf(project, s.now())
-	page.Site = dashboard.SiteToday{
-		Feedback: dashboard.SiteLimits(today[shareFeedback]),
-		Searches: dashboard.SiteLimits(today[shareSearches]),
-	}
+	feedback, searches := s.site.Today(project, s.now())
+	page.Site = dashboard.SiteToday{Feedback: dashboard.SiteLimits(feedback), Searches: dashboard.SiteLimits(searches)}
 	s.dashRender(w, r, status, page)
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
 	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/pageviews"
+	"github.com/docsapi/docsapi-go/server/site"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -190,17 +191,15 @@ type Server struct {
 	cfg     Config
 	mux     *routeMux
 	auth    *keyauth.Authenticator
-	ingest  *ingest.Handler
 	proxies clientip.Proxies
 
 	// The keys derived from Config.Secret (secret.go).
 	keys serverKeys
 
-	// The site endpoints (site.go).
-	siteLimiter  *ratelimit.PerAddress
-	siteShares   *siteShares
-	siteCounters siteCounters
-	dash         *dashState // nil without the dashboard (dashboard.go)
+	// The features beside the API.
+	site   *site.Endpoints // the public site endpoints
+	ingest *ingest.Handler // POST /v1/analytics/{projectId}/views
+	dash   *dashState      // nil without the dashboard (dashboard.go)
 }
 
 // New checks cfg and returns a Server.
@@ -288,8 +287,10 @@ func New(cfg Config) (*Server, error) {
 			keyauth.Ingest:    ratelimit.Limit(cfg.RateLimits.Ingest),
 		},
 	})
-	s.siteLimiter = ratelimit.NewPerAddress(ratelimit.Limit(cfg.Site.PerAddress), cfg.Site.MaxAddresses)
-	s.siteShares = newSiteShares(cfg.Site)
+	s.site = site.New(site.Config{
+		Limits: siteLimits(cfg.Site), Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Proxies: s.proxies,
+		OnLimit: onSiteLimit(cfg.OnSiteLimit),
+	})
 	if cfg.Dashboard.Enabled {
 		s.dash = newDashState(cfg.Dashboard, cfg.Site.MaxAddresses)
 	}
@@ -308,7 +309,14 @@ func (s *Server) routes() *routeMux {
 	mux.Handle("POST /v1/analytics/{projectId}/views", s.api(keyauth.Ingest, store.ScopeWrite, s.recordViews))
 	mux.Handle("GET /v1/analytics/{projectId}/visitors", s.api(keyauth.Analytics, store.ScopeRead, s.visitors))
 	mux.Handle("GET /v1/analytics/{projectId}/views/series", s.api(keyauth.Analytics, store.ScopeRead, s.viewsSeries))
-	s.siteRoutes(mux)
+	mux.Handle("GET /v1/analytics/{projectId}/feedback", s.api(keyauth.Analytics, store.ScopeRead, s.feedbackExport))
+	mux.Handle("GET /v1/analytics/{projectId}/feedback/by-page", s.api(keyauth.Analytics, store.ScopeRead, s.feedbackByPage))
+	mux.Handle("PATCH /v1/analytics/{projectId}/feedback/{id}", s.api(keyauth.Analytics, store.ScopeWrite, s.setFeedbackStatus))
+	mux.Handle("GET /v1/analytics/{projectId}/searches", s.api(keyauth.Analytics, store.ScopeRead, s.searchesExport))
+	mux.Handle("GET /v1/analytics/{projectId}/assistant", s.api(keyauth.Analytics, store.ScopeRead, s.noAssistant))
+	mux.Handle("GET /v1/analytics/{projectId}/assistant/threads/{threadId}", s.api(keyauth.Analytics, store.ScopeRead, s.noAssistant))
+	mux.Handle("GET /v1/analytics/{projectId}/assistant/caller-stats", s.api(keyauth.Analytics, store.ScopeRead, s.noAssistant))
+	s.site.Routes(mux)
 	if s.dash != nil {
 		s.dashboardRoutes(mux)
 	}

@@ -3,10 +3,12 @@ package servertest
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/store"
@@ -102,4 +104,51 @@ func (e *Env) Searches() []store.SearchRow {
 		e.T.Fatalf("QuerySearches: %v", err)
 	}
 	return res.Rows
+}
+
+// NoSiteBudget lifts the per-address request budget of the site
+// endpoints, for tests of the attacks on the daily caps: many addresses
+// each sending as much as they can. The budget slows an attacker down but
+// does not stop one who waits.
+func NoSiteBudget(c *server.Config) {
+	c.Site.PerAddress = server.Limit{Requests: 1 << 30, Per: time.Second}
+}
+
+// PostFrom sends a submission to alpha's endpoint from addr and returns
+// the status and the body.
+func (e *Env) PostFrom(endpoint, addr, body string) (int, string) {
+	e.T.Helper()
+	resp, b := e.Site(SiteRequest{Method: "POST", Target: "/v1/site/alpha/" + endpoint + "?token=" + e.Keys["site"],
+		Body: body, Origin: SiteOrigin, Addr: addr})
+	return resp.StatusCode, string(b)
+}
+
+// FloodFeedback posts feedback from each address until it is refused, at
+// most limit times each, and returns how many were accepted and the last
+// refusal's body.
+func (e *Env) FloodFeedback(addrs []string, limit int) (accepted int, refusal string) {
+	e.T.Helper()
+	for _, a := range addrs {
+		for i := range limit {
+			status, body := e.PostFrom("feedback", a, fmt.Sprintf(`{"path": "/spam/%d", "helpful": false}`, i))
+			if status != http.StatusAccepted {
+				if status != http.StatusTooManyRequests {
+					e.T.Fatalf("feedback from %s: %d %s, want 202 or 429", a, status, body)
+				}
+				refusal = body
+				break
+			}
+			accepted++
+		}
+	}
+	return accepted, refusal
+}
+
+// Addrs returns n addresses, "host:port", the i-th made by form(i).
+func Addrs(n int, form func(i int) string) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = form(i)
+	}
+	return out
 }

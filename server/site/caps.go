@@ -1,4 +1,4 @@
-package server
+package site
 
 import (
 	"fmt"
@@ -11,26 +11,26 @@ import (
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// siteLimited tells the operators that a submission of kind to project's
-// day of now met the day's cap or a client's share of it (reason
-// SiteLimitCap or SiteLimitShare): through Config.OnSiteLimit every time,
+// limited tells the operators that a submission of kind to project's day
+// of now met the day's cap or a client's share of it (reason ReasonCap or
+// ReasonShare): through Config.OnLimit every time,
 // on the dashboard's overview, and in the log once per project, kind,
 // reason and day, so that a flood cannot flood the log too.
-func (s *Server) siteLimited(r *http.Request, project string, kind shareKind, reason string, now time.Time) {
-	if s.cfg.OnSiteLimit != nil {
-		s.cfg.OnSiteLimit(SiteLimitInfo{Kind: kind.String(), Reason: reason})
+func (s *Endpoints) limited(r *http.Request, project string, kind shareKind, reason string, now time.Time) {
+	if s.cfg.OnLimit != nil {
+		s.cfg.OnLimit(kind.String(), reason)
 	}
 	var first bool
 	var msg string
 	switch {
-	case reason == SiteLimitCap:
-		first = s.siteShares.noteCap(project, kind, now)
+	case reason == ReasonCap:
+		first = s.shares.noteCap(project, kind, now)
 		msg = "server: a project's day reached its cap of feedback entries; more feedback is refused until the next UTC day"
 		if kind == shareSearches {
 			msg = "server: a project's day reached its cap of distinct search queries; searches of new ones are counted under " + respond.Quote(store.OtherSearchesQuery) + " until the next UTC day"
 		}
 	default:
-		first = s.siteShares.noteShare(project, kind, now)
+		first = s.shares.noteShare(project, kind, now)
 		msg = "server: a client address or network added its share of a project's feedback for the day; its feedback is refused until the next UTC day, others' is not"
 		if kind == shareSearches {
 			msg = "server: a client address or network added its share of a project's new search queries for the day; its searches of new ones are counted under " + respond.Quote(store.OtherSearchesQuery) + " until the next UTC day"
@@ -53,7 +53,7 @@ func untilTomorrow(now time.Time) string {
 // feedbackShareMessage says which share refused a client's feedback, and
 // how large it is (not the cap: the client met its share, not the site's
 // cap).
-func feedbackShareMessage(refused shareRefusal, addr netip.Addr, c SiteConfig) string {
+func feedbackShareMessage(refused shareRefusal, addr netip.Addr, c Limits) string {
 	addr = addr.Unmap()
 	own, net := "this address", "this address's network (its /24)"
 	if addr.Is6() {

@@ -1,4 +1,4 @@
-package server
+package site
 
 import (
 	"errors"
@@ -40,7 +40,7 @@ type feedbackBody struct {
 
 // recordFeedback: POST /v1/site/{projectId}/feedback. 202 means stored
 // (or caught by the honeypot, which answers alike); 400 names the field.
-func (s *Server) recordFeedback(w http.ResponseWriter, r *http.Request, tok store.SiteToken) {
+func (s *Endpoints) recordFeedback(w http.ResponseWriter, r *http.Request, tok store.SiteToken) {
 	var in feedbackBody
 	if !s.readSubmission(w, r, &in, func() *string { return in.Website }) {
 		return
@@ -51,26 +51,26 @@ func (s *Server) recordFeedback(w http.ResponseWriter, r *http.Request, tok stor
 		respond.Error(w, bad.Status, bad.Message)
 		return
 	}
-	n.ID, n.ProjectID, n.CreatedAt, n.DailyCap = "fb_"+base62.Random(20), tok.ProjectID, now, s.cfg.Site.MaxFeedbackPerDay
-	addr := s.proxies.Addr(r)
-	hold, refused := s.siteShares.take(tok.ProjectID, shareFeedback, addr, now)
+	n.ID, n.ProjectID, n.CreatedAt, n.DailyCap = "fb_"+base62.Random(20), tok.ProjectID, now, s.cfg.Limits.MaxFeedbackPerDay
+	addr := s.cfg.Proxies.Addr(r)
+	hold, refused := s.shares.take(tok.ProjectID, shareFeedback, addr, now)
 	if refused != shareTaken {
-		s.siteCounters.feedbackShare.Add(1)
-		s.siteLimited(r, tok.ProjectID, shareFeedback, SiteLimitShare, now)
+		s.counters.feedbackShare.Add(1)
+		s.limited(r, tok.ProjectID, shareFeedback, ReasonShare, now)
 		w.Header().Set("Retry-After", untilTomorrow(now))
-		respond.Error(w, http.StatusTooManyRequests, feedbackShareMessage(refused, addr, s.cfg.Site))
+		respond.Error(w, http.StatusTooManyRequests, feedbackShareMessage(refused, addr, s.cfg.Limits))
 		return
 	}
 	_, err := s.cfg.Store.AddFeedback(r.Context(), n)
 	if err != nil {
-		s.siteShares.release(hold) // nothing stored: nothing taken
+		s.shares.release(hold) // nothing stored: nothing taken
 	}
 	switch {
 	case err == nil:
 		writeAccepted(w)
 	case errors.Is(err, store.ErrFull):
-		s.siteCounters.feedbackFull.Add(1)
-		s.siteLimited(r, tok.ProjectID, shareFeedback, SiteLimitCap, now)
+		s.counters.feedbackFull.Add(1)
+		s.limited(r, tok.ProjectID, shareFeedback, ReasonCap, now)
 		w.Header().Set("Retry-After", untilTomorrow(now))
 		respond.Error(w, http.StatusTooManyRequests, "this site has sent as much feedback as the server keeps in a day; nothing was stored")
 	default:

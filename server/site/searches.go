@@ -1,4 +1,4 @@
-package server
+package site
 
 import (
 	"net/http"
@@ -24,7 +24,7 @@ type searchBody struct {
 
 // recordSearch: POST /v1/site/{projectId}/searches. 202 means counted (or
 // caught by the honeypot, which answers alike); 400 names the field.
-func (s *Server) recordSearch(w http.ResponseWriter, r *http.Request, tok store.SiteToken) {
+func (s *Endpoints) recordSearch(w http.ResponseWriter, r *http.Request, tok store.SiteToken) {
 	var in searchBody
 	if !s.readSubmission(w, r, &in, func() *string { return in.Website }) {
 		return
@@ -42,28 +42,28 @@ func (s *Server) recordSearch(w http.ResponseWriter, r *http.Request, tok store.
 	// new: the client's earlier searches left it holding a query at least
 	// (a pair may still be admitted while the day holds none, so one at
 	// most a day).
-	hold, refused := s.siteShares.take(tok.ProjectID, shareSearches, s.proxies.Addr(r), sr.At)
-	dailyCap := s.cfg.Site.MaxQueriesPerDay
+	hold, refused := s.shares.take(tok.ProjectID, shareSearches, s.cfg.Proxies.Addr(r), sr.At)
+	dailyCap := s.cfg.Limits.MaxQueriesPerDay
 	if refused != shareTaken {
 		dailyCap = 1
 	}
 	folds, err := s.cfg.Store.AddSearches(r.Context(), store.SearchBatch{Searches: []store.Search{sr}, DailyQueryCap: dailyCap})
 	if refused == shareTaken && (err != nil || folds.Added == store.SearchDayCounts{}) {
-		s.siteShares.release(hold)
+		s.shares.release(hold)
 	}
 	if err != nil {
 		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(tok.ProjectID), "recording a search")
 		return
 	}
-	s.siteCounters.foldedSearches.Add(folds.Searches)
-	s.siteCounters.unattributed.Add(folds.Clicks)
+	s.counters.foldedSearches.Add(folds.Searches)
+	s.counters.unattributed.Add(folds.Clicks)
 	if folds.Searches+folds.Clicks > 0 {
-		reason := SiteLimitCap
+		reason := ReasonCap
 		if refused != shareTaken {
-			reason = SiteLimitShare
-			s.siteCounters.searchesShare.Add(1)
+			reason = ReasonShare
+			s.counters.searchesShare.Add(1)
 		}
-		s.siteLimited(r, tok.ProjectID, shareSearches, reason, sr.At)
+		s.limited(r, tok.ProjectID, shareSearches, reason, sr.At)
 	}
 	writeAccepted(w)
 }

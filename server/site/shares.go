@@ -1,4 +1,4 @@
-package server
+package site
 
 import (
 	"net/netip"
@@ -8,15 +8,15 @@ import (
 	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
 )
 
-// siteShares keeps what each client address, and each network, added to a
+// shares keeps what each client address, and each network, added to a
 // project's UTC day through the public site endpoints, so that none takes
-// more than its share of the day's cap (SiteConfig.MaxFeedbackPerAddress
-// and the like): without shares, whoever fills the cap first closes the
-// site for every reader until the next day.
+// more than its share of the day's cap (Limits.MaxFeedbackPerAddress and
+// the like): without shares, whoever fills the cap first closes the site
+// for every reader until the next day.
 //
-// An address is counted as addrLimiter counts it (IPv6 per /64), and its
-// network is its IPv4 /24 or IPv6 /48. Counts are of this process only
-// (each replica keeps its own) and last until the day's change by
+// An address is counted as ratelimit.PerAddress counts it (IPv6 per /64),
+// and its network is its IPv4 /24 or IPv6 /48. Counts are of this process
+// only (each replica keeps its own) and last until the day's change by
 // Config.Now, when they all start again from zero.
 //
 // Memory is bounded without forgetting: an entry is never dropped during
@@ -29,7 +29,7 @@ import (
 // charge that stands makes an entry (refusals make none, and a charge
 // given back to zero drops its entry), so the entries of a project's day
 // are also bounded by what its caps let it store.
-type siteShares struct {
+type shares struct {
 	limits   [shareKinds]shareLimits
 	capacity int // of each table
 
@@ -51,12 +51,12 @@ const (
 	shareKinds
 )
 
-// String is the kind's label, as SiteLimitInfo.Kind says it.
+// String is the kind's label, as Config.OnLimit is told it.
 func (k shareKind) String() string {
 	if k == shareFeedback {
-		return SiteLimitFeedback
+		return KindFeedback
 	}
-	return SiteLimitSearches
+	return KindSearches
 }
 
 // shareLimits are the shares of one kind.
@@ -107,8 +107,8 @@ type shareHold struct {
 	addrPooled, netPooled bool
 }
 
-func newSiteShares(c SiteConfig) *siteShares {
-	s := &siteShares{capacity: max(c.MaxAddresses, 1)}
+func newShares(c Limits) *shares {
+	s := &shares{capacity: max(c.MaxAddresses, 1)}
 	s.limits[shareFeedback] = shareLimits{int64(c.MaxFeedbackPerAddress), int64(c.MaxFeedbackPerNetwork)}
 	s.limits[shareSearches] = shareLimits{int64(c.MaxQueriesPerAddress), int64(c.MaxQueriesPerNetwork)}
 	s.reset(time.Time{})
@@ -129,7 +129,7 @@ func netKey(a netip.Addr) netip.Prefix {
 }
 
 // reset forgets every count, for the day starting at day.
-func (s *siteShares) reset(day time.Time) {
+func (s *shares) reset(day time.Time) {
 	s.day = day
 	s.addrs = make(map[shareKey]int64)
 	s.nets = make(map[shareKey]*netShare)
@@ -140,7 +140,7 @@ func (s *siteShares) reset(day time.Time) {
 // roll starts a new day's counts once now is past the day counted. A
 // request that read the clock before the change and arrives after it is
 // counted in the new day: the store's cap still holds for the old one.
-func (s *siteShares) roll(now time.Time) {
+func (s *shares) roll(now time.Time) {
 	if d := now.UTC().Truncate(24 * time.Hour); d.After(s.day) {
 		s.reset(d)
 	}
@@ -149,7 +149,7 @@ func (s *siteShares) roll(now time.Time) {
 // take charges one unit of kind to addr's share and its network's in
 // project's day at now, or reports the share that refuses it (and charges
 // nothing).
-func (s *siteShares) take(project string, kind shareKind, addr netip.Addr, now time.Time) (shareHold, shareRefusal) {
+func (s *shares) take(project string, kind shareKind, addr netip.Addr, now time.Time) (shareHold, shareRefusal) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.roll(now)
@@ -190,7 +190,7 @@ func (s *siteShares) take(project string, kind shareKind, addr netip.Addr, now t
 
 // overflowOf returns the entry the networks the table cannot hold share
 // in key's day.
-func (s *siteShares) overflowOf(key projectKind) *netShare {
+func (s *shares) overflowOf(key projectKind) *netShare {
 	o := s.overflow[key]
 	if o == nil {
 		o = &netShare{}
@@ -202,7 +202,7 @@ func (s *siteShares) overflowOf(key projectKind) *netShare {
 // release gives back the unit h charged, whose submission stored nothing:
 // an entry back at zero is dropped, so that charges given back take no
 // room. A hold of a day already over is gone with its day.
-func (s *siteShares) release(h shareHold) {
+func (s *shares) release(h shareHold) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !h.day.Equal(s.day) {
@@ -229,7 +229,7 @@ func (s *siteShares) release(h shareHold) {
 
 // noteCap records that project's day met the cap of kind, and reports
 // whether it is the first time this day (to log it once).
-func (s *siteShares) noteCap(project string, kind shareKind, now time.Time) (first bool) {
+func (s *shares) noteCap(project string, kind shareKind, now time.Time) (first bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := s.dayOf(project, kind, now)
@@ -240,7 +240,7 @@ func (s *siteShares) noteCap(project string, kind shareKind, now time.Time) (fir
 
 // noteShare counts a submission a share refused (feedback) or folded
 // (searches), and reports whether it is the first this day.
-func (s *siteShares) noteShare(project string, kind shareKind, now time.Time) (first bool) {
+func (s *shares) noteShare(project string, kind shareKind, now time.Time) (first bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := s.dayOf(project, kind, now)
@@ -250,7 +250,7 @@ func (s *siteShares) noteShare(project string, kind shareKind, now time.Time) (f
 	return first
 }
 
-func (s *siteShares) dayOf(project string, kind shareKind, now time.Time) *shareDay {
+func (s *shares) dayOf(project string, kind shareKind, now time.Time) *shareDay {
 	s.roll(now)
 	k := projectKind{project, kind}
 	d := s.today[k]
@@ -261,29 +261,23 @@ func (s *siteShares) dayOf(project string, kind shareKind, now time.Time) *share
 	return d
 }
 
-// shareToday is what a project's kind met on the day of now.
-type shareToday struct {
-	CapReached   bool
-	ShareRefused int64
-}
-
 // todayOf returns what project's feedback and searches met on the day of
 // now, in that order.
-func (s *siteShares) todayOf(project string, now time.Time) [shareKinds]shareToday {
+func (s *shares) todayOf(project string, now time.Time) [shareKinds]Met {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.roll(now)
-	var out [shareKinds]shareToday
+	var out [shareKinds]Met
 	for k := range shareKinds {
 		if d := s.today[projectKind{project, k}]; d != nil {
-			out[k] = shareToday{CapReached: d.capReached, ShareRefused: d.shareRefused}
+			out[k] = Met{CapReached: d.capReached, ShareRefused: d.shareRefused}
 		}
 	}
 	return out
 }
 
 // size returns the addresses and networks whose shares are remembered.
-func (s *siteShares) size() int {
+func (s *shares) size() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.addrs) + len(s.nets)

@@ -1,4 +1,4 @@
-package server
+package site
 
 import (
 	"net/netip"
@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-func testShares(capacity int) *siteShares {
-	return newSiteShares(SiteConfig{MaxAddresses: capacity,
+func testShares(capacity int) *shares {
+	return newShares(Limits{MaxAddresses: capacity,
 		MaxFeedbackPerAddress: 2, MaxFeedbackPerNetwork: 5, MaxQueriesPerAddress: 2, MaxQueriesPerNetwork: 5})
 }
 

@@ -1,4 +1,4 @@
-package server
+package site
 
 import (
 	"net/http"
@@ -31,8 +31,8 @@ func sitePath(field, v string) (string, *input.Problem) {
 // a refused body gets its 400 or 413, and a filled honeypot (what honeypot
 // returns: a form field hidden from people) the same 202 as a stored
 // submission, counted. It reports whether in is to be stored.
-func (s *Server) readSubmission(w http.ResponseWriter, r *http.Request, in any, honeypot func() *string) bool {
-	body, bad := input.ReadBody(w, r, s.cfg.Site.MaxBodyBytes)
+func (s *Endpoints) readSubmission(w http.ResponseWriter, r *http.Request, in any, honeypot func() *string) bool {
+	body, bad := input.ReadBody(w, r, s.cfg.Limits.MaxBodyBytes)
 	if bad == nil {
 		bad = input.DecodeJSON(body, in, strictjson.Options{})
 	}
@@ -41,7 +41,7 @@ func (s *Server) readSubmission(w http.ResponseWriter, r *http.Request, in any, 
 		return false
 	}
 	if h := honeypot(); h != nil && strings.TrimSpace(*h) != "" {
-		s.siteCounters.honeypot.Add(1)
+		s.counters.honeypot.Add(1)
 		writeAccepted(w)
 		return false
 	}

@@ -1,11 +1,10 @@
-package server_test
+package site_test
 
 import (
 	"fmt"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/internal/servertest"
@@ -13,41 +12,8 @@ import (
 )
 
 // The attacks on the daily caps: many addresses each send as much as they
-// can. The per-address request budget is lifted in these tests, since it
-// slows an attacker down but does not stop one who waits.
-func noRequestBudget(c *server.Config) {
-	c.Site.PerAddress = server.Limit{Requests: 1 << 30, Per: time.Second}
-}
-
-// postFrom sends a submission to alpha's endpoint from addr and returns
-// the status and the body.
-func (e *env) postFrom(endpoint, addr, body string) (int, string) {
-	e.T.Helper()
-	resp, b := e.Site(servertest.SiteRequest{Method: "POST", Target: "/v1/site/alpha/" + endpoint + "?token=" + e.Keys["site"],
-		Body: body, Origin: servertest.SiteOrigin, Addr: addr})
-	return resp.StatusCode, string(b)
-}
-
-// floodFeedback posts feedback from each address until it is refused,
-// at most limit times each, and returns how many were accepted and the
-// last refusal's body.
-func (e *env) floodFeedback(addrs []string, limit int) (accepted int, refusal string) {
-	e.T.Helper()
-	for _, a := range addrs {
-		for i := range limit {
-			status, body := e.postFrom("feedback", a, fmt.Sprintf(`{"path": "/spam/%d", "helpful": false}`, i))
-			if status != http.StatusAccepted {
-				if status != http.StatusTooManyRequests {
-					e.T.Fatalf("feedback from %s: %d %s, want 202 or 429", a, status, body)
-				}
-				refusal = body
-				break
-			}
-			accepted++
-		}
-	}
-	return accepted, refusal
-}
+// can (servertest.NoSiteBudget lifts the per-address request budget, which
+// slows an attacker down but does not stop one who waits).
 
 // storedCount returns the number of alpha's feedback entries.
 func (e *env) storedCount() int {
@@ -68,15 +34,6 @@ func (e *env) storedCount() int {
 	}
 }
 
-// addrs returns n addresses, "host:port", the i-th made by form(i).
-func addrs(n int, form func(i int) string) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = form(i)
-	}
-	return out
-}
-
 // The finding: 180 addresses filled the day's feedback cap in seconds,
 // and every reader got 429 for the rest of the UTC day. With the default
 // cap and shares, 180 addresses store a part of the cap however they are
@@ -90,18 +47,18 @@ func TestFeedbackCapCannotBeFilledByManyAddresses(t *testing.T) {
 		maxStore int // what the shares let the attack store
 	}{
 		{"one address in each of 180 networks",
-			addrs(180, func(i int) string { return fmt.Sprintf("198.%d.%d.7:4000", 18+i/250, i%250) }),
+			servertest.Addrs(180, func(i int) string { return fmt.Sprintf("198.%d.%d.7:4000", 18+i/250, i%250) }),
 			"203.0.113.50:1", 180 * 20},
 		{"180 addresses of one /24, as on loopback",
-			addrs(180, func(i int) string { return fmt.Sprintf("127.0.0.%d:4000", i+1) }),
+			servertest.Addrs(180, func(i int) string { return fmt.Sprintf("127.0.0.%d:4000", i+1) }),
 			"127.0.1.1:1", 200},
 		{"180 IPv6 /64s of one /48",
-			addrs(180, func(i int) string { return fmt.Sprintf("[2001:db8:7:%x::1]:443", i) }),
+			servertest.Addrs(180, func(i int) string { return fmt.Sprintf("[2001:db8:7:%x::1]:443", i) }),
 			"[2001:db8:8::1]:443", 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newSiteEnv(t, noRequestBudget)
-			accepted, refusal := e.floodFeedback(tc.attack, store.DefaultDailyFeedbackCap)
+			e := newSiteEnv(t, servertest.NoSiteBudget)
+			accepted, refusal := e.FloodFeedback(tc.attack, store.DefaultDailyFeedbackCap)
 			if accepted > tc.maxStore || accepted >= store.DefaultDailyFeedbackCap {
 				t.Fatalf("the attack stored %d entries; the shares allow %d, the cap is %d", accepted, tc.maxStore, store.DefaultDailyFeedbackCap)
 			}
@@ -111,7 +68,7 @@ func TestFeedbackCapCannotBeFilledByManyAddresses(t *testing.T) {
 			if strings.Contains(refusal, "10000") || strings.Contains(refusal, "as much feedback as the server keeps") {
 				t.Errorf("the refusal %s speaks of the cap, which the site did not reach", refusal)
 			}
-			if status, body := e.postFrom("feedback", tc.reader, `{"path": "/guide", "helpful": true, "comment": "Clear, thanks"}`); status != http.StatusAccepted {
+			if status, body := e.PostFrom("feedback", tc.reader, `{"path": "/guide", "helpful": true, "comment": "Clear, thanks"}`); status != http.StatusAccepted {
 				t.Fatalf("a new reader after the attack: %d %s, want 202", status, body)
 			}
 			if got := e.storedCount(); got != accepted+1 {
@@ -130,27 +87,27 @@ func TestFeedbackCapCannotBeFilledByManyAddresses(t *testing.T) {
 func TestFeedbackSharesHoldPastTheTable(t *testing.T) {
 	const table = 50
 	config := func(c *server.Config) {
-		noRequestBudget(c)
+		servertest.NoSiteBudget(c)
 		c.Site.MaxAddresses = table
 	}
 
 	t.Run("more addresses than the table, in a few networks", func(t *testing.T) {
 		e := newSiteEnv(t, config)
 		first := "192.0.2.1:1"
-		accepted, _ := e.floodFeedback([]string{first}, 100)
+		accepted, _ := e.FloodFeedback([]string{first}, 100)
 		if accepted != 20 {
 			t.Fatalf("the first address stored %d, want its share, 20", accepted)
 		}
 		// 600 addresses in 6 networks: the table fills with the first 50.
-		flood := addrs(600, func(i int) string { return fmt.Sprintf("10.0.%d.%d:1", i/100, i%100+1) })
-		more, _ := e.floodFeedback(flood, 100)
+		flood := servertest.Addrs(600, func(i int) string { return fmt.Sprintf("10.0.%d.%d:1", i/100, i%100+1) })
+		more, _ := e.FloodFeedback(flood, 100)
 		if more > 6*200 {
 			t.Errorf("600 addresses of 6 networks stored %d; 6 networks' shares allow %d", more, 6*200)
 		}
-		if status, body := e.postFrom("feedback", first, `{"path": "/a", "helpful": true}`); status != http.StatusTooManyRequests {
+		if status, body := e.PostFrom("feedback", first, `{"path": "/a", "helpful": true}`); status != http.StatusTooManyRequests {
 			t.Errorf("the first address after the flood: %d %s, want 429: its count is kept", status, body)
 		}
-		if status, body := e.postFrom("feedback", "203.0.113.9:1", `{"path": "/guide", "helpful": true}`); status != http.StatusAccepted {
+		if status, body := e.PostFrom("feedback", "203.0.113.9:1", `{"path": "/guide", "helpful": true}`); status != http.StatusAccepted {
 			t.Errorf("a reader of another network: %d %s, want 202", status, body)
 		}
 	})
@@ -159,8 +116,8 @@ func TestFeedbackSharesHoldPastTheTable(t *testing.T) {
 		e := newSiteEnv(t, config)
 		// 2,000 networks, one address each: past the table's 50, the
 		// rest share one network's allowance.
-		flood := addrs(2000, func(i int) string { return fmt.Sprintf("10.%d.%d.1:1", i/250, i%250) })
-		accepted, _ := e.floodFeedback(flood, 100)
+		flood := servertest.Addrs(2000, func(i int) string { return fmt.Sprintf("10.%d.%d.1:1", i/250, i%250) })
+		accepted, _ := e.FloodFeedback(flood, 100)
 		if bound := table*20 + 200; accepted > bound {
 			t.Errorf("2,000 networks stored %d; the table's 50 addresses and the one shared allowance allow %d", accepted, bound)
 		}
@@ -177,25 +134,25 @@ func TestFeedbackSharesHoldPastTheTable(t *testing.T) {
 // and every search is counted: the rows add up to the searches sent.
 func TestSearchesCapCannotBeFilledByManyAddresses(t *testing.T) {
 	const dailyCap = 1000 // small, to keep the test short; the default shares are the same fractions of it
-	e := newSiteEnv(t, noRequestBudget, func(c *server.Config) { c.Site.MaxQueriesPerDay = dailyCap })
+	e := newSiteEnv(t, servertest.NoSiteBudget, func(c *server.Config) { c.Site.MaxQueriesPerDay = dailyCap })
 	e.MustPost("searches", `{"query": "install", "clickedPath": "/install"}`)
 	sent := 1
 	// 180 addresses in 18 networks send 20 junk queries each, each
 	// opening a junk result: 3,600 searches, 3.6 times the cap.
-	for i, a := range addrs(180, func(i int) string { return fmt.Sprintf("198.51.%d.%d:1", i/10, i%10+1) }) {
+	for i, a := range servertest.Addrs(180, func(i int) string { return fmt.Sprintf("198.51.%d.%d:1", i/10, i%10+1) }) {
 		for j := range 20 {
 			body := fmt.Sprintf(`{"query": "junk %d %d", "clickedPath": "/junk/%d/%d"}`, i, j, i, j)
 			if j%2 == 1 { // a junk result of a query the day holds
 				body = fmt.Sprintf(`{"query": "install", "clickedPath": "/junk/%d/%d"}`, i, j)
 			}
-			if status, b := e.postFrom("searches", a, body); status != http.StatusAccepted {
+			if status, b := e.PostFrom("searches", a, body); status != http.StatusAccepted {
 				t.Fatalf("search from %s: %d %s", a, status, b)
 			}
 			sent++
 		}
 	}
 	// A reader searches for something new, and opens a result.
-	if status, b := e.postFrom("searches", "203.0.113.20:1", `{"query": "Rotate API keys", "clickedPath": "/keys/rotate"}`); status != http.StatusAccepted {
+	if status, b := e.PostFrom("searches", "203.0.113.20:1", `{"query": "Rotate API keys", "clickedPath": "/keys/rotate"}`); status != http.StatusAccepted {
 		t.Fatalf("the reader's search: %d %s", status, b)
 	}
 	sent++
