@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"fmt"
-
-	"github.com/docsapi/docsapi-go/server/internal/dashboard"
 )
 
 // The secret (Config.Secret) is what the database does not hold: every
@@ -20,31 +18,24 @@ const SecretBytes = 32
 
 // serverKeys are the keys derived from the secret, one for each use, so
 // that no use can be turned against another.
+// (The dashboard derives the key of its sessions and CSRF tokens itself,
+// in package dashboard.)
 type serverKeys struct {
-	cursor []byte            // the HMAC key of the exports' cursors
-	sealer *dashboard.Sealer // the dashboard's sessions and CSRF tokens
+	cursor []byte // the HMAC key of the exports' cursors
 }
 
 // newServerKeys derives the keys from secret; with none, from a random
-// secret of this process's own.
-func newServerKeys(secret []byte) (serverKeys, error) {
+// secret of this process's own. It returns the secret too, for the
+// dashboard.
+func newServerKeys(secret []byte) (serverKeys, []byte, error) {
 	switch n := len(secret); {
 	case n == 0:
 		secret = make([]byte, SecretBytes)
 		rand.Read(secret)
 	case n != SecretBytes:
-		return serverKeys{}, fmt.Errorf("server: Config.Secret has %d bytes; it needs exactly %d random bytes", n, SecretBytes)
+		return serverKeys{}, nil, fmt.Errorf("server: Config.Secret has %d bytes; it needs exactly %d random bytes", n, SecretBytes)
 	}
-	sealer, err := sessionSealer(secret)
-	if err != nil {
-		return serverKeys{}, err
-	}
-	return serverKeys{cursor: derive(secret, "docsapi cursors"), sealer: sealer}, nil
-}
-
-// sessionSealer returns the Sealer of the dashboard's sessions of secret.
-func sessionSealer(secret []byte) (*dashboard.Sealer, error) {
-	return dashboard.NewSealer(derive(secret, "docsapi dashboard sessions"))
+	return serverKeys{cursor: derive(secret, "docsapi cursors")}, secret, nil
 }
 
 // derive returns the key of secret for the use label.

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/api"
+	"github.com/docsapi/docsapi-go/server/dashboard"
 	"github.com/docsapi/docsapi-go/server/ingest"
 	"github.com/docsapi/docsapi-go/server/internal/clientip"
 	"github.com/docsapi/docsapi-go/server/internal/keyauth"
@@ -197,9 +198,9 @@ type Server struct {
 	keys serverKeys
 
 	// The features beside the API.
-	site   *site.Endpoints // the public site endpoints
-	ingest *ingest.Handler // POST /v1/analytics/{projectId}/views
-	dash   *dashState      // nil without the dashboard (dashboard.go)
+	site   *site.Endpoints      // the public site endpoints
+	ingest *ingest.Handler      // POST /v1/analytics/{projectId}/views
+	dash   *dashboard.Dashboard // nil without the dashboard
 }
 
 // New checks cfg and returns a Server.
@@ -263,7 +264,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Dashboard, err = cfg.Dashboard.WithDefaults(); err != nil {
 		return nil, err
 	}
-	keys, err := newServerKeys(cfg.Secret)
+	keys, secret, err := newServerKeys(cfg.Secret)
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +293,15 @@ func New(cfg Config) (*Server, error) {
 		OnLimit: onSiteLimit(cfg.OnSiteLimit),
 	})
 	if cfg.Dashboard.Enabled {
-		s.dash = newDashState(cfg.Dashboard, cfg.Site.MaxAddresses)
+		s.dash, err = dashboard.New(dashboard.Config{
+			MaxAge: cfg.Dashboard.MaxAge, IdleTimeout: cfg.Dashboard.IdleTimeout,
+			LoginPerAddress: ratelimit.Limit(cfg.Dashboard.LoginPerAddress), MaxAddresses: cfg.Site.MaxAddresses,
+			Secret: secret, Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Proxies: s.proxies,
+			Auth: s.auth, Jobs: dashJobs{s}, Site: s.site,
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	s.mux = s.routes()
 	return s, nil
@@ -318,7 +327,7 @@ func (s *Server) routes() *routeMux {
 	mux.Handle("GET /v1/analytics/{projectId}/assistant/caller-stats", s.api(keyauth.Analytics, store.ScopeRead, s.noAssistant))
 	s.site.Routes(mux)
 	if s.dash != nil {
-		s.dashboardRoutes(mux)
+		s.dash.Routes(mux)
 	}
 	mux.HandleFunc("GET /healthz", s.health)
 	mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)

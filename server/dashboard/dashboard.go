@@ -1,128 +1,143 @@
-package server
+// Package dashboard is the operators' web pages under /dashboard/: a
+// project's traffic and its jobs. A browser signs in with an API key,
+// which is checked as the API checks it (keyauth.Authenticator.VerifySecret)
+// and exchanged for a session cookie (sessions.go); every page is then
+// admitted as an API request of the same kind would be (Admit: the key's
+// projects, its scope, the project, the key's rate budget), and reads the
+// store through the API's own queries (Config.Jobs, and the store's
+// QueryViews, ViewSeries and QueryVisitors), so the dashboard shows what
+// the API answers and allows what it allows. Package server wires it and
+// owns its configuration (server.DashboardConfig).
+package dashboard
 
 import (
 	"bytes"
 	"cmp"
-	"fmt"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strings"
 	"time"
 
-	"github.com/docsapi/docsapi-go/server/internal/dashboard"
+	"github.com/docsapi/docsapi-go/server/dashboard/internal/pages"
+	"github.com/docsapi/docsapi-go/server/dashboard/internal/session"
+	"github.com/docsapi/docsapi-go/server/internal/clientip"
 	"github.com/docsapi/docsapi-go/server/internal/keyauth"
 	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
 	"github.com/docsapi/docsapi-go/server/internal/respond"
+	"github.com/docsapi/docsapi-go/server/site"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// The dashboard is the operators' web pages under /dashboard/: a
-// project's traffic and its jobs. A browser signs in with an API key,
-// which is checked as the API checks it (verifySecret) and exchanged for
-// a session cookie (dashboard_session.go); every page is then admitted
-// as an API request of the same kind would be (admit: the key's projects,
-// its scope, the project, the key's rate budget), and reads the store
-// through the API's own queries, so the dashboard shows what the API
-// answers and allows what it allows.
-
-// Defaults of DashboardConfig.
-const (
-	DefaultDashboardMaxAge      = 12 * time.Hour
-	DefaultDashboardIdleTimeout = time.Hour
-)
-
-// DefaultDashboardLoginPerAddress returns the budget of sign-in attempts
-// of one client address: plenty for people typing keys, and nothing like
-// what guessing would need (keys carry about 256 bits).
-func DefaultDashboardLoginPerAddress() Limit { return Limit{Requests: 10, Per: time.Minute} }
-
-// DashboardConfig configures the dashboard.
-type DashboardConfig struct {
-	// Enabled serves the dashboard under /dashboard/ of the Server's
-	// paths. Off by default, so that a host application embedding the
-	// Server decides whether it serves pages; docsapi serve turns it on.
-	Enabled bool
-	// MaxAge bounds a session from its sign-in, however much it is used.
-	// DefaultDashboardMaxAge by default.
-	MaxAge time.Duration
-	// IdleTimeout ends a session unused for this long.
-	// DefaultDashboardIdleTimeout by default.
-	IdleTimeout time.Duration
+// Config configures the Dashboard; package server resolves its values.
+type Config struct {
+	// MaxAge bounds a session from its sign-in, IdleTimeout from its last
+	// use (server.DashboardConfig).
+	MaxAge, IdleTimeout time.Duration
 	// LoginPerAddress is the budget of sign-in attempts of one client
-	// address (an IPv6 client's /64), kept for up to
-	// Config.Site.MaxAddresses addresses; past it, 429.
-	// DefaultDashboardLoginPerAddress() by default.
-	LoginPerAddress Limit
+	// address, kept for up to MaxAddresses addresses.
+	LoginPerAddress ratelimit.Limit
+	MaxAddresses    int
+	// Secret is the server's secret (server.Config.Secret), from which
+	// the key of the sessions derives.
+	Secret  []byte
+	Store   store.Store
+	Logger  *slog.Logger
+	Now     func() time.Time
+	Proxies clientip.Proxies // who the client is, and whether it came over HTTPS
+	Auth    *keyauth.Authenticator
+	Jobs    Jobs
+	Site    *site.Endpoints // what the site endpoints met today
 }
 
-// WithDefaults checks c and returns it with its zero fields set to their
-// defaults.
-func (c DashboardConfig) WithDefaults() (DashboardConfig, error) {
-	if c.LoginPerAddress == (Limit{}) {
-		c.LoginPerAddress = DefaultDashboardLoginPerAddress()
-	}
-	if c.LoginPerAddress.Requests <= 0 || c.LoginPerAddress.Per <= 0 {
-		return c, fmt.Errorf("server: Config.Dashboard.LoginPerAddress needs positive Requests and Per, got %d per %s", c.LoginPerAddress.Requests, c.LoginPerAddress.Per)
-	}
-	for _, f := range []struct {
-		name string
-		v    *time.Duration
-		def  time.Duration
-	}{
-		{"MaxAge", &c.MaxAge, DefaultDashboardMaxAge},
-		{"IdleTimeout", &c.IdleTimeout, DefaultDashboardIdleTimeout},
-	} {
-		switch {
-		case *f.v < 0:
-			return c, fmt.Errorf("server: Config.Dashboard.%s must not be negative, got %s", f.name, *f.v)
-		case *f.v == 0:
-			*f.v = f.def
-		}
-	}
-	return c, nil
+// Jobs is what the pages read and do of a project's jobs: what the API's
+// job endpoints do (package server implements it), so that a page shows
+// and allows what the API does.
+type Jobs interface {
+	// Statuses are the values of the list's status filter, in order.
+	Statuses() []store.JobStatus
+	// List reads the page of a project's jobs that query, the query
+	// string of GET .../jobs, asks for, and the cursor of the page after
+	// it ("" on the last). problems says what is wrong with the query (a
+	// 400); err is the store's.
+	List(ctx context.Context, projectID, query string) (page store.JobsPage, next, problems string, err error)
+	// Get returns a job with everything the store keeps, its repository
+	// and its model as the API shows them.
+	Get(ctx context.Context, projectID, jobID string) (store.Job, error)
+	// Archive archives a job, as POST .../archive does.
+	Archive(ctx context.Context, projectID, jobID string) (store.Job, error)
 }
 
-// dashState is the dashboard's part of a Server.
-type dashState struct {
-	cfg     DashboardConfig
+// Dashboard serves the pages. It is safe for concurrent use.
+type Dashboard struct {
+	cfg     Config
+	sealer  *session.Sealer
 	logins  *ratelimit.PerAddress
 	origins *http.CrossOriginProtection
 }
 
-func newDashState(cfg DashboardConfig, maxAddresses int) *dashState {
-	return &dashState{
-		cfg:     cfg,
-		logins:  ratelimit.NewPerAddress(ratelimit.Limit(cfg.LoginPerAddress), maxAddresses),
-		origins: http.NewCrossOriginProtection(),
+// New returns the Dashboard of cfg.
+func New(cfg Config) (*Dashboard, error) {
+	sealer, err := sealerOf(cfg.Secret)
+	if err != nil {
+		return nil, err
 	}
+	return &Dashboard{
+		cfg:     cfg,
+		sealer:  sealer,
+		logins:  ratelimit.NewPerAddress(cfg.LoginPerAddress, cfg.MaxAddresses),
+		origins: http.NewCrossOriginProtection(),
+	}, nil
 }
 
-func (s *Server) dashboardRoutes(mux *routeMux) {
-	mux.HandleFunc("GET /dashboard/{$}", s.dashHome)
-	mux.HandleFunc("GET /dashboard/login", s.dashLoginForm)
-	mux.HandleFunc("POST /dashboard/login", s.dashLogin)
-	mux.HandleFunc("POST /dashboard/logout", s.dashLogout)
-	mux.HandleFunc("GET /dashboard/style.css", dashStyle)
+// sealerOf returns the Sealer of the sessions of a server whose secret is
+// secret: with a key of its own derived from the secret, so that no other
+// use of the secret can be turned against sessions.
+func sealerOf(secret []byte) (*session.Sealer, error) {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte("docsapi dashboard sessions"))
+	return session.NewSealer(m.Sum(nil))
+}
+
+// Mux is where Routes adds the routes: an http.ServeMux, or package
+// server's, which remembers them.
+type Mux interface {
+	Handle(pattern string, h http.Handler)
+}
+
+// Routes adds the dashboard's pages under /dashboard/ to mux.
+func (s *Dashboard) Routes(mux Mux) {
+	mux.Handle("GET /dashboard/{$}", http.HandlerFunc(s.dashHome))
+	mux.Handle("GET /dashboard/login", http.HandlerFunc(s.dashLoginForm))
+	mux.Handle("POST /dashboard/login", http.HandlerFunc(s.dashLogin))
+	mux.Handle("POST /dashboard/logout", http.HandlerFunc(s.dashLogout))
+	mux.Handle("GET /dashboard/style.css", http.HandlerFunc(dashStyle))
 	mux.Handle("GET /dashboard/projects/{projectId}/{$}", s.dashPage(keyauth.Analytics, store.ScopeRead, s.dashOverview))
 	mux.Handle("GET /dashboard/projects/{projectId}/jobs", s.dashPage(keyauth.Agent, store.ScopeRead, s.dashJobs))
 	mux.Handle("GET /dashboard/projects/{projectId}/jobs/{id}", s.dashPage(keyauth.Agent, store.ScopeRead, s.dashJob))
 	mux.Handle("POST /dashboard/projects/{projectId}/jobs/{id}/archive", s.dashPage(keyauth.Agent, store.ScopeWrite, s.dashArchive))
-	mux.HandleFunc("GET /dashboard/", s.dashNotFound)
+	mux.Handle("GET /dashboard/", http.HandlerFunc(s.dashNotFound))
 }
+
+// now is the time as the store keeps it.
+func (s *Dashboard) now() time.Time { return s.cfg.Now().UTC().Truncate(time.Microsecond) }
 
 // dashRequest is a request of a signed-in browser, admitted to its
 // project.
 type dashRequest struct {
 	keyauth.Caller
-	frame dashboard.Frame
+	frame pages.Frame
 }
 
 // dashPage wraps a page of a project: the session, then for a POST its
-// origin and CSRF token, then admit, as the API endpoint of the same kind
+// origin and CSRF token, then Admit, as the API endpoint of the same kind
 // and scope would be admitted. The session's cookie is sealed again with
 // this request as its last use, which moves its idle deadline.
-func (s *Server) dashPage(kind keyauth.Kind, scope store.Scope, h func(http.ResponseWriter, *http.Request, *dashRequest)) http.Handler {
+func (s *Dashboard) dashPage(kind keyauth.Kind, scope store.Scope, h func(http.ResponseWriter, *http.Request, *dashRequest)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sess, ok := s.dashSession(w, r)
 		if !ok {
@@ -132,7 +147,7 @@ func (s *Server) dashPage(kind keyauth.Kind, scope store.Scope, h func(http.Resp
 		if r.Method == http.MethodPost && !s.dashFormOK(w, r, frame, sess.sealer, sessionPurpose, sess.ID) {
 			return
 		}
-		c, no := s.auth.Admit(r, sess.key, r.PathValue("projectId"), kind, scope)
+		c, no := s.cfg.Auth.Admit(r, sess.key, r.PathValue("projectId"), kind, scope)
 		if no != nil {
 			if no.RetryAfter > 0 {
 				w.Header().Set("Retry-After", ratelimit.RetryAfter(no.RetryAfter))
@@ -147,8 +162,8 @@ func (s *Server) dashPage(kind keyauth.Kind, scope store.Scope, h func(http.Resp
 }
 
 // dashFrame is the frame of the pages of a session.
-func (s *Server) dashFrame(r *http.Request, sess *dashSession) dashboard.Frame {
-	return dashboard.Frame{
+func (s *Dashboard) dashFrame(r *http.Request, sess *dashSession) pages.Frame {
+	return pages.Frame{
 		Base:     dashBase(r),
 		Projects: sess.key.Projects,
 		KeyName:  cmp.Or(sess.key.Name, sess.key.ID),
@@ -162,8 +177,8 @@ func (s *Server) dashFrame(r *http.Request, sess *dashSession) dashboard.Frame {
 // Host) and carry the CSRF token of id for purpose. It answers 403 and
 // reports false otherwise. The body is bounded: every form is a few
 // fields.
-func (s *Server) dashFormOK(w http.ResponseWriter, r *http.Request, frame dashboard.Frame, sealer *dashboard.Sealer, purpose string, id [32]byte) bool {
-	if err := s.dash.origins.Check(r); err != nil {
+func (s *Dashboard) dashFormOK(w http.ResponseWriter, r *http.Request, frame pages.Frame, sealer *session.Sealer, purpose string, id [32]byte) bool {
+	if err := s.origins.Check(r); err != nil {
 		s.dashError(w, r, frame, http.StatusForbidden, "this form was sent from another site")
 		return false
 	}
@@ -184,7 +199,7 @@ const maxDashFormBytes = 8 << 10
 
 // dashHome sends a signed-in browser to a project's overview: the one
 // the picker asked for, else the key's first.
-func (s *Server) dashHome(w http.ResponseWriter, r *http.Request) {
+func (s *Dashboard) dashHome(w http.ResponseWriter, r *http.Request) {
 	sess, ok := s.dashSession(w, r)
 	if !ok {
 		return
@@ -194,8 +209,8 @@ func (s *Server) dashHome(w http.ResponseWriter, r *http.Request) {
 }
 
 // dashNotFound answers a path under /dashboard/ that no page has.
-func (s *Server) dashNotFound(w http.ResponseWriter, r *http.Request) {
-	s.dashError(w, r, dashboard.Frame{Base: dashBase(r)}, http.StatusNotFound, "there is no page "+respond.Quote(r.URL.Path))
+func (s *Dashboard) dashNotFound(w http.ResponseWriter, r *http.Request) {
+	s.dashError(w, r, pages.Frame{Base: dashBase(r)}, http.StatusNotFound, "there is no page "+respond.Quote(r.URL.Path))
 }
 
 // dashStyle serves the stylesheet: cached for long under the URL of its
@@ -204,12 +219,12 @@ func dashStyle(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "text/css; charset=utf-8")
 	h.Set("X-Content-Type-Options", "nosniff")
-	if r.URL.Query().Get("v") == dashboard.StyleVersion {
+	if r.URL.Query().Get("v") == pages.StyleVersion {
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	} else {
 		h.Set("Cache-Control", "no-cache")
 	}
-	w.Write(dashboard.Style())
+	w.Write(pages.Style())
 }
 
 // dashHeaders are the headers of every page: no script at all, nothing
@@ -226,9 +241,9 @@ func dashHeaders(h http.Header) {
 }
 
 // dashRender answers p with status.
-func (s *Server) dashRender(w http.ResponseWriter, r *http.Request, status int, p dashboard.Page) {
+func (s *Dashboard) dashRender(w http.ResponseWriter, r *http.Request, status int, p pages.Page) {
 	var buf bytes.Buffer
-	if err := dashboard.Render(&buf, p); err != nil {
+	if err := pages.Render(&buf, p); err != nil {
 		msg := respond.LogInternal(r, s.cfg.Logger, "rendering a dashboard page", err)
 		dashHeaders(w.Header())
 		http.Error(w, msg, http.StatusInternalServerError)
@@ -241,14 +256,14 @@ func (s *Server) dashRender(w http.ResponseWriter, r *http.Request, status int, 
 }
 
 // dashError answers a page that says why the request failed.
-func (s *Server) dashError(w http.ResponseWriter, r *http.Request, frame dashboard.Frame, status int, msg string) {
+func (s *Dashboard) dashError(w http.ResponseWriter, r *http.Request, frame pages.Frame, status int, msg string) {
 	frame.Title = http.StatusText(status)
-	s.dashRender(w, r, status, dashboard.ErrorPage{Frame: frame, Heading: http.StatusText(status), Message: msg})
+	s.dashRender(w, r, status, pages.ErrorPage{Frame: frame, Heading: http.StatusText(status), Message: msg})
 }
 
 // dashStoreError answers err, an error of the store, as the API would
-// (storeAnswer), in a page.
-func (s *Server) dashStoreError(w http.ResponseWriter, r *http.Request, frame dashboard.Frame, err error, subject, doing string) {
+// (respond.StoreAnswer), in a page.
+func (s *Dashboard) dashStoreError(w http.ResponseWriter, r *http.Request, frame pages.Frame, err error, subject, doing string) {
 	status, msg := respond.StoreAnswer(r, s.cfg.Logger, err, subject, doing)
 	s.dashError(w, r, frame, status, msg)
 }
@@ -277,12 +292,12 @@ func dashBase(r *http.Request) string {
 // X-Forwarded-Proto (the last value, which the nearest proxy wrote) says
 // https. Cookies are then marked Secure, so no browser sends them over
 // plain HTTP.
-func (s *Server) dashSecure(r *http.Request) bool {
+func (s *Dashboard) dashSecure(r *http.Request) bool {
 	if r.TLS != nil {
 		return true
 	}
 	peer, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil || !s.proxies.Trusts(peer.Addr()) {
+	if err != nil || !s.cfg.Proxies.Trusts(peer.Addr()) {
 		return false
 	}
 	vs := r.Header.Values("X-Forwarded-Proto")

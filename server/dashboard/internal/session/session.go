@@ -1,17 +1,6 @@
-package dashboard
-
-import (
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/binary"
-	"errors"
-	"time"
-)
-
+// Package session seals a dashboard session into its cookie and derives
+// its CSRF tokens.
+//
 // A session lives in its cookie, sealed, rather than in a table: replicas
 // behind a load balancer then share sessions with no state of their own,
 // and the server keeps nothing per browser. What makes that safe is what
@@ -31,6 +20,19 @@ import (
 // holds nothing of the key, not even its hash. The sealing key derives
 // from a secret the server keeps outside its database, so a copy of the
 // database, which holds every key's hash, cannot seal a session.
+package session
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"time"
+)
 
 // Session is a signed-in browser's session, as its cookie holds it.
 type Session struct {
@@ -47,8 +49,8 @@ type Session struct {
 	Opened, Seen, Expires time.Time
 }
 
-// NewSessionID returns a random session ID.
-func NewSessionID() [32]byte {
+// NewID returns a random session ID.
+func NewID() [32]byte {
 	var id [32]byte
 	rand.Read(id[:])
 	return id
@@ -73,7 +75,7 @@ const (
 // bytes): one for sealing, one for CSRF tokens, each bound to its use.
 func NewSealer(secret []byte) (*Sealer, error) {
 	if len(secret) < 32 {
-		return nil, errors.New("dashboard: the session secret needs at least 32 bytes")
+		return nil, errors.New("session: the secret needs at least 32 bytes")
 	}
 	block, err := aes.NewCipher(derive(secret, "docsapi dashboard session key"))
 	if err != nil {

@@ -1,4 +1,4 @@
-package server
+package dashboard
 
 import (
 	"cmp"
@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/docsapi/docsapi-go/server/internal/dashboard"
+	"github.com/docsapi/docsapi-go/server/dashboard/internal/pages"
 	"github.com/docsapi/docsapi-go/server/internal/keyauth"
 	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/store"
@@ -32,8 +32,8 @@ const day = 24 * time.Hour
 // (ViewSeries), the visitors the visitors export's (QueryVisitors). Above
 // them, when readers' submissions met a daily cap or a client's share of
 // it today, it says so (site.Endpoints.Today).
-func (s *Server) dashOverview(w http.ResponseWriter, r *http.Request, d *dashRequest) {
-	page := dashboard.OverviewPage{Frame: d.frame}
+func (s *Dashboard) dashOverview(w http.ResponseWriter, r *http.Request, d *dashRequest) {
+	page := pages.OverviewPage{Frame: d.frame}
 	page.Title, page.Section = "Overview of "+d.Project.ID, "overview"
 	status := http.StatusOK
 	from, to, problem := dashRange(r.URL.Query(), s.now())
@@ -65,19 +65,19 @@ func (s *Server) dashOverview(w http.ResponseWriter, r *http.Request, d *dashReq
 		return
 	}
 
-	page.Views = dashboard.Views{Human: views.Totals.Human, AI: views.Totals.AI, Total: views.Totals.Human + views.Totals.AI}
+	page.Views = pages.Views{Human: views.Totals.Human, AI: views.Totals.AI, Total: views.Totals.Human + views.Totals.AI}
 	page.Visitors = visitors.Totals
 	page.TopMore = views.HasMore
 	for _, row := range views.Rows {
-		page.Top = append(page.Top, dashboard.PageViews{Path: row.Path, Views: dashboard.Views{Human: row.Human, AI: row.AI, Total: row.Human + row.AI}})
+		page.Top = append(page.Top, pages.PageViews{Path: row.Path, Views: pages.Views{Human: row.Human, AI: row.AI, Total: row.Human + row.AI}})
 	}
-	chart := make([]dashboard.Point, len(points))
+	chart := make([]pages.Point, len(points))
 	for i, p := range points {
-		chart[i] = dashboard.Point{At: p.At, Human: p.Human, AI: p.AI}
+		chart[i] = pages.Point{At: p.At, Human: p.Human, AI: p.AI}
 	}
-	page.Chart = dashboard.NewChart(chart, interval == time.Hour)
-	feedback, searches := s.site.Today(project, s.now())
-	page.Site = dashboard.SiteToday{Feedback: dashboard.SiteLimits(feedback), Searches: dashboard.SiteLimits(searches)}
+	page.Chart = pages.NewChart(chart, interval == time.Hour)
+	feedback, searches := s.cfg.Site.Today(project, s.now())
+	page.Site = pages.SiteToday{Feedback: pages.SiteLimits(feedback), Searches: pages.SiteLimits(searches)}
 	s.dashRender(w, r, status, page)
 }
 
@@ -113,10 +113,10 @@ func dashRange(q url.Values, now time.Time) (from, to time.Time, problem string)
 }
 
 // dashJobs: GET /dashboard/projects/{projectId}/jobs, a page of the
-// project's jobs, newest first, read as GET .../jobs reads it (jobsPage):
+// project's jobs, newest first, read as GET .../jobs reads it (Jobs.List):
 // the same filter, the same sealed cursors.
-func (s *Server) dashJobs(w http.ResponseWriter, r *http.Request, d *dashRequest) {
-	page := dashboard.JobsPage{Frame: d.frame, Statuses: jobStatuses}
+func (s *Dashboard) dashJobs(w http.ResponseWriter, r *http.Request, d *dashRequest) {
+	page := pages.JobsPage{Frame: d.frame, Statuses: s.cfg.Jobs.Statuses()}
 	page.Title, page.Section = "Jobs of "+d.Project.ID, "jobs"
 	asked := r.URL.Query()
 	q := url.Values{}
@@ -126,7 +126,7 @@ func (s *Server) dashJobs(w http.ResponseWriter, r *http.Request, d *dashRequest
 		}
 	}
 	page.Status = q.Get("status")
-	jobs, next, problems, err := s.jobsPage(r.Context(), d.Project.ID, q.Encode())
+	jobs, next, problems, err := s.cfg.Jobs.List(r.Context(), d.Project.ID, q.Encode())
 	switch {
 	case problems != "":
 		page.Problem = problems
@@ -147,11 +147,11 @@ func (s *Server) dashJobs(w http.ResponseWriter, r *http.Request, d *dashRequest
 // dashJob: GET /dashboard/projects/{projectId}/jobs/{id}, one job with
 // its prompts. Its failure reason, which the API keeps for operators,
 // and the archive button are for keys that may write.
-func (s *Server) dashJob(w http.ResponseWriter, r *http.Request, d *dashRequest) {
+func (s *Dashboard) dashJob(w http.ResponseWriter, r *http.Request, d *dashRequest) {
 	jobID := r.PathValue("id")
-	page := dashboard.JobPage{Frame: d.frame, CanWrite: keyauth.HasScope(d.Key.Scopes, store.ScopeWrite)}
+	page := pages.JobPage{Frame: d.frame, CanWrite: keyauth.HasScope(d.Key.Scopes, store.ScopeWrite)}
 	page.Title, page.Section = "Job "+jobID, "jobs"
-	job, err := s.Job(r.Context(), d.Project.ID, jobID)
+	job, err := s.cfg.Jobs.Get(r.Context(), d.Project.ID, jobID)
 	if err != nil {
 		s.dashStoreError(w, r, page.Frame, err, "job "+respond.Quote(jobID), "loading job")
 		return
@@ -159,18 +159,16 @@ func (s *Server) dashJob(w http.ResponseWriter, r *http.Request, d *dashRequest)
 	if !page.CanWrite {
 		job.FailureReason = ""
 	}
-	public := publicJob(job)
-	job.Repository = public.Source.Repository
-	page.Job, page.Model = job, public.Model
+	page.Job, page.Model = job, job.Model
 	s.dashRender(w, r, http.StatusOK, page)
 }
 
 // dashArchive: POST /dashboard/projects/{projectId}/jobs/{id}/archive,
 // admitted as POST .../archive is (write scope, the agent budget) and
-// done by the same ArchiveJob; then back to the job's page.
-func (s *Server) dashArchive(w http.ResponseWriter, r *http.Request, d *dashRequest) {
+// done as it does (Jobs.Archive); then back to the job's page.
+func (s *Dashboard) dashArchive(w http.ResponseWriter, r *http.Request, d *dashRequest) {
 	jobID := r.PathValue("id")
-	if _, err := s.ArchiveJob(r.Context(), d.Project.ID, jobID); err != nil {
+	if _, err := s.cfg.Jobs.Archive(r.Context(), d.Project.ID, jobID); err != nil {
 		s.dashStoreError(w, r, d.frame, err, "job "+respond.Quote(jobID), "archiving job")
 		return
 	}

@@ -1,4 +1,4 @@
-package dashboard
+package session
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ func testSealer(t *testing.T, fill byte) *Sealer {
 
 func TestSealedSessionOpensAsItWas(t *testing.T) {
 	k := testSealer(t, 1)
-	want := Session{ID: NewSessionID(), Opened: time.Date(2026, 8, 14, 9, 0, 0, 0, time.UTC), Seen: time.Date(2026, 8, 14, 10, 30, 5, 0, time.UTC),
+	want := Session{ID: NewID(), Opened: time.Date(2026, 8, 14, 9, 0, 0, 0, time.UTC), Seen: time.Date(2026, 8, 14, 10, 30, 5, 0, time.UTC),
 		Expires: time.Date(2026, 8, 14, 21, 0, 0, 0, time.UTC)}
 	want.KeyHash[0], want.KeyHash[31] = 7, 9
 	got, ok := k.Open(k.Seal(want))
@@ -35,7 +35,7 @@ func TestSealedSessionOpensAsItWas(t *testing.T) {
 // not even the hash the store knows the key by.
 func TestSealedSessionHidesTheKeyHash(t *testing.T) {
 	k := testSealer(t, 1)
-	s := Session{ID: NewSessionID()}
+	s := Session{ID: NewID()}
 	copy(s.KeyHash[:], bytes.Repeat([]byte{0xab}, 32))
 	raw, err := base64.RawURLEncoding.DecodeString(k.Seal(s))
 	if err != nil {
@@ -48,7 +48,7 @@ func TestSealedSessionHidesTheKeyHash(t *testing.T) {
 
 func TestOpenRefusesWhatItDidNotSeal(t *testing.T) {
 	k := testSealer(t, 1)
-	sealed := k.Seal(Session{ID: NewSessionID(), Opened: time.Unix(1, 0), Seen: time.Unix(2, 0)})
+	sealed := k.Seal(Session{ID: NewID(), Opened: time.Unix(1, 0), Seen: time.Unix(2, 0)})
 	raw, _ := base64.RawURLEncoding.DecodeString(sealed)
 	for i := range raw {
 		changed := bytes.Clone(raw)
@@ -72,7 +72,7 @@ func TestOpenRefusesWhatItDidNotSeal(t *testing.T) {
 
 func TestTokensAreBoundToPurposeAndID(t *testing.T) {
 	k := testSealer(t, 1)
-	id, other := NewSessionID(), NewSessionID()
+	id, other := NewID(), NewID()
 	tok := k.Token("session", id)
 	switch {
 	case !k.CheckToken("session", id, tok):
@@ -89,7 +89,7 @@ func TestTokensAreBoundToPurposeAndID(t *testing.T) {
 }
 
 func TestIDsRoundTripAsCookieValues(t *testing.T) {
-	id := NewSessionID()
+	id := NewID()
 	if got, ok := DecodeID(EncodeID(id)); !ok || got != id {
 		t.Errorf("DecodeID(EncodeID(id)) = %x, %v", got, ok)
 	}

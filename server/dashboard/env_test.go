@@ -1,4 +1,4 @@
-package server_test
+package dashboard_test
 
 import (
 	"context"
@@ -18,6 +18,16 @@ import (
 	"github.com/docsapi/docsapi-go/server/internal/servertest"
 	"github.com/docsapi/docsapi-go/server/store"
 )
+
+// env is the tests' server (package servertest), with the helpers of this
+// package's tests as its methods.
+type env struct{ *servertest.Env }
+
+// newEnv is a server on a new SQLite file: servertest.New.
+func newEnv(t testing.TB, mutate ...func(*server.Config)) *env {
+	t.Helper()
+	return &env{servertest.New(t, mutate...)}
+}
 
 // dashEnv is an env with the dashboard on, served over a loopback
 // listener, so that a client with a cookie jar signs in as a browser

@@ -1,9 +1,9 @@
-// Package dashboard is what the server's dashboard shows and how: its
-// pages (html/template over embedded files, no script), its stylesheet,
-// the chart it draws as SVG, and the sealed cookie that holds a session.
-// It reads no store and no clock: package server gathers each page's
-// numbers through its own query paths, tells it the time, and renders.
-package dashboard
+// Package pages is what the dashboard shows and how: its pages
+// (html/template over embedded files, no script), its stylesheet, and the
+// chart it draws as SVG. It reads no store and no clock: package dashboard
+// gathers each page's numbers through the API's own queries, tells it the
+// time, and renders.
+package pages
 
 import (
 	"bytes"

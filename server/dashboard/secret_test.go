@@ -1,4 +1,4 @@
-package server_test
+package dashboard_test
 
 import (
 	"bytes"
@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server"
-	"github.com/docsapi/docsapi-go/server/internal/dashboard"
+	"github.com/docsapi/docsapi-go/server/dashboard"
+	"github.com/docsapi/docsapi-go/server/dashboard/internal/session"
 )
 
 // databaseValues returns every value of every row of every table of the
@@ -123,9 +124,9 @@ func TestDashboardRefusesASessionForgedFromTheDatabase(t *testing.T) {
 	}
 
 	now := d.Clock.Now().UTC().Truncate(time.Second)
-	opens := func(sealer *dashboard.Sealer, hash []byte) bool {
+	opens := func(sealer *session.Sealer, hash []byte) bool {
 		t.Helper()
-		sess := dashboard.Session{ID: dashboard.NewSessionID(), Opened: now, Seen: now, Expires: now.Add(time.Hour)}
+		sess := session.Session{ID: session.NewID(), Opened: now, Seen: now, Expires: now.Add(time.Hour)}
 		copy(sess.KeyHash[:], hash)
 		req, _ := http.NewRequest(http.MethodGet, d.url+"/dashboard/projects/alpha/", nil)
 		req.AddCookie(&http.Cookie{Name: "docsapi_session", Value: sealer.Seal(sess)})
@@ -138,7 +139,7 @@ func TestDashboardRefusesASessionForgedFromTheDatabase(t *testing.T) {
 	}
 	// The forger's code is right: sealed with the server's own secret,
 	// its cookie opens the page.
-	real, err := server.SessionSealer(d.Secret)
+	real, err := dashboard.SessionSealer(d.Secret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,11 +149,11 @@ func TestDashboardRefusesASessionForgedFromTheDatabase(t *testing.T) {
 
 	tried := 0
 	for _, secret := range secrets {
-		var sealers []*dashboard.Sealer
-		if s, err := dashboard.NewSealer(secret); err == nil {
+		var sealers []*session.Sealer
+		if s, err := session.NewSealer(secret); err == nil {
 			sealers = append(sealers, s)
 		}
-		if s, err := server.SessionSealer(secret); err == nil {
+		if s, err := dashboard.SessionSealer(secret); err == nil {
 			sealers = append(sealers, s)
 		}
 		for _, sealer := range sealers {

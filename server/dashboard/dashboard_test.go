@@ -1,4 +1,4 @@
-package server_test
+package dashboard_test
 
 import (
 	"context"

@@ -1,11 +1,12 @@
-package server
+package dashboard
 
 import (
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/docsapi/docsapi-go/server/internal/dashboard"
+	"github.com/docsapi/docsapi-go/server/dashboard/internal/pages"
+	"github.com/docsapi/docsapi-go/server/dashboard/internal/session"
 	"github.com/docsapi/docsapi-go/server/internal/keyauth"
 	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
 	"github.com/docsapi/docsapi-go/server/internal/respond"
@@ -13,13 +14,13 @@ import (
 )
 
 // Sessions of the dashboard live in a sealed cookie (see package
-// internal/dashboard), sealed with a key derived from Config.Secret, which
+// internal/session), sealed with a key derived from Config.Secret, which
 // every replica is given and the database never holds: replicas share
 // sessions, and a copy of the database seals none. The cookie holds the
 // store's reference to the key, so every request checks the key again
-// (verifyKey, through the key cache): a revoked or expired key ends its
-// sessions within Config.KeyCacheTTL, at once when revoked through this
-// Server. A sign-out is recorded in the store (store.SessionStore) until
+// (VerifyKey, through the key cache): a revoked or expired key ends its
+// sessions within server.Config.KeyCacheTTL, at once when revoked through
+// this process. A sign-out is recorded in the store (store.SessionStore) until
 // the session would have expired, and every request reads it there, so a
 // copy of a signed-out cookie is refused by every replica, after restarts
 // too.
@@ -52,17 +53,17 @@ var endedNotices = map[string]string{
 
 // dashSession is a session the server accepted, with its key.
 type dashSession struct {
-	dashboard.Session
+	session.Session
 	key    store.APIKey
-	sealer *dashboard.Sealer
+	sealer *session.Sealer
 }
 
 // dashSession returns the request's session, checked: sealed by this
 // server (or a replica), within its age and idle bounds, not signed out,
 // its key still valid. Otherwise it answers (the sign-in page, or an
 // error) and reports false.
-func (s *Server) dashSession(w http.ResponseWriter, r *http.Request) (*dashSession, bool) {
-	sealer := s.keys.sealer
+func (s *Dashboard) dashSession(w http.ResponseWriter, r *http.Request) (*dashSession, bool) {
+	sealer := s.sealer
 	c, err := r.Cookie(sessionCookie)
 	if err != nil {
 		s.dashToLogin(w, r, "")
@@ -75,26 +76,26 @@ func (s *Server) dashSession(w http.ResponseWriter, r *http.Request) (*dashSessi
 	}
 	now := s.cfg.Now()
 	switch {
-	case !now.Before(sess.Expires), !now.Before(sess.Opened.Add(s.dash.cfg.MaxAge)):
+	case !now.Before(sess.Expires), !now.Before(sess.Opened.Add(s.cfg.MaxAge)):
 		s.dashToLogin(w, r, "expired")
 		return nil, false
-	case !now.Before(sess.Seen.Add(s.dash.cfg.IdleTimeout)):
+	case !now.Before(sess.Seen.Add(s.cfg.IdleTimeout)):
 		s.dashToLogin(w, r, "idle")
 		return nil, false
 	}
 	ended, err := s.cfg.Store.SessionEnded(r.Context(), sess.ID[:])
 	switch {
 	case err != nil:
-		s.dashError(w, r, dashboard.Frame{Base: dashBase(r)}, http.StatusInternalServerError, respond.LogInternal(r, s.cfg.Logger, "reading whether a session was signed out", err))
+		s.dashError(w, r, pages.Frame{Base: dashBase(r)}, http.StatusInternalServerError, respond.LogInternal(r, s.cfg.Logger, "reading whether a session was signed out", err))
 		return nil, false
 	case ended:
 		s.dashToLogin(w, r, "signed-out")
 		return nil, false
 	}
-	key, status, msg := s.auth.VerifyKey(r.Context(), sess.KeyHash)
+	key, status, msg := s.cfg.Auth.VerifyKey(r.Context(), sess.KeyHash)
 	switch {
 	case status == http.StatusInternalServerError:
-		s.dashError(w, r, dashboard.Frame{Base: dashBase(r)}, status, msg)
+		s.dashError(w, r, pages.Frame{Base: dashBase(r)}, status, msg)
 		return nil, false
 	case status != 0:
 		s.dashToLogin(w, r, keyEndedCode(msg))
@@ -103,7 +104,7 @@ func (s *Server) dashSession(w http.ResponseWriter, r *http.Request) (*dashSessi
 	return &dashSession{Session: sess, key: key, sealer: sealer}, true
 }
 
-// keyEndedCode is the notice of a session whose key verifyKey refused
+// keyEndedCode is the notice of a session whose key VerifyKey refused
 // with msg.
 func keyEndedCode(msg string) string {
 	switch msg {
@@ -117,7 +118,7 @@ func keyEndedCode(msg string) string {
 
 // dashKeepSession seals the session again with this request as its last
 // use, which moves its idle deadline.
-func (s *Server) dashKeepSession(w http.ResponseWriter, r *http.Request, sess *dashSession) {
+func (s *Dashboard) dashKeepSession(w http.ResponseWriter, r *http.Request, sess *dashSession) {
 	next := sess.Session
 	next.Seen = s.cfg.Now().UTC().Truncate(time.Second)
 	s.setDashCookie(w, r, sessionCookie, sess.sealer.Seal(next))
@@ -126,7 +127,7 @@ func (s *Server) dashKeepSession(w http.ResponseWriter, r *http.Request, sess *d
 // dashToLogin sends the browser to the sign-in page, saying why with the
 // code of an endedNotice ("" for nothing to say), and drops its session
 // cookie if it sent one.
-func (s *Server) dashToLogin(w http.ResponseWriter, r *http.Request, code string) {
+func (s *Dashboard) dashToLogin(w http.ResponseWriter, r *http.Request, code string) {
 	if _, err := r.Cookie(sessionCookie); err == nil {
 		s.dropDashCookie(w, r, sessionCookie)
 	}
@@ -140,40 +141,40 @@ func (s *Server) dashToLogin(w http.ResponseWriter, r *http.Request, code string
 
 // dashLoginForm: GET /dashboard/login, the sign-in form. Its CSRF token
 // is bound to a nonce in a cookie of its own, since no session exists yet.
-func (s *Server) dashLoginForm(w http.ResponseWriter, r *http.Request) {
-	s.dashRenderLogin(w, r, s.keys.sealer, http.StatusOK, "", endedNotices[r.URL.Query().Get("ended")])
+func (s *Dashboard) dashLoginForm(w http.ResponseWriter, r *http.Request) {
+	s.dashRenderLogin(w, r, s.sealer, http.StatusOK, "", endedNotices[r.URL.Query().Get("ended")])
 }
 
 // dashRenderLogin answers the sign-in form with a fresh nonce, and the
 // error of the last attempt or a notice, if any.
-func (s *Server) dashRenderLogin(w http.ResponseWriter, r *http.Request, sealer *dashboard.Sealer, status int, problem, notice string) {
-	nonce := dashboard.NewSessionID()
-	s.setDashCookie(w, r, loginCookie, dashboard.EncodeID(nonce))
-	frame := dashboard.Frame{Title: "Sign in", Base: dashBase(r), CSRF: sealer.Token(loginPurpose, nonce)}
-	s.dashRender(w, r, status, dashboard.LoginPage{Frame: frame, Error: problem, Notice: notice})
+func (s *Dashboard) dashRenderLogin(w http.ResponseWriter, r *http.Request, sealer *session.Sealer, status int, problem, notice string) {
+	nonce := session.NewID()
+	s.setDashCookie(w, r, loginCookie, session.EncodeID(nonce))
+	frame := pages.Frame{Title: "Sign in", Base: dashBase(r), CSRF: sealer.Token(loginPurpose, nonce)}
+	s.dashRender(w, r, status, pages.LoginPage{Frame: frame, Error: problem, Notice: notice})
 }
 
 // dashLogin: POST /dashboard/login. The address's budget first, before
 // anything costs a store read; then the form's origin and token; then the
 // key, checked as the API checks a bearer key. A key that verifies opens
 // a session; the key itself goes nowhere but into its hash.
-func (s *Server) dashLogin(w http.ResponseWriter, r *http.Request) {
-	frame := dashboard.Frame{Base: dashBase(r)}
-	sealer := s.keys.sealer
-	if wait, limited := s.dash.logins.Take(s.proxies.Addr(r), s.cfg.Now()); limited {
+func (s *Dashboard) dashLogin(w http.ResponseWriter, r *http.Request) {
+	frame := pages.Frame{Base: dashBase(r)}
+	sealer := s.sealer
+	if wait, limited := s.logins.Take(s.cfg.Proxies.Addr(r), s.cfg.Now()); limited {
 		w.Header().Set("Retry-After", ratelimit.RetryAfter(wait))
 		s.dashRenderLogin(w, r, sealer, http.StatusTooManyRequests, "Too many sign-in attempts from this address: wait a minute and try again.", "")
 		return
 	}
 	var nonce [32]byte
 	if c, err := r.Cookie(loginCookie); err == nil {
-		nonce, _ = dashboard.DecodeID(c.Value)
+		nonce, _ = session.DecodeID(c.Value)
 	}
 	if !s.dashFormOK(w, r, frame, sealer, loginPurpose, nonce) {
 		return
 	}
 	secret := strings.TrimSpace(r.PostForm.Get("key"))
-	_, status, msg := s.auth.VerifySecret(r.Context(), secret)
+	_, status, msg := s.cfg.Auth.VerifySecret(r.Context(), secret)
 	switch {
 	case status == http.StatusInternalServerError:
 		s.dashError(w, r, frame, status, msg)
@@ -183,7 +184,7 @@ func (s *Server) dashLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := s.cfg.Now().UTC().Truncate(time.Second)
-	sess := dashboard.Session{ID: dashboard.NewSessionID(), KeyHash: keyauth.Hash(secret), Opened: now, Seen: now, Expires: now.Add(s.dash.cfg.MaxAge)}
+	sess := session.Session{ID: session.NewID(), KeyHash: keyauth.Hash(secret), Opened: now, Seen: now, Expires: now.Add(s.cfg.MaxAge)}
 	s.dropDashCookie(w, r, loginCookie)
 	s.setDashCookie(w, r, sessionCookie, sealer.Seal(sess))
 	dashHeaders(w.Header())
@@ -196,7 +197,7 @@ func (s *Server) dashLogin(w http.ResponseWriter, r *http.Request) {
 // restarts too; then the browser drops its cookie. If the store cannot
 // record it, the session goes on and the page says so: a sign-out that
 // only dropped the browser's cookie would leave copies working.
-func (s *Server) dashLogout(w http.ResponseWriter, r *http.Request) {
+func (s *Dashboard) dashLogout(w http.ResponseWriter, r *http.Request) {
 	sess, ok := s.dashSession(w, r)
 	if !ok {
 		return
@@ -224,18 +225,18 @@ const endedSessionMargin = time.Hour
 // of scripts' reach, never sent by another site's requests, and over
 // HTTPS only when the dashboard is reached over HTTPS. It has no expiry:
 // the browser forgets it when it closes, and the server bounds it anyway.
-func (s *Server) setDashCookie(w http.ResponseWriter, r *http.Request, name, value string) {
+func (s *Dashboard) setDashCookie(w http.ResponseWriter, r *http.Request, name, value string) {
 	http.SetCookie(w, s.dashCookie(r, name, value))
 }
 
-// dropDashCookie tells the browser to forget a cookie of the dashboard.
-func (s *Server) dropDashCookie(w http.ResponseWriter, r *http.Request, name string) {
+// dropDashCookie tells the browser to forget a cookie of the pages.
+func (s *Dashboard) dropDashCookie(w http.ResponseWriter, r *http.Request, name string) {
 	c := s.dashCookie(r, name, "")
 	c.MaxAge = -1
 	http.SetCookie(w, c)
 }
 
-func (s *Server) dashCookie(r *http.Request, name, value string) *http.Cookie {
+func (s *Dashboard) dashCookie(r *http.Request, name, value string) *http.Cookie {
 	return &http.Cookie{
 		Name: name, Value: value, Path: dashBase(r) + "/",
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.dashSecure(r),
