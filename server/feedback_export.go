@@ -37,7 +37,7 @@ func (s *Server) feedbackExport(w http.ResponseWriter, r *http.Request, c keyaut
 	}
 	q.ProjectID = c.Project.ID
 	scope := feedbackScope(q.FeedbackFilter)
-	key := s.keys.cursor
+	key := s.cursorKey
 	if hasCursor && cursor != "" {
 		at, id, err := openTimeID(key, scope, cursor)
 		if err != nil {

@@ -53,7 +53,7 @@ func (s *Server) jobsPage(ctx context.Context, projectID, raw string) (page stor
 	}
 	q.ProjectID = projectID
 	scope := scope("jobs", q.ProjectID, timeParam(q.From), timeParam(q.To), statusesParam(q.Statuses))
-	key := s.keys.cursor
+	key := s.cursorKey
 	if cursor != "" {
 		at, id, err := openTimeID(key, scope, cursor)
 		if err != nil {

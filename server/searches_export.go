@@ -36,7 +36,7 @@ func (s *Server) searchesExport(w http.ResponseWriter, r *http.Request, c keyaut
 	q.ProjectID = c.Project.ID
 	q.From, q.To = dayRange(from, to)
 	scope := scope("searches", q.ProjectID, timeParam(q.From), timeParam(q.To))
-	key := s.keys.cursor
+	key := s.cursorKey
 	if hasCursor && cursor != "" {
 		pos, err := openCursor(key, scope, cursor)
 		if err != nil {

@@ -16,26 +16,21 @@ import (
 // SecretBytes is the length of Config.Secret: 256 random bits.
 const SecretBytes = 32
 
-// serverKeys are the keys derived from the secret, one for each use, so
-// that no use can be turned against another.
-// (The dashboard derives the key of its sessions and CSRF tokens itself,
-// in package dashboard.)
-type serverKeys struct {
-	cursor []byte // the HMAC key of the exports' cursors
-}
+// Each use of the secret gets a key of its own derived from it (derive),
+// so that no use can be turned against another: the exports' cursors here
+// (Server.cursorKey), the dashboard's sessions in package dashboard.
 
-// newServerKeys derives the keys from secret; with none, from a random
-// secret of this process's own. It returns the secret too, for the
-// dashboard.
-func newServerKeys(secret []byte) (serverKeys, []byte, error) {
+// resolveSecret returns the secret of Config.Secret: secret, checked, or
+// with none a random secret of this process's own.
+func resolveSecret(secret []byte) ([]byte, error) {
 	switch n := len(secret); {
 	case n == 0:
 		secret = make([]byte, SecretBytes)
 		rand.Read(secret)
 	case n != SecretBytes:
-		return serverKeys{}, nil, fmt.Errorf("server: Config.Secret has %d bytes; it needs exactly %d random bytes", n, SecretBytes)
+		return nil, fmt.Errorf("server: Config.Secret has %d bytes; it needs exactly %d random bytes", n, SecretBytes)
 	}
-	return serverKeys{cursor: derive(secret, "docsapi cursors")}, secret, nil
+	return secret, nil
 }
 
 // derive returns the key of secret for the use label.

@@ -32,8 +32,9 @@ type Server struct {
 	auth    *keyauth.Authenticator
 	proxies clientip.Proxies
 
-	// The keys derived from Config.Secret (secret.go).
-	keys serverKeys
+	// cursorKey seals the cursors of the exports and lists (cursor.go),
+	// derived from Config.Secret (secret.go).
+	cursorKey []byte
 
 	// The features beside the API.
 	site   *site.Endpoints      // the public site endpoints
@@ -46,12 +47,12 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.resolve(); err != nil {
 		return nil, err
 	}
-	keys, secret, err := newServerKeys(cfg.Secret)
+	secret, err := resolveSecret(cfg.Secret)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Secret = nil // kept only as the keys derived from it
-	s := &Server{cfg: cfg, keys: keys, proxies: clientip.NewProxies(cfg.TrustedProxies)}
+	s := &Server{cfg: cfg, cursorKey: derive(secret, "docsapi cursors"), proxies: clientip.NewProxies(cfg.TrustedProxies)}
 	s.ingest = ingest.New(ingest.Config{
 		Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Classifier: classifier(cfg.PageViews), MaxBodyBytes: cfg.MaxBodyBytes,
 		Window: cfg.IngestWindow, MaxCommit: cfg.IngestMaxCommit, MaxQueued: cfg.IngestMaxQueued, OnCommit: onIngestCommit(cfg.OnIngestCommit),

@@ -107,8 +107,8 @@ type Mux interface {
 
 // Routes adds the public site endpoints and their script to mux.
 func (s *Endpoints) Routes(mux Mux) {
-	mux.Handle("POST /v1/site/{projectId}/feedback", s.site(s.recordFeedback))
-	mux.Handle("POST /v1/site/{projectId}/searches", s.site(s.recordSearch))
+	mux.Handle("POST /v1/site/{projectId}/feedback", s.guard(s.recordFeedback))
+	mux.Handle("POST /v1/site/{projectId}/searches", s.guard(s.recordSearch))
 	mux.Handle("OPTIONS /v1/site/{projectId}/feedback", http.HandlerFunc(s.preflight))
 	mux.Handle("OPTIONS /v1/site/{projectId}/searches", http.HandlerFunc(s.preflight))
 	mux.Handle("GET /v1/site/{projectId}/docsapi.js", http.HandlerFunc(serveScript))
@@ -153,13 +153,13 @@ func (s *Endpoints) Today(project string, now time.Time) (feedback, searches Met
 	return t[shareFeedback], t[shareSearches]
 }
 
-// site wraps a public site endpoint: the address budget, the token, the
+// guard wraps a public site endpoint: the address budget, the token, the
 // origin and the declared body size, in that order (see the top of this
 // file). None of these refusals reads the body, so each closes the
 // connection (see closeUnreadBodies). Once the origin is known to be
 // allowed, every answer carries Access-Control-Allow-Origin, so that the
 // page's script can read its errors; no other answer does.
-func (s *Endpoints) site(h func(http.ResponseWriter, *http.Request, store.SiteToken)) http.Handler {
+func (s *Endpoints) guard(h func(http.ResponseWriter, *http.Request, store.SiteToken)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Add("Vary", "Origin")
 		if !s.spendBudget(w, r) {

@@ -420,7 +420,7 @@ func configError(err error) error {
 		case strings.HasPrefix(e.Value, "number "):
 			return fmt.Errorf("%s: want a whole number", at)
 		}
-		return fmt.Errorf("%s: want %s, got %s", at, jsonKind(e.Want), describeJSON(e.Value))
+		return fmt.Errorf("%s: want %s, got %s", at, kindWanted(e.Want), kindSent(e.Value))
 	case strictjson.BadValue:
 		if at != "" {
 			return fmt.Errorf("%s: %w", at, e.Err)
@@ -430,9 +430,9 @@ func configError(err error) error {
 	return e.Err // Truncated: encoding/json's "unexpected EOF"
 }
 
-// describeJSON names a kind of JSON value (strictjson.Error.Value) as the
+// kindSent names a kind of JSON value (strictjson.Error.Value) as the
 // file's messages do.
-func describeJSON(value string) string {
+func kindSent(value string) string {
 	switch value {
 	case "bool":
 		return "true or false"
@@ -446,7 +446,9 @@ func describeJSON(value string) string {
 	return "an object"
 }
 
-func jsonKind(t reflect.Type) string {
+// kindWanted names the JSON value a field of the file's type t takes, as
+// the file's messages do.
+func kindWanted(t reflect.Type) string {
 	if t == reflect.TypeFor[duration]() {
 		return `a duration such as "30s"`
 	}

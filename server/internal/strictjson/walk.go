@@ -73,7 +73,7 @@ func (w *walker) wrongType(t reflect.Type, value string) *Error {
 // value walks raw, one JSON value, as a t.
 func (w *walker) value(raw []byte, t reflect.Type) *Error {
 	raw = bytes.TrimSpace(raw)
-	sent := jsonKind(raw)
+	sent := valueKind(raw)
 	if sent == "null" {
 		return nil // null leaves any value as it is
 	}
@@ -211,9 +211,9 @@ func (w *walker) array(raw []byte, elem reflect.Type) *Error {
 	return nil
 }
 
-// jsonKind names the JSON value raw starts, as encoding/json names it in
+// valueKind names the JSON value raw starts, as encoding/json names it in
 // its errors.
-func jsonKind(raw []byte) string {
+func valueKind(raw []byte) string {
 	if len(raw) == 0 {
 		return ""
 	}
