@@ -74,7 +74,7 @@ type SiteConfig struct {
 	// MaxFeedbackPerDay for every reader. By default SiteShareDefaults
 	// of MaxFeedbackPerDay. Each process counts its own (replicas do not
 	// add up), in memory, for the day; addresses beyond MaxAddresses
-	// share one allowance (see siteShares).
+	// share one allowance (see package site).
 	MaxFeedbackPerAddress, MaxFeedbackPerNetwork int
 	// MaxQueriesPerAddress and MaxQueriesPerNetwork bound the searches one
 	// address or network may make that add a query, or a pair of query

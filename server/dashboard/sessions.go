@@ -14,16 +14,16 @@ import (
 )
 
 // Sessions of the dashboard live in a sealed cookie (see package
-// internal/session), sealed with a key derived from Config.Secret, which
-// every replica is given and the database never holds: replicas share
-// sessions, and a copy of the database seals none. The cookie holds the
-// store's reference to the key, so every request checks the key again
-// (VerifyKey, through the key cache): a revoked or expired key ends its
-// sessions within server.Config.KeyCacheTTL, at once when revoked through
-// this process. A sign-out is recorded in the store (store.SessionStore) until
-// the session would have expired, and every request reads it there, so a
-// copy of a signed-out cookie is refused by every replica, after restarts
-// too.
+// internal/session), sealed with a key derived from the server's secret
+// (Config.Secret), which every replica is given and the database never
+// holds: replicas share sessions, and a copy of the database seals none.
+// The cookie holds the store's reference to the key, so every request
+// checks the key again (VerifyKey, through the key cache): a revoked or
+// expired key ends its sessions within server.Config.KeyCacheTTL, at once
+// when revoked through this process. A sign-out is recorded in the store
+// (store.SessionStore) until the session would have expired, and every
+// request reads it there, so a copy of a signed-out cookie is refused by
+// every replica, after restarts too.
 
 // The cookies: the session, and the sign-in form's nonce, which its CSRF
 // token is derived from.

@@ -48,7 +48,7 @@ type Config struct {
 	Store   store.Store
 	Logger  *slog.Logger
 	Now     func() time.Time
-	Proxies clientip.Proxies // who the client is (Config.TrustedProxies)
+	Proxies clientip.Proxies // who the client is (server.Config.TrustedProxies)
 	// OnLimit, if set, is told of every submission that met a day's cap
 	// or a client's share of it: its kind (KindFeedback, KindSearches)
 	// and why (ReasonCap, ReasonShare). It runs on the request's
@@ -154,11 +154,11 @@ func (s *Endpoints) Today(project string, now time.Time) (feedback, searches Met
 }
 
 // guard wraps a public site endpoint: the address budget, the token, the
-// origin and the declared body size, in that order (see the top of this
-// file). None of these refusals reads the body, so each closes the
-// connection (see closeUnreadBodies). Once the origin is known to be
-// allowed, every answer carries Access-Control-Allow-Origin, so that the
-// page's script can read its errors; no other answer does.
+// origin and the declared body size, in that order (see the package's
+// doc). None of these refusals reads the body, so each closes the
+// connection (see package server's closeUnreadBodies). Once the origin is
+// known to be allowed, every answer carries Access-Control-Allow-Origin,
+// so that the page's script can read its errors; no other answer does.
 func (s *Endpoints) guard(h func(http.ResponseWriter, *http.Request, store.SiteToken)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Add("Vary", "Origin")
