@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/base62"
+	"github.com/docsapi/docsapi-go/server/internal/keyauth"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -95,10 +97,10 @@ func (s *Server) CreateKey(ctx context.Context, p KeyParams) (NewKey, error) {
 			return NewKey{}, fmt.Errorf("server: checking project %q: %w", id, err)
 		}
 	}
-	secret := s.cfg.KeyPrefix + randomBase62(keySecretLength)
-	hash := hashKey(secret)
+	secret := s.cfg.KeyPrefix + base62.Random(keySecretLength)
+	hash := keyauth.Hash(secret)
 	key := store.APIKey{
-		ID:        "key_" + randomBase62(16),
+		ID:        "key_" + base62.Random(16),
 		Hash:      hash[:],
 		Hint:      secret[:len(s.cfg.KeyPrefix)+4] + "…",
 		Name:      strings.TrimSpace(p.Name),
@@ -125,7 +127,7 @@ func (s *Server) RevokeKey(ctx context.Context, id string) error {
 	// After the store, so that no request can cache the key again (see
 	// authCache.gen); other replicas see the revocation within their
 	// KeyCacheTTL.
-	s.auth.forget()
+	s.auth.Forget()
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("server: no key %q", id)
 	}
@@ -136,4 +138,19 @@ func sortedUnique[T ~string](in []T) []T {
 	out := slices.Clone(in)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// validKeyPrefix reports whether p may start keys: 1 to 16 letters or
+// digits and an underscore.
+func validKeyPrefix(p string) bool {
+	body, ok := strings.CutSuffix(p, "_")
+	if !ok || len(body) == 0 || len(body) > 16 {
+		return false
+	}
+	for _, c := range body {
+		if !base62.Is(c) {
+			return false
+		}
+	}
+	return true
 }

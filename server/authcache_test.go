@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/internal/servertest"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -30,8 +31,8 @@ func (c *readCounter) Project(ctx context.Context, id string) (store.Project, er
 // authStatus is the status of a request as key that passes authentication
 // (a job that does not exist: 404) or not.
 func authStatus(e *env, key string) int {
-	e.t.Helper()
-	resp, _ := e.do(key, "GET", "/v2/agent/alpha/job/job_missing", "")
+	e.T.Helper()
+	resp, _ := e.Do(key, "GET", "/v2/agent/alpha/job/job_missing", "")
 	return resp.StatusCode
 }
 
@@ -68,7 +69,7 @@ func TestKeyCacheSparesStoreReads(t *testing.T) {
 		if ttl <= 0 {
 			ttl = server.DefaultKeyCacheTTL
 		}
-		e.clock.Advance(ttl)
+		e.Clock.Advance(ttl)
 		authStatus(e, "ro")
 		if k, p := counter.keys.Load(), counter.projects.Load(); k != c.afterNext || p != c.afterNext {
 			t.Errorf("TTL %v: after it passed, %d key and %d project reads, want %d", c.ttl, k, p, c.afterNext)
@@ -82,17 +83,17 @@ func TestKeyCacheSparesStoreReads(t *testing.T) {
 // on every replica.
 func TestRevokedKeyStopsWithinTheTTLOnEveryReplica(t *testing.T) {
 	e := newEnv(t)
-	replica, err := server.New(server.Config{Store: e.store, Now: e.clock.Now})
+	replica, err := server.New(server.Config{Store: e.Store, Now: e.Clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := &env{t: t, srv: replica, store: e.store, clock: e.clock, handler: replica, keys: e.keys}
+	other := &env{&servertest.Env{T: t, Server: replica, Store: e.Store, Clock: e.Clock, Handler: replica, Keys: e.Keys}}
 	for _, x := range []*env{e, other} {
 		if got := authStatus(x, "rw"); got != http.StatusNotFound {
 			t.Fatalf("before revocation: %d, want 404", got)
 		}
 	}
-	keys, err := e.srv.Keys(context.Background())
+	keys, err := e.Server.Keys(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,27 +101,27 @@ func TestRevokedKeyStopsWithinTheTTLOnEveryReplica(t *testing.T) {
 	for _, k := range keys {
 		ids[k.Name] = k.ID
 	}
-	if err := e.srv.RevokeKey(context.Background(), ids["ci"]); err != nil {
+	if err := e.Server.RevokeKey(context.Background(), ids["ci"]); err != nil {
 		t.Fatal(err)
 	}
 	if got := authStatus(e, "rw"); got != http.StatusUnauthorized {
 		t.Errorf("revoked through this replica: %d, want 401 at once", got)
 	}
-	e.clock.Advance(server.DefaultKeyCacheTTL - time.Millisecond)
+	e.Clock.Advance(server.DefaultKeyCacheTTL - time.Millisecond)
 	if got := authStatus(other, "rw"); got != http.StatusNotFound {
 		t.Errorf("the other replica, within the TTL: %d, want 404 (the key still cached)", got)
 	}
-	e.clock.Advance(time.Millisecond)
+	e.Clock.Advance(time.Millisecond)
 	if got := authStatus(other, "rw"); got != http.StatusUnauthorized {
 		t.Errorf("the other replica, a TTL after the revocation: %d, want 401", got)
 	}
 
 	// Revoked in the store, by another process.
 	authStatus(e, "ro")
-	if err := e.store.RevokeKey(context.Background(), ids["dashboards"], e.clock.Now()); err != nil {
+	if err := e.Store.RevokeKey(context.Background(), ids["dashboards"], e.Clock.Now()); err != nil {
 		t.Fatal(err)
 	}
-	e.clock.Advance(server.DefaultKeyCacheTTL)
+	e.Clock.Advance(server.DefaultKeyCacheTTL)
 	for _, x := range []*env{e, other} {
 		if got := authStatus(x, "ro"); got != http.StatusUnauthorized {
 			t.Errorf("a TTL after a revocation in the store: %d, want 401", got)
@@ -132,11 +133,11 @@ func TestRevokedKeyStopsWithinTheTTLOnEveryReplica(t *testing.T) {
 // cached.
 func TestCachedKeyExpiresOnTime(t *testing.T) {
 	e := newEnv(t, func(cfg *server.Config) { cfg.KeyCacheTTL = time.Hour })
-	e.addKey("short", server.KeyParams{Name: "short", Projects: []string{"alpha"}, Scopes: []store.Scope{store.ScopeRead}, ExpiresAt: e.clock.Now().Add(10 * time.Second)})
+	e.AddKey("short", server.KeyParams{Name: "short", Projects: []string{"alpha"}, Scopes: []store.Scope{store.ScopeRead}, ExpiresAt: e.Clock.Now().Add(10 * time.Second)})
 	if got := authStatus(e, "short"); got != http.StatusNotFound {
 		t.Fatalf("before expiry: %d, want 404", got)
 	}
-	e.clock.Advance(10 * time.Second)
+	e.Clock.Advance(10 * time.Second)
 	if got := authStatus(e, "short"); got != http.StatusUnauthorized {
 		t.Errorf("at expiry, cached: %d, want 401", got)
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -16,29 +15,21 @@ import (
 	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/internal/isodate/isodatetest"
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/internal/servertest"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// serve starts e's server (behind the OpenAPI validator) on a loopback
-// listener, mounted under /api as a host application would mount it.
-// The validator inside e.handler sees the paths after the prefix is
-// stripped, which are the document's paths.
-func (e *env) serve() string {
-	ts := httptest.NewServer(http.StripPrefix("/api", e.handler))
-	e.t.Cleanup(ts.Close)
-	return ts.URL + "/api"
-}
-
+// client is a client of e's server (env.Serve) as the key named key.
 func (e *env) client(key string, opts ...docsapi.Option) *docsapi.Client {
-	e.t.Helper()
+	e.T.Helper()
 	base := []docsapi.Option{
-		docsapi.WithBaseURL(e.serve()),
+		docsapi.WithBaseURL(e.Serve()),
 		docsapi.WithProjectID("alpha"),
 		docsapi.WithRetryDelays(time.Millisecond, 5*time.Millisecond),
 	}
-	c, err := docsapi.NewClient(e.keys[key], append(base, opts...)...)
+	c, err := docsapi.NewClient(e.Keys[key], append(base, opts...)...)
 	if err != nil {
-		e.t.Fatalf("NewClient: %v", err)
+		e.T.Fatalf("NewClient: %v", err)
 	}
 	return c
 }
@@ -78,11 +69,11 @@ func TestSDKAgainstServer(t *testing.T) {
 	if _, err := e.client("ro").AgentJobs.Create(ctx, "", docsapi.CreateJobParams{Prompt: "x"}); !errors.Is(err, docsapi.ErrForbidden) {
 		t.Errorf("read-only create: %v, want ErrForbidden", err)
 	}
-	e.keys["wrong"] = "mint_wrong"
+	e.Keys["wrong"] = "mint_wrong"
 	if _, err := e.client("wrong").AgentJobs.Get(ctx, "", job.ID); !errors.Is(err, docsapi.ErrUnauthorized) {
 		t.Errorf("wrong key: %v, want ErrUnauthorized", err)
 	}
-	if _, err := e.store.ArchiveJob(ctx, "alpha", job.ID, e.clock.Now()); err != nil {
+	if _, err := e.Store.ArchiveJob(ctx, "alpha", job.ID, e.Clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	_, err = c.AgentJobs.SendMessage(ctx, "", job.ID, docsapi.SendMessageParams{Prompt: "more"})
@@ -106,21 +97,21 @@ func TestSDKAgainstServer(t *testing.T) {
 func checkHostedClientFidelity(t *testing.T, e *env) {
 	t.Helper()
 	ctx := context.Background()
-	resp, body := e.do("rw", "POST", "/v2/agent/alpha/job", `{"prompt":"Document the flag","model":"claude-opus-4","source":{"ref":"dev"}}`)
+	resp, body := e.Do("rw", "POST", "/v2/agent/alpha/job", `{"prompt":"Document the flag","model":"claude-opus-4","source":{"ref":"dev"}}`)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("create with unknown fields: %d %s", resp.StatusCode, body)
 	}
-	created := jobOf(t, body)
+	created := servertest.JobOf(t, body)
 	id, _ := created["id"].(string)
 	if created["model"] != "claude-sonnet-4" || created["source"].(map[string]any)["ref"] != "docs-agent/"+id {
 		t.Errorf("create with unknown fields answered %s: they must change nothing", body)
 	}
-	resp, body = e.do("rw", "POST", "/v2/agent/alpha/job/"+id+"/message", `{"prompt":"And an example","model":"x","attachments":[]}`)
+	resp, body = e.Do("rw", "POST", "/v2/agent/alpha/job/"+id+"/message", `{"prompt":"And an example","model":"x","attachments":[]}`)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("message with unknown fields: %d %s", resp.StatusCode, body)
 	}
 	for _, bad := range []string{`{"prompt":5,"model":"x"}`, `{"model":"x"}`, `{"prompt":"","model":"x"}`, `[{"prompt":"x"}]`} {
-		if resp, body := e.do("rw", "POST", "/v2/agent/alpha/job", bad); resp.StatusCode != http.StatusBadRequest {
+		if resp, body := e.Do("rw", "POST", "/v2/agent/alpha/job", bad); resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("create %s: %d %s, want 400", bad, resp.StatusCode, body)
 		}
 	}
@@ -128,14 +119,14 @@ func checkHostedClientFidelity(t *testing.T, e *env) {
 	for _, tt := range isodatetest.Accepted {
 		for _, export := range []string{"views", "visitors"} {
 			target := "/v1/analytics/alpha/" + export + "?" + url.Values{"dateFrom": {tt.In}, "dateTo": {tt.In}}.Encode()
-			if resp, body := e.do("ro", "GET", target, ""); resp.StatusCode != http.StatusOK {
+			if resp, body := e.Do("ro", "GET", target, ""); resp.StatusCode != http.StatusOK {
 				t.Errorf("%s (%s): %d %s, want 200", target, tt.Name, resp.StatusCode, body)
 			}
 		}
 	}
 	for _, tt := range isodatetest.Refused {
 		target := "/v1/analytics/alpha/views?" + url.Values{"dateFrom": {tt.In}}.Encode()
-		resp, body := e.do("ro", "GET", target, "")
+		resp, body := e.Do("ro", "GET", target, "")
 		var got struct{ Details []docsapi.ErrorDetail }
 		if err := json.Unmarshal(body, &got); err != nil || resp.StatusCode != http.StatusBadRequest ||
 			len(got.Details) != 1 || !strings.HasPrefix(got.Details[0].Message, "dateFrom "+isodatetest.Refusal(tt.In)) {
@@ -223,7 +214,7 @@ func TestSDKRetriesCreateSafelyWithIdempotencyKey(t *testing.T) {
 		if n := countJobs(t, e, "alpha"); n != 1 {
 			t.Fatalf("%d jobs stored, want exactly 1", n)
 		}
-		if _, err := e.store.Job(context.Background(), "alpha", job.ID); err != nil {
+		if _, err := e.Store.Job(context.Background(), "alpha", job.ID); err != nil {
 			t.Fatalf("the returned job is not the stored one: %v", err)
 		}
 	})

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/docsapi/docsapi-go/server/internal/keyauth"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -24,18 +26,18 @@ var (
 
 // feedbackExport: GET /v1/analytics/{projectId}/feedback, newest first,
 // by cursor (see cursor.go).
-func (s *Server) feedbackExport(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Server) feedbackExport(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
 	qs := newExportQuery(r.URL.RawQuery)
 	f := parseFeedbackFilter(qs)
 	q := store.FeedbackQuery{FeedbackFilter: f, Limit: qs.limit(defaultFeedbackLimit, maxFeedbackLimit)}
 	cursor, hasCursor := qs.one("cursor")
 	if len(qs.details) > 0 {
-		writeJSON(w, http.StatusBadRequest, analyticsErrorBody{Error: "invalid query parameters", Details: qs.details})
+		respond.ErrorDetails(w, http.StatusBadRequest, "invalid query parameters", qs.details)
 		return
 	}
-	q.ProjectID = c.project.ID
+	q.ProjectID = c.Project.ID
 	scope := feedbackScope(q.FeedbackFilter)
-	key := s.keys.cursor
+	key := s.cursorKey
 	if hasCursor && cursor != "" {
 		at, id, err := openTimeID(key, scope, cursor)
 		if err != nil {
@@ -46,7 +48,7 @@ func (s *Server) feedbackExport(w http.ResponseWriter, r *http.Request, c caller
 	}
 	page, err := s.cfg.Store.QueryFeedback(r.Context(), q)
 	if err != nil {
-		s.storeError(w, r, err, "project "+quote(c.project.ID), "exporting feedback")
+		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(c.Project.ID), "exporting feedback")
 		return
 	}
 	out := wire.FeedbackPage{Feedback: make([]wire.FeedbackEntry, len(page.Entries)), HasMore: page.HasMore}
@@ -57,29 +59,29 @@ func (s *Server) feedbackExport(w http.ResponseWriter, r *http.Request, c caller
 		last := page.Entries[len(page.Entries)-1]
 		out.NextCursor = wire.NullString(sealTimeID(key, scope, last.CreatedAt, last.ID))
 	}
-	writeJSON(w, http.StatusOK, out)
+	respond.JSON(w, http.StatusOK, out)
 }
 
 // feedbackByPage: GET /v1/analytics/{projectId}/feedback/by-page. It has
 // no cursor: hasMore says that paths were left out.
-func (s *Server) feedbackByPage(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Server) feedbackByPage(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
 	qs := newExportQuery(r.URL.RawQuery)
 	q := store.FeedbackByPageQuery{FeedbackFilter: parseFeedbackFilter(qs), Limit: qs.limit(defaultFeedbackByPageLimit, maxFeedbackLimit)}
 	if len(qs.details) > 0 {
-		writeJSON(w, http.StatusBadRequest, analyticsErrorBody{Error: "invalid query parameters", Details: qs.details})
+		respond.ErrorDetails(w, http.StatusBadRequest, "invalid query parameters", qs.details)
 		return
 	}
-	q.ProjectID = c.project.ID
+	q.ProjectID = c.Project.ID
 	res, err := s.cfg.Store.FeedbackByPage(r.Context(), q)
 	if err != nil {
-		s.storeError(w, r, err, "project "+quote(c.project.ID), "counting feedback by page")
+		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(c.Project.ID), "counting feedback by page")
 		return
 	}
 	out := wire.FeedbackByPage{Feedback: make([]wire.PageFeedback, len(res.Rows)), HasMore: res.HasMore}
 	for i, p := range res.Rows {
 		out.Feedback[i] = wire.PageFeedback{Path: p.Path, ThumbsUp: p.ThumbsUp, ThumbsDown: p.ThumbsDown, Code: p.Code, Total: p.Total}
 	}
-	writeJSON(w, http.StatusOK, out)
+	respond.JSON(w, http.StatusOK, out)
 }
 
 // parseFeedbackFilter reads dateFrom, dateTo (exact instants: entries keep
@@ -147,8 +149,7 @@ func feedbackScope(f store.FeedbackFilter) []byte {
 
 // writeBadCursor answers a refused cursor.
 func writeBadCursor(w http.ResponseWriter, err error) {
-	writeJSON(w, http.StatusBadRequest, analyticsErrorBody{Error: "invalid query parameters",
-		Details: []wire.ErrorDetail{{Message: err.Error()}}})
+	respond.ErrorDetails(w, http.StatusBadRequest, "invalid query parameters", []wire.ErrorDetail{{Message: err.Error()}})
 }
 
 // feedbackEntry is f as the export shows it: each source with its own

@@ -15,19 +15,20 @@ import (
 
 	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/internal/servertest"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
 // feedbackPage reads a page of the export as a map, so that the test sees
 // exactly what was sent, nulls and absent fields apart.
 func (e *env) feedbackPage(key, query string) (entries []map[string]any, next *string, hasMore bool) {
-	e.t.Helper()
+	e.T.Helper()
 	var page struct {
 		Feedback   []map[string]any `json:"feedback"`
 		NextCursor *string          `json:"nextCursor"`
 		HasMore    bool             `json:"hasMore"`
 	}
-	e.getJSON(key, "/v1/analytics/alpha/feedback"+query, &page)
+	e.GetJSON(key, "/v1/analytics/alpha/feedback"+query, &page)
 	return page.Feedback, page.NextCursor, page.HasMore
 }
 
@@ -36,11 +37,11 @@ func (e *env) feedbackPage(key, query string) (entries []map[string]any, next *s
 // thumbs_only shows the base fields alone.
 func TestFeedbackExportShowsEachSourcesFields(t *testing.T) {
 	e := newSiteEnv(t)
-	e.mustPost("feedback", `{"path": "/a", "helpful": true}`)
-	e.clock.Advance(time.Second)
-	e.mustPost("feedback", `{"path": "/b", "helpful": false, "comment": "Unclear."}`)
-	e.clock.Advance(time.Second)
-	e.mustPost("feedback", `{"path": "/c", "code": "go run .", "comment": "Fails."}`)
+	e.MustPost("feedback", `{"path": "/a", "helpful": true}`)
+	e.Clock.Advance(time.Second)
+	e.MustPost("feedback", `{"path": "/b", "helpful": false, "comment": "Unclear."}`)
+	e.Clock.Advance(time.Second)
+	e.MustPost("feedback", `{"path": "/c", "code": "go run .", "comment": "Fails."}`)
 	entries, next, more := e.feedbackPage("ro", "")
 	if next != nil || more {
 		t.Fatalf("one page: nextCursor %v, hasMore %v", next, more)
@@ -75,8 +76,8 @@ func TestFeedbackExportShowsEachSourcesFields(t *testing.T) {
 func TestFeedbackCursor(t *testing.T) {
 	e := newSiteEnv(t)
 	for i := range 7 {
-		e.mustPost("feedback", `{"path": "/p`+string(rune('a'+i))+`", "helpful": true}`)
-		e.clock.Advance(time.Second)
+		e.MustPost("feedback", `{"path": "/p`+string(rune('a'+i))+`", "helpful": true}`)
+		e.Clock.Advance(time.Second)
 	}
 	var seen []string
 	query := "?limit=3"
@@ -87,8 +88,8 @@ func TestFeedbackCursor(t *testing.T) {
 			seen = append(seen, m["path"].(string))
 		}
 		// A reader leaves feedback while the export runs.
-		e.clock.Advance(time.Second)
-		e.mustPost("feedback", `{"path": "/new", "helpful": true}`)
+		e.Clock.Advance(time.Second)
+		e.MustPost("feedback", `{"path": "/new", "helpful": true}`)
 		if !more {
 			if next != nil {
 				t.Fatalf("last page: nextCursor %q with hasMore false", *next)
@@ -107,12 +108,12 @@ func TestFeedbackCursor(t *testing.T) {
 
 	// Another replica on the same database, given the same secret, reads
 	// the same cursor.
-	replica, err := server.New(server.Config{Store: e.store, Now: e.clock.Now, Secret: e.secret})
+	replica, err := server.New(server.Config{Store: e.Store, Now: e.Clock.Now, Secret: e.Secret})
 	if err != nil {
 		t.Fatal(err)
 	}
 	req, _ := http.NewRequest("GET", "/v1/analytics/alpha/feedback?limit=3&cursor="+url.QueryEscape(cursors[0]), nil)
-	req.Header.Set("Authorization", "Bearer "+e.keys["ro"])
+	req.Header.Set("Authorization", "Bearer "+e.Keys["ro"])
 	rec := httptest.NewRecorder()
 	replica.ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"/pd"`) {
@@ -121,7 +122,7 @@ func TestFeedbackCursor(t *testing.T) {
 	// A server with a secret of its own refuses it, and so does one given
 	// none, which draws its own: nothing in the database seals a cursor.
 	for _, secret := range [][]byte{[]byte(strings.Repeat("k", 32)), nil} {
-		other, err := server.New(server.Config{Store: e.store, Now: e.clock.Now, Secret: secret})
+		other, err := server.New(server.Config{Store: e.Store, Now: e.Clock.Now, Secret: secret})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +136,7 @@ func TestFeedbackCursor(t *testing.T) {
 	raw, _ := base64.RawURLEncoding.DecodeString(cursors[0])
 	raw[3] ^= 1
 	tampered := base64.RawURLEncoding.EncodeToString(raw)
-	e.addKey("beta-reader", server.KeyParams{Projects: []string{"beta"}, Scopes: []store.Scope{store.ScopeRead}})
+	e.AddKey("beta-reader", server.KeyParams{Projects: []string{"beta"}, Scopes: []store.Scope{store.ScopeRead}})
 	for _, tc := range []struct{ name, key, target string }{
 		{"a changed cursor", "ro", "/v1/analytics/alpha/feedback?cursor=" + tampered},
 		{"garbage", "ro", "/v1/analytics/alpha/feedback?cursor=%21%21not-a-cursor"},
@@ -145,14 +146,14 @@ func TestFeedbackCursor(t *testing.T) {
 		{"another range", "ro", "/v1/analytics/alpha/feedback?dateFrom=2026-01-01&cursor=" + cursors[0]},
 		{"the searches export", "ro", "/v1/analytics/alpha/searches?cursor=" + cursors[0]},
 	} {
-		resp, body := e.do(tc.key, "GET", tc.target, "")
+		resp, body := e.Do(tc.key, "GET", tc.target, "")
 		details := analyticsDetails(t, body)
 		if resp.StatusCode != http.StatusBadRequest || len(details) != 1 || !strings.Contains(details[0].Message, "cursor") {
 			t.Errorf("%s: %d %s, want 400 naming the cursor", tc.name, resp.StatusCode, body)
 		}
 	}
 	// The same filters in another spelling, and another page size, keep it.
-	if resp, body := e.do("ro", "GET", "/v1/analytics/alpha/feedback?limit=10&cursor="+cursors[0], ""); resp.StatusCode != http.StatusOK {
+	if resp, body := e.Do("ro", "GET", "/v1/analytics/alpha/feedback?limit=10&cursor="+cursors[0], ""); resp.StatusCode != http.StatusOK {
 		t.Errorf("another limit: %d %s", resp.StatusCode, body)
 	}
 }
@@ -161,14 +162,14 @@ func TestFeedbackCursor(t *testing.T) {
 // same selection per path.
 func TestFeedbackExportFiltersAndByPage(t *testing.T) {
 	e := newSiteEnv(t)
-	e.mustPost("feedback", `{"path": "/a", "helpful": true}`)
-	e.mustPost("feedback", `{"path": "/a", "helpful": false, "comment": "x"}`)
-	e.mustPost("feedback", `{"path": "/a", "code": "x"}`)
-	e.clock.Advance(time.Hour)
-	e.mustPost("feedback", `{"path": "/b", "helpful": true}`)
-	e.mustPost("feedback", `{"path": "/b", "helpful": true, "contact": "r@example.com"}`)
-	entries := e.stored()
-	if _, err := e.srv.SetFeedbackStatus(context.Background(), "alpha", entries[0].ID, store.FeedbackStatusResolved); err != nil {
+	e.MustPost("feedback", `{"path": "/a", "helpful": true}`)
+	e.MustPost("feedback", `{"path": "/a", "helpful": false, "comment": "x"}`)
+	e.MustPost("feedback", `{"path": "/a", "code": "x"}`)
+	e.Clock.Advance(time.Hour)
+	e.MustPost("feedback", `{"path": "/b", "helpful": true}`)
+	e.MustPost("feedback", `{"path": "/b", "helpful": true, "contact": "r@example.com"}`)
+	entries := e.Stored()
+	if _, err := e.Server.SetFeedbackStatus(context.Background(), "alpha", entries[0].ID, store.FeedbackStatusResolved); err != nil {
 		t.Fatal(err)
 	}
 	count := func(query string) int {
@@ -191,7 +192,7 @@ func TestFeedbackExportFiltersAndByPage(t *testing.T) {
 		}
 	}
 	var byPage docsapi.FeedbackByPageResult
-	e.getJSON("ro", "/v1/analytics/alpha/feedback/by-page", &byPage)
+	e.GetJSON("ro", "/v1/analytics/alpha/feedback/by-page", &byPage)
 	want := docsapi.FeedbackByPageResult{Feedback: []docsapi.PageFeedback{
 		{Path: "/a", ThumbsUp: 1, ThumbsDown: 1, Code: 1, Total: 3},
 		{Path: "/b", ThumbsUp: 2, Total: 2},
@@ -199,7 +200,7 @@ func TestFeedbackExportFiltersAndByPage(t *testing.T) {
 	if diff := cmp.Diff(want, byPage); diff != "" {
 		t.Errorf("by-page (-want +got):\n%s", diff)
 	}
-	e.getJSON("ro", "/v1/analytics/alpha/feedback/by-page?limit=1&status=pending", &byPage)
+	e.GetJSON("ro", "/v1/analytics/alpha/feedback/by-page?limit=1&status=pending", &byPage)
 	want = docsapi.FeedbackByPageResult{Feedback: []docsapi.PageFeedback{{Path: "/a", ThumbsUp: 1, ThumbsDown: 1, Code: 1, Total: 3}}, HasMore: true}
 	if diff := cmp.Diff(want, byPage); diff != "" {
 		t.Errorf("by-page, one pending path (-want +got):\n%s", diff)
@@ -219,7 +220,7 @@ func TestFeedbackAndSearchesQueriesAreChecked(t *testing.T) {
 			[]string{"dateFrom (2026-02-01T00:00:00Z) is after dateTo", "limit must be an integer from 1 to 100"}},
 		{"/v1/analytics/alpha/searches?limit=x&cursor=a&cursor=b", []string{"limit must be", "cursor is given 2 times"}},
 	} {
-		resp, body := e.do("ro", "GET", tc.target, "")
+		resp, body := e.Do("ro", "GET", tc.target, "")
 		details := analyticsDetails(t, body)
 		if resp.StatusCode != http.StatusBadRequest || len(details) != len(tc.want) {
 			t.Errorf("%s: %d %s, want 400 with %d details", tc.target, resp.StatusCode, body, len(tc.want))
@@ -237,11 +238,11 @@ func TestFeedbackAndSearchesQueriesAreChecked(t *testing.T) {
 // cannot, and a bad status or a missing entry is told apart.
 func TestFeedbackStatusEndpoint(t *testing.T) {
 	e := newSiteEnv(t)
-	e.mustPost("feedback", `{"path": "/a", "helpful": false, "comment": "Wrong port."}`)
-	id := e.stored()[0].ID
+	e.MustPost("feedback", `{"path": "/a", "helpful": false, "comment": "Wrong port."}`)
+	id := e.Stored()[0].ID
 	target := "/v1/analytics/alpha/feedback/" + id
-	e.clock.Advance(time.Minute)
-	resp, body := e.do("rw", "PATCH", target, `{"status": "in_progress"}`)
+	e.Clock.Advance(time.Minute)
+	resp, body := e.Do("rw", "PATCH", target, `{"status": "in_progress"}`)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("PATCH: %d %s", resp.StatusCode, body)
 	}
@@ -252,7 +253,7 @@ func TestFeedbackStatusEndpoint(t *testing.T) {
 	if entry["id"] != id || entry["status"] != "in_progress" || entry["comment"] != "Wrong port." || entry["source"] != "contextual" {
 		t.Errorf("PATCH answered %v", entry)
 	}
-	if got := e.stored()[0]; got.Status != store.FeedbackStatusInProgress || !got.UpdatedAt.Equal(e.clock.Now()) {
+	if got := e.Stored()[0]; got.Status != store.FeedbackStatusInProgress || !got.UpdatedAt.Equal(e.Clock.Now()) {
 		t.Errorf("stored %+v", got)
 	}
 	for _, tc := range []struct {
@@ -268,12 +269,12 @@ func TestFeedbackStatusEndpoint(t *testing.T) {
 		{"rw", "/v1/analytics/alpha/feedback/fb_missing", `{"status": "resolved"}`, 404, "not found"},
 		{"beta", "/v1/analytics/beta/feedback/" + id, `{"status": "resolved"}`, 404, "not found"},
 	} {
-		resp, body := e.do(tc.key, "PATCH", tc.target, tc.body)
-		if resp.StatusCode != tc.status || !strings.Contains(errorOf(t, body), tc.want) {
+		resp, body := e.Do(tc.key, "PATCH", tc.target, tc.body)
+		if resp.StatusCode != tc.status || !strings.Contains(servertest.ErrorOf(t, body), tc.want) {
 			t.Errorf("PATCH %s %.40s as %s: %d %s, want %d saying %q", tc.target, tc.body, tc.key, resp.StatusCode, body, tc.status, tc.want)
 		}
 	}
-	if got := e.stored()[0].Status; got != store.FeedbackStatusInProgress {
+	if got := e.Stored()[0].Status; got != store.FeedbackStatusInProgress {
 		t.Errorf("after refused changes, the status is %s", got)
 	}
 }
@@ -282,11 +283,11 @@ func TestFeedbackStatusEndpoint(t *testing.T) {
 func TestAssistantExportsAnswer404(t *testing.T) {
 	e := newEnv(t)
 	for _, path := range []string{"assistant", "assistant/threads/01J8ZQ3V6K2M9X4T7B5N0C1D2E", "assistant/caller-stats"} {
-		resp, body := e.do("ro", "GET", "/v1/analytics/alpha/"+path, "")
-		if resp.StatusCode != http.StatusNotFound || !strings.Contains(errorOf(t, body), "no assistant") {
+		resp, body := e.Do("ro", "GET", "/v1/analytics/alpha/"+path, "")
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(servertest.ErrorOf(t, body), "no assistant") {
 			t.Errorf("%s: %d %s, want 404 saying there is no assistant", path, resp.StatusCode, body)
 		}
-		if resp, _ := e.do("", "GET", "/v1/analytics/alpha/"+path, ""); resp.StatusCode != http.StatusUnauthorized {
+		if resp, _ := e.Do("", "GET", "/v1/analytics/alpha/"+path, ""); resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("%s without a key: %d, want 401", path, resp.StatusCode)
 		}
 	}

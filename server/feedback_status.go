@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
 	"slices"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/input"
+	"github.com/docsapi/docsapi-go/server/internal/keyauth"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
+	"github.com/docsapi/docsapi-go/server/internal/strictjson"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -19,8 +22,6 @@ const maxStatusBodyBytes = 1 << 10
 type statusBody struct {
 	Status *string `json:"status"`
 }
-
-var statusBodyFields = jsonFields(reflect.TypeFor[statusBody]())
 
 // ErrUnknownFeedbackStatus is the error of SetFeedbackStatus for a status
 // the contract does not list.
@@ -46,27 +47,27 @@ func (s *Server) SetFeedbackStatus(ctx context.Context, projectID, id string, st
 // setFeedbackStatus: PATCH /v1/analytics/{projectId}/feedback/{id}, a
 // self-hosted addition for operators (write scope). It answers the entry
 // as the export shows it.
-func (s *Server) setFeedbackStatus(w http.ResponseWriter, r *http.Request, c caller) {
-	body, bad := readBody(w, r, maxStatusBodyBytes)
+func (s *Server) setFeedbackStatus(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
+	body, bad := input.ReadBody(w, r, maxStatusBodyBytes)
 	var in statusBody
 	if bad == nil {
-		bad = decodeStrict(body, &in, statusBodyFields)
+		bad = input.DecodeJSON(body, &in, strictjson.Options{})
 	}
 	if bad == nil && in.Status == nil {
-		bad = invalidInput(`field "status" is required: one of %s`, joinValues(feedbackStatuses))
+		bad = input.Invalid(`field "status" is required: one of %s`, joinValues(feedbackStatuses))
 	}
 	if bad == nil && !slices.Contains(feedbackStatuses, store.FeedbackStatus(*in.Status)) {
-		bad = invalidInput(`field "status" must be one of %s, got %s`, joinValues(feedbackStatuses), quote(*in.Status))
+		bad = input.Invalid(`field "status" must be one of %s, got %s`, joinValues(feedbackStatuses), respond.Quote(*in.Status))
 	}
 	if bad != nil {
-		writeJSON(w, bad.Status, analyticsErrorBody{Error: bad.Message})
+		respond.Error(w, bad.Status, bad.Message)
 		return
 	}
 	id := r.PathValue("id")
-	f, err := s.SetFeedbackStatus(r.Context(), c.project.ID, id, store.FeedbackStatus(*in.Status))
+	f, err := s.SetFeedbackStatus(r.Context(), c.Project.ID, id, store.FeedbackStatus(*in.Status))
 	if err != nil {
-		s.storeError(w, r, err, "feedback "+quote(id), "changing a feedback status")
+		respond.StoreError(w, r, s.cfg.Logger, err, "feedback "+respond.Quote(id), "changing a feedback status")
 		return
 	}
-	writeJSON(w, http.StatusOK, feedbackEntry(f))
+	respond.JSON(w, http.StatusOK, feedbackEntry(f))
 }

@@ -19,6 +19,7 @@ import (
 
 	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/internal/servertest"
 	"github.com/docsapi/docsapi-go/server/postgres"
 	"github.com/docsapi/docsapi-go/server/sqlite"
 )
@@ -102,18 +103,18 @@ func promptBody(n int) string {
 // createJobOf creates a job in alpha with a prompt of n characters.
 func createJobOf(t *testing.T, e *env, n int) string {
 	t.Helper()
-	resp, body := e.do("rw", "POST", "/v2/agent/alpha/job", promptBody(n))
+	resp, body := e.Do("rw", "POST", "/v2/agent/alpha/job", promptBody(n))
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("create: %d %s", resp.StatusCode, body)
 	}
-	return jobOf(t, body)["id"].(string)
+	return servertest.JobOf(t, body)["id"].(string)
 }
 
 // storedPrompts returns how many prompts, and characters in all, the
 // store holds for the job.
 func storedPrompts(t *testing.T, e *env, id string) (prompts, chars int) {
 	t.Helper()
-	j, err := e.store.Job(context.Background(), "alpha", id)
+	j, err := e.Store.Job(context.Background(), "alpha", id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,14 +133,14 @@ func TestFollowUpsPastTheCapsAreRefused(t *testing.T) {
 		id := createJobOf(t, e, 31000)
 		accepted := 0
 		for i := range 60 {
-			resp, body := e.do("rw", "POST", "/v2/agent/alpha/job/"+id+"/message", promptBody(31000))
+			resp, body := e.Do("rw", "POST", "/v2/agent/alpha/job/"+id+"/message", promptBody(31000))
 			if resp.StatusCode == http.StatusOK {
 				accepted++
 				continue
 			}
 			want := fmt.Sprintf("invalid request: job %q: this prompt of 31000 characters would bring the job's prompts to %d characters, and the cap is 128000 characters per job; start a new job for further instructions",
 				id, 31000*(accepted+2))
-			if resp.StatusCode != http.StatusBadRequest || errorOf(t, body) != want {
+			if resp.StatusCode != http.StatusBadRequest || servertest.ErrorOf(t, body) != want {
 				t.Fatalf("follow-up %d: %d %s, want 400 %q", i+1, resp.StatusCode, body, want)
 			}
 		}
@@ -151,13 +152,13 @@ func TestFollowUpsPastTheCapsAreRefused(t *testing.T) {
 		id = createJobOf(t, e, 10)
 		accepted = 0
 		for i := range 60 {
-			resp, body := e.do("rw", "POST", "/v2/agent/alpha/job/"+id+"/message", promptBody(10))
+			resp, body := e.Do("rw", "POST", "/v2/agent/alpha/job/"+id+"/message", promptBody(10))
 			if resp.StatusCode == http.StatusOK {
 				accepted++
 				continue
 			}
 			want := fmt.Sprintf("invalid request: job %q holds 50 prompts, and the cap is 50 prompts per job; start a new job for further instructions", id)
-			if resp.StatusCode != http.StatusBadRequest || errorOf(t, body) != want {
+			if resp.StatusCode != http.StatusBadRequest || servertest.ErrorOf(t, body) != want {
 				t.Fatalf("short follow-up %d: %d %s, want 400 %q", i+1, resp.StatusCode, body, want)
 			}
 		}
@@ -190,7 +191,7 @@ func TestConcurrentFollowUpsNeverPassTheCaps(t *testing.T) {
 				for i := range statuses {
 					wg.Go(func() {
 						<-start
-						resp, _ := c.e.do("rw", "POST", "/v2/agent/alpha/job/"+id+"/message", promptBody(100))
+						resp, _ := c.e.Do("rw", "POST", "/v2/agent/alpha/job/"+id+"/message", promptBody(100))
 						statuses[i] = resp.StatusCode
 					})
 				}

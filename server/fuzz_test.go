@@ -63,16 +63,16 @@ func FuzzServerAnswersBadInputWithout5xx(f *testing.F) {
 			requests[i].URL.RawQuery = query
 		}
 		for _, req := range requests {
-			key := e.keys["rw"]
+			key := e.Keys["rw"]
 			if strings.HasPrefix(req.URL.Path, "/v2/agent/beta/") {
-				key = e.keys["beta"]
+				key = e.Keys["beta"]
 			}
 			req.Header.Set("Authorization", "Bearer "+key)
 			if idempotencyKey != "" {
 				req.Header["Idempotency-Key"] = []string{idempotencyKey}
 			}
 			rec := httptest.NewRecorder()
-			e.srv.ServeHTTP(rec, req)
+			e.Server.ServeHTTP(rec, req)
 			v.CheckRecorder(t, req, rec)
 			if rec.Code >= 500 {
 				t.Fatalf("%s %s with body %q: %d %s", req.Method, req.URL, body, rec.Code, rec.Body)

@@ -8,83 +8,87 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/base62"
+	"github.com/docsapi/docsapi-go/server/internal/input"
+	"github.com/docsapi/docsapi-go/server/internal/keyauth"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
 // createJob: POST /v2/agent/{projectId}/job.
-func (s *Server) createJob(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Server) createJob(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
 	prompt, ok := s.readWrite(w, r)
-	if !ok || !s.canRun(w, r, c.project) {
+	if !ok || !s.canRun(w, r, c.Project) {
 		return
 	}
-	id := "job_" + randomBase62(20)
+	id := "job_" + base62.Random(20)
 	job, _, err := s.cfg.Store.CreateJob(r.Context(), store.NewJob{
 		ID:          id,
-		ProjectID:   c.project.ID,
+		ProjectID:   c.Project.ID,
 		Prompt:      prompt,
-		Repository:  c.project.Repository,
-		Ref:         c.project.Ref,
-		Model:       c.project.Model,
+		Repository:  c.Project.Repository,
+		Ref:         c.Project.Ref,
+		Model:       c.Project.Model,
 		Branch:      "docs-agent/" + id,
 		CreatedAt:   s.now(),
-		Idempotency: idempotency(r, "create", c.project.ID, "", prompt),
+		Idempotency: idempotency(r, "create", c.Project.ID, "", prompt),
 	})
 	if err != nil {
-		s.storeError(w, r, err, "project "+quote(c.project.ID), "storing job")
+		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(c.Project.ID), "storing job")
 		return
 	}
 	s.jobQueued()
 	// A replay answers 201 again, as the first request was answered: to a
 	// client retrying after a lost response, the two must look the same.
-	writeJSON(w, http.StatusCreated, publicJob(job))
+	respond.JSON(w, http.StatusCreated, publicJob(job))
 }
 
 // getJob: GET /v2/agent/{projectId}/job/{id}.
-func (s *Server) getJob(w http.ResponseWriter, r *http.Request, c caller) {
-	job, err := s.cfg.Store.Job(r.Context(), c.project.ID, r.PathValue("id"))
+func (s *Server) getJob(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
+	job, err := s.cfg.Store.Job(r.Context(), c.Project.ID, r.PathValue("id"))
 	if err != nil {
-		s.storeError(w, r, err, "job "+quote(r.PathValue("id")), "loading job")
+		respond.StoreError(w, r, s.cfg.Logger, err, "job "+respond.Quote(r.PathValue("id")), "loading job")
 		return
 	}
-	writeJSON(w, http.StatusOK, publicJob(job))
+	respond.JSON(w, http.StatusOK, publicJob(job))
 }
 
 // sendMessage: POST /v2/agent/{projectId}/job/{id}/message.
-func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
 	prompt, ok := s.readWrite(w, r)
-	if !ok || !s.canRun(w, r, c.project) {
+	if !ok || !s.canRun(w, r, c.Project) {
 		return
 	}
 	jobID := r.PathValue("id")
 	job, _, err := s.cfg.Store.AddPrompt(r.Context(), store.NewPrompt{
-		ProjectID:   c.project.ID,
+		ProjectID:   c.Project.ID,
 		JobID:       jobID,
 		Prompt:      prompt,
 		At:          s.now(),
-		Idempotency: idempotency(r, "message", c.project.ID, jobID, prompt),
+		Idempotency: idempotency(r, "message", c.Project.ID, jobID, prompt),
 		// Checked by the store inside its write: two follow-ups racing
 		// for a job's last place cannot both take it.
 		Limits: store.PromptLimits{Prompts: s.cfg.MaxJobPrompts, Characters: s.cfg.MaxJobPromptLength},
 	})
 	if err != nil {
-		s.storeError(w, r, err, "job "+quote(jobID), "storing job")
+		respond.StoreError(w, r, s.cfg.Logger, err, "job "+respond.Quote(jobID), "storing job")
 		return
 	}
 	s.jobQueued()
-	writeJSON(w, http.StatusOK, publicJob(job))
+	respond.JSON(w, http.StatusOK, publicJob(job))
 }
 
 // archiveJob: POST /v2/agent/{projectId}/job/{id}/archive, a self-hosted
 // addition. Archiving an archived job answers it again.
-func (s *Server) archiveJob(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Server) archiveJob(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
 	jobID := r.PathValue("id")
-	job, err := s.ArchiveJob(r.Context(), c.project.ID, jobID)
+	job, err := s.ArchiveJob(r.Context(), c.Project.ID, jobID)
 	if err != nil {
-		s.storeError(w, r, err, "job "+quote(jobID), "archiving job")
+		respond.StoreError(w, r, s.cfg.Logger, err, "job "+respond.Quote(jobID), "archiving job")
 		return
 	}
-	writeJSON(w, http.StatusOK, publicJob(job))
+	respond.JSON(w, http.StatusOK, publicJob(job))
 }
 
 // ArchiveJob archives a job: it takes no more follow-ups, and a run in
@@ -121,26 +125,26 @@ func (s *Server) readWrite(w http.ResponseWriter, r *http.Request) (string, bool
 		bad = checkIdempotencyKey(r)
 	}
 	if bad != nil {
-		writeError(w, bad.Status, bad.Message)
+		respond.Error(w, bad.Status, bad.Message)
 		return "", false
 	}
 	return prompt, true
 }
 
 // checkIdempotencyKey validates the optional Idempotency-Key header.
-func checkIdempotencyKey(r *http.Request) *badRequest {
+func checkIdempotencyKey(r *http.Request) *input.Problem {
 	values := r.Header.Values("Idempotency-Key")
 	switch {
 	case len(values) == 0:
 		return nil
 	case len(values) > 1:
-		return invalidInput("send one Idempotency-Key header, not %d", len(values))
+		return input.Invalid("send one Idempotency-Key header, not %d", len(values))
 	case len(values[0]) == 0 || len(values[0]) > 255:
-		return invalidInput("Idempotency-Key must be 1 to 255 characters")
+		return input.Invalid("Idempotency-Key must be 1 to 255 characters")
 	}
 	for _, c := range values[0] {
 		if c < 0x21 || c > 0x7e {
-			return invalidInput("Idempotency-Key must be printable ASCII without spaces")
+			return input.Invalid("Idempotency-Key must be printable ASCII without spaces")
 		}
 	}
 	return nil
@@ -207,7 +211,7 @@ func (s *Server) canRun(w http.ResponseWriter, r *http.Request, p store.Project)
 		return true
 	}
 	if err := s.cfg.Runs(r.Context(), p); err != nil {
-		writeError(w, http.StatusServiceUnavailable, "this server cannot run jobs of project "+quote(p.ID)+": "+err.Error())
+		respond.Error(w, http.StatusServiceUnavailable, "this server cannot run jobs of project "+respond.Quote(p.ID)+": "+err.Error())
 		return false
 	}
 	return true

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/docsapi/docsapi-go/server/internal/keyauth"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -23,21 +25,21 @@ var jobStatuses = []store.JobStatus{store.JobStatusActive, store.JobStatusComple
 // operator sees what runs and a client whose create answer was lost finds
 // its job by when it made it. As an agent endpoint, its error body is
 // {"error"} alone: every problem of the query is in that one message.
-func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, c caller) {
-	page, next, problems, err := s.jobsPage(r.Context(), c.project.ID, r.URL.RawQuery)
+func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
+	page, next, problems, err := s.jobsPage(r.Context(), c.Project.ID, r.URL.RawQuery)
 	switch {
 	case problems != "":
-		writeError(w, http.StatusBadRequest, problems)
+		respond.Error(w, http.StatusBadRequest, problems)
 		return
 	case err != nil:
-		s.storeError(w, r, err, "project "+quote(c.project.ID), "listing jobs")
+		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(c.Project.ID), "listing jobs")
 		return
 	}
 	out := wire.JobsPage{Jobs: make([]wire.Job, len(page.Jobs)), NextCursor: wire.NullString(next), HasMore: page.HasMore}
 	for i, j := range page.Jobs {
 		out.Jobs[i] = publicJob(j)
 	}
-	writeJSON(w, http.StatusOK, out)
+	respond.JSON(w, http.StatusOK, out)
 }
 
 // jobsPage reads the page of a project's jobs that raw, the query string
@@ -51,7 +53,7 @@ func (s *Server) jobsPage(ctx context.Context, projectID, raw string) (page stor
 	}
 	q.ProjectID = projectID
 	scope := scope("jobs", q.ProjectID, timeParam(q.From), timeParam(q.To), statusesParam(q.Statuses))
-	key := s.keys.cursor
+	key := s.cursorKey
 	if cursor != "" {
 		at, id, err := openTimeID(key, scope, cursor)
 		if err != nil {

@@ -11,19 +11,20 @@ import (
 
 	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/internal/servertest"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
 // jobsPage reads a page of the job list that must answer 200.
 func (e *env) jobsPage(key, query string) docsapi.JobsPage {
-	e.t.Helper()
-	resp, body := e.do(key, "GET", "/v2/agent/alpha/jobs"+query, "")
+	e.T.Helper()
+	resp, body := e.Do(key, "GET", "/v2/agent/alpha/jobs"+query, "")
 	if resp.StatusCode != http.StatusOK {
-		e.t.Fatalf("jobs%s: %d %s", query, resp.StatusCode, body)
+		e.T.Fatalf("jobs%s: %d %s", query, resp.StatusCode, body)
 	}
 	var page docsapi.JobsPage
 	if err := json.Unmarshal(body, &page); err != nil {
-		e.t.Fatalf("jobs%s: %v", query, err)
+		e.T.Fatalf("jobs%s: %v", query, err)
 	}
 	return page
 }
@@ -31,19 +32,19 @@ func (e *env) jobsPage(key, query string) docsapi.JobsPage {
 // createJobs creates n jobs of alpha, a second apart, and returns their
 // IDs, oldest first.
 func (e *env) createJobs(n int) []string {
-	e.t.Helper()
+	e.T.Helper()
 	var ids []string
 	for range n {
-		resp, body := e.do("rw", "POST", "/v2/agent/alpha/job", `{"prompt":"Document it"}`)
+		resp, body := e.Do("rw", "POST", "/v2/agent/alpha/job", `{"prompt":"Document it"}`)
 		if resp.StatusCode != http.StatusCreated {
-			e.t.Fatalf("create: %d %s", resp.StatusCode, body)
+			e.T.Fatalf("create: %d %s", resp.StatusCode, body)
 		}
 		var j docsapi.Job
 		if err := json.Unmarshal(body, &j); err != nil {
-			e.t.Fatal(err)
+			e.T.Fatal(err)
 		}
 		ids = append(ids, j.ID)
-		e.clock.Advance(time.Second)
+		e.Clock.Advance(time.Second)
 	}
 	return ids
 }
@@ -81,7 +82,7 @@ func TestJobListPagesNewestFirst(t *testing.T) {
 	if !slices.Equal(seen, want) {
 		t.Fatalf("jobs seen %v, want %v", seen, want)
 	}
-	_, body := e.do("ro", "GET", "/v2/agent/alpha/job/"+ids[0], "")
+	_, body := e.Do("ro", "GET", "/v2/agent/alpha/job/"+ids[0], "")
 	var got docsapi.Job
 	if err := json.Unmarshal(body, &got); err != nil {
 		t.Fatal(err)
@@ -97,7 +98,7 @@ func TestJobListPagesNewestFirst(t *testing.T) {
 func TestJobListFindsAJobByTimeAndStatus(t *testing.T) {
 	e := newEnv(t)
 	ids := e.createJobs(3) // at 09:00:00, :01 and :02
-	if _, err := e.srv.ArchiveJob(t.Context(), "alpha", ids[1]); err != nil {
+	if _, err := e.Server.ArchiveJob(t.Context(), "alpha", ids[1]); err != nil {
 		t.Fatal(err)
 	}
 	for query, want := range map[string][]string{
@@ -114,7 +115,7 @@ func TestJobListFindsAJobByTimeAndStatus(t *testing.T) {
 		}
 	}
 	// Another project's key sees only its project's jobs, none here.
-	resp, body := e.do("beta", "GET", "/v2/agent/beta/jobs", "")
+	resp, body := e.Do("beta", "GET", "/v2/agent/beta/jobs", "")
 	if resp.StatusCode != http.StatusOK || strings.TrimSpace(string(body)) != `{"jobs":[],"nextCursor":null,"hasMore":false}` {
 		t.Errorf("beta's jobs: %d %s", resp.StatusCode, body)
 	}
@@ -133,8 +134,8 @@ func TestJobListRefusals(t *testing.T) {
 		"?dateFrom=2026-08-15&dateTo=2026-08-14": `invalid query parameters: dateFrom (2026-08-15T00:00:00Z) is after dateTo (2026-08-14T00:00:00Z)`,
 		"?cursor=bogus":                          "cursor is not valid for this project and query: pass the nextCursor of a page of the same export with the same filters, unchanged",
 	} {
-		resp, body := e.do("ro", "GET", "/v2/agent/alpha/jobs"+query, "")
-		if resp.StatusCode != http.StatusBadRequest || errorOf(t, body) != want {
+		resp, body := e.Do("ro", "GET", "/v2/agent/alpha/jobs"+query, "")
+		if resp.StatusCode != http.StatusBadRequest || servertest.ErrorOf(t, body) != want {
 			t.Errorf("%s: %d %s, want 400 %q", query, resp.StatusCode, body, want)
 		}
 	}
@@ -143,19 +144,19 @@ func TestJobListRefusals(t *testing.T) {
 		t.Fatal("no cursor after the first of three jobs")
 	}
 	for _, query := range []string{"?limit=1&cursor=" + cursor, "?status=active,failed&cursor=" + cursor} {
-		if resp, body := e.do("ro", "GET", "/v2/agent/alpha/jobs"+query, ""); resp.StatusCode != http.StatusBadRequest {
+		if resp, body := e.Do("ro", "GET", "/v2/agent/alpha/jobs"+query, ""); resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("%s: %d %s, want 400", query, resp.StatusCode, body)
 		}
 	}
 	if got := e.jobsPage("ro", "?limit=5&status=active&cursor="+cursor); len(got.Jobs) != 2 {
 		t.Errorf("the cursor with its own filters and another limit: %d jobs, want 2", len(got.Jobs))
 	}
-	e.addKey("both", server.KeyParams{Name: "both", Projects: []string{"alpha", "beta"}, Scopes: []store.Scope{store.ScopeRead}})
-	if resp, body := e.do("both", "GET", "/v2/agent/beta/jobs?status=active&cursor="+cursor, ""); resp.StatusCode != http.StatusBadRequest {
+	e.AddKey("both", server.KeyParams{Name: "both", Projects: []string{"alpha", "beta"}, Scopes: []store.Scope{store.ScopeRead}})
+	if resp, body := e.Do("both", "GET", "/v2/agent/beta/jobs?status=active&cursor="+cursor, ""); resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("alpha's cursor on beta: %d %s, want 400", resp.StatusCode, body)
 	}
 	for key, want := range map[string]int{"": http.StatusUnauthorized, "beta": http.StatusForbidden} {
-		if resp, _ := e.do(key, "GET", "/v2/agent/alpha/jobs", ""); resp.StatusCode != want {
+		if resp, _ := e.Do(key, "GET", "/v2/agent/alpha/jobs", ""); resp.StatusCode != want {
 			t.Errorf("key %q: %d, want %d", key, resp.StatusCode, want)
 		}
 	}

@@ -1,6 +1,10 @@
 package server
 
-import "time"
+import (
+	"time"
+
+	"github.com/docsapi/docsapi-go/server/site"
+)
 
 // What the server's hooks are told (Config.OnRequest, Config.OnIngestCommit,
 // Config.OnSiteLimit): server/metrics counts with them.
@@ -36,16 +40,16 @@ type IngestCommitInfo struct {
 // The values of SiteLimitInfo.
 const (
 	// SiteLimitFeedback: feedback, refused with 429 and not stored.
-	SiteLimitFeedback = "feedback"
+	SiteLimitFeedback = site.KindFeedback
 	// SiteLimitSearches: a search, counted under store.OtherSearchesQuery
 	// or its opened result counted without the result.
-	SiteLimitSearches = "searches"
+	SiteLimitSearches = site.KindSearches
 	// SiteLimitCap: the project's UTC day held its cap
 	// (SiteConfig.MaxFeedbackPerDay, MaxQueriesPerDay).
-	SiteLimitCap = "cap"
+	SiteLimitCap = site.ReasonCap
 	// SiteLimitShare: the client's address or network had added its
 	// share of the day (SiteConfig.MaxFeedbackPerAddress and the like).
-	SiteLimitShare = "share"
+	SiteLimitShare = site.ReasonShare
 )
 
 // SiteLimitInfo is what Config.OnSiteLimit is told of a submission to a

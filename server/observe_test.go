@@ -42,12 +42,12 @@ func TestOnRequestTellsRouteAndStatus(t *testing.T) {
 	e := newEnv(t, func(c *server.Config) { c.OnRequest = requests.add })
 	// Some requests are outside the document by definition, so they skip
 	// the validator.
-	e.handler = e.srv
-	e.do("ro", "GET", "/v2/agent/alpha/job/missing", "")
-	e.do("", "GET", "/v2/agent/alpha/job/missing", "")
-	e.do("ro", "GET", "/healthz", "")
-	e.do("ro", "GET", "/made/up/path", "")
-	e.do("ro", "PUT", "/v2/agent/alpha/job", "")
+	e.Handler = e.Server
+	e.Do("ro", "GET", "/v2/agent/alpha/job/missing", "")
+	e.Do("", "GET", "/v2/agent/alpha/job/missing", "")
+	e.Do("ro", "GET", "/healthz", "")
+	e.Do("ro", "GET", "/made/up/path", "")
+	e.Do("ro", "PUT", "/v2/agent/alpha/job", "")
 	requests.check(t, "OnRequest", []server.RequestInfo{
 		{Route: "GET /v2/agent/{projectId}/job/{id}", Status: http.StatusNotFound},
 		{Route: "GET /v2/agent/{projectId}/job/{id}", Status: http.StatusUnauthorized},
@@ -62,7 +62,7 @@ func TestOnRequestTellsRouteAndStatus(t *testing.T) {
 func TestOnIngestCommitTellsViewsAndRequests(t *testing.T) {
 	var commits heard[server.IngestCommitInfo]
 	e := newEnv(t, func(c *server.Config) { c.OnIngestCommit = commits.add })
-	resp, body := e.do("rw", "POST", "/v1/analytics/alpha/views", `{"views": [{"path": "/a"}, {"path": "/b"}, {"path": "/a"}]}`)
+	resp, body := e.Do("rw", "POST", "/v1/analytics/alpha/views", `{"views": [{"path": "/a"}, {"path": "/b"}, {"path": "/a"}]}`)
 	if resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("ingest: %d %s", resp.StatusCode, body)
 	}

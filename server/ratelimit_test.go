@@ -19,28 +19,28 @@ func TestIngestHasItsOwnRateLimit(t *testing.T) {
 	})
 	const views = `{"views": [{"path": "/a"}]}`
 	for i := range 2 {
-		if resp, body := e.do("rw", "POST", "/v1/analytics/alpha/views", views); resp.StatusCode != http.StatusAccepted {
+		if resp, body := e.Do("rw", "POST", "/v1/analytics/alpha/views", views); resp.StatusCode != http.StatusAccepted {
 			t.Fatalf("ingestion %d: %d %s, want 202 (under the limit)", i, resp.StatusCode, body)
 		}
 	}
-	resp, body := e.do("rw", "POST", "/v1/analytics/alpha/views", views)
+	resp, body := e.Do("rw", "POST", "/v1/analytics/alpha/views", views)
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "30" {
 		t.Fatalf("third ingestion: %d Retry-After %q %s, want 429 and 30", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
 	// The same key still reads, once.
-	if resp, body := e.do("rw", "GET", "/v1/analytics/alpha/views", ""); resp.StatusCode != http.StatusOK {
+	if resp, body := e.Do("rw", "GET", "/v1/analytics/alpha/views", ""); resp.StatusCode != http.StatusOK {
 		t.Fatalf("read after ingestion ran out: %d %s, want 200", resp.StatusCode, body)
 	}
-	resp, _ = e.do("rw", "GET", "/v1/analytics/alpha/views", "")
+	resp, _ = e.Do("rw", "GET", "/v1/analytics/alpha/views", "")
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "60" {
 		t.Fatalf("second read: %d Retry-After %q, want 429 and 60", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
 	// Another key has budgets of its own.
-	if resp, body := e.do("beta", "POST", "/v1/analytics/beta/views", views); resp.StatusCode != http.StatusAccepted {
+	if resp, body := e.Do("beta", "POST", "/v1/analytics/beta/views", views); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("another key: %d %s, want 202", resp.StatusCode, body)
 	}
-	e.clock.Advance(30 * time.Second)
-	if resp, body := e.do("rw", "POST", "/v1/analytics/alpha/views", views); resp.StatusCode != http.StatusAccepted {
+	e.Clock.Advance(30 * time.Second)
+	if resp, body := e.Do("rw", "POST", "/v1/analytics/alpha/views", views); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("after Retry-After: %d %s, want 202", resp.StatusCode, body)
 	}
 }
@@ -55,10 +55,10 @@ func TestDefaultRateLimits(t *testing.T) {
 		t.Fatalf("DefaultRateLimits() = %+v, want %+v", d, want)
 	}
 	e := newEnv(t)
-	if _, err := server.New(server.Config{Store: e.store, RateLimits: d}); err != nil {
+	if _, err := server.New(server.Config{Store: e.Store, RateLimits: d}); err != nil {
 		t.Fatalf("New refuses the defaults: %v", err)
 	}
-	if _, err := server.New(server.Config{Store: e.store, RateLimits: server.RateLimits{Ingest: server.Limit{Per: time.Minute}}}); err == nil {
+	if _, err := server.New(server.Config{Store: e.Store, RateLimits: server.RateLimits{Ingest: server.Limit{Per: time.Minute}}}); err == nil {
 		t.Fatal("New accepts an ingestion limit without requests")
 	}
 }

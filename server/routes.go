@@ -1,6 +1,11 @@
 package server
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/docsapi/docsapi-go/server/internal/keyauth"
+	"github.com/docsapi/docsapi-go/server/store"
+)
 
 // routeMux is the server's ServeMux, which remembers the patterns it was
 // given. ServeMux.Handler may report a path as a pattern (that of its
@@ -32,4 +37,37 @@ func (m *routeMux) registered(pattern string) string {
 		return pattern
 	}
 	return ""
+}
+
+// routes are every route of the Server: the API's, then the features'.
+func (s *Server) routes() *routeMux {
+	mux := newRouteMux()
+	mux.Handle("POST /v2/agent/{projectId}/job", s.api(keyauth.Agent, store.ScopeWrite, s.createJob))
+	mux.Handle("GET /v2/agent/{projectId}/job/{id}", s.api(keyauth.Agent, store.ScopeRead, s.getJob))
+	mux.Handle("POST /v2/agent/{projectId}/job/{id}/message", s.api(keyauth.Agent, store.ScopeWrite, s.sendMessage))
+	mux.Handle("POST /v2/agent/{projectId}/job/{id}/archive", s.api(keyauth.Agent, store.ScopeWrite, s.archiveJob))
+	mux.Handle("GET /v2/agent/{projectId}/jobs", s.api(keyauth.Agent, store.ScopeRead, s.listJobs))
+	mux.Handle("GET /v1/analytics/{projectId}/views", s.api(keyauth.Analytics, store.ScopeRead, s.views))
+	mux.Handle("POST /v1/analytics/{projectId}/views", s.api(keyauth.Ingest, store.ScopeWrite, s.recordViews))
+	mux.Handle("GET /v1/analytics/{projectId}/visitors", s.api(keyauth.Analytics, store.ScopeRead, s.visitors))
+	mux.Handle("GET /v1/analytics/{projectId}/views/series", s.api(keyauth.Analytics, store.ScopeRead, s.viewsSeries))
+	mux.Handle("GET /v1/analytics/{projectId}/feedback", s.api(keyauth.Analytics, store.ScopeRead, s.feedbackExport))
+	mux.Handle("GET /v1/analytics/{projectId}/feedback/by-page", s.api(keyauth.Analytics, store.ScopeRead, s.feedbackByPage))
+	mux.Handle("PATCH /v1/analytics/{projectId}/feedback/{id}", s.api(keyauth.Analytics, store.ScopeWrite, s.setFeedbackStatus))
+	mux.Handle("GET /v1/analytics/{projectId}/searches", s.api(keyauth.Analytics, store.ScopeRead, s.searchesExport))
+	mux.Handle("GET /v1/analytics/{projectId}/assistant", s.api(keyauth.Analytics, store.ScopeRead, s.noAssistant))
+	mux.Handle("GET /v1/analytics/{projectId}/assistant/threads/{threadId}", s.api(keyauth.Analytics, store.ScopeRead, s.noAssistant))
+	mux.Handle("GET /v1/analytics/{projectId}/assistant/caller-stats", s.api(keyauth.Analytics, store.ScopeRead, s.noAssistant))
+	s.site.Routes(mux)
+	if s.dash != nil {
+		s.dash.Routes(mux)
+	}
+	mux.HandleFunc("GET /healthz", s.health)
+	mux.HandleFunc("GET /openapi.yaml", serveOpenAPI)
+	return mux
+}
+
+// recordViews: POST /v1/analytics/{projectId}/views (package ingest).
+func (s *Server) recordViews(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
+	s.ingest.RecordViews(w, r, c.Project.ID)
 }

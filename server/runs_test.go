@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/internal/servertest"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -22,21 +23,21 @@ func TestJobsOfAProjectThatCannotRunAreRefused(t *testing.T) {
 			return nil
 		}
 	})
-	resp, body := e.do("rw", "POST", "/v2/agent/alpha/job", `{"prompt": "fix the typo"}`)
+	resp, body := e.Do("rw", "POST", "/v2/agent/alpha/job", `{"prompt": "fix the typo"}`)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("alpha: %d %s", resp.StatusCode, body)
 	}
-	job := jobOf(t, body)["id"].(string)
+	job := servertest.JobOf(t, body)["id"].(string)
 	for _, target := range []string{"/v2/agent/beta/job", "/v2/agent/beta/job/" + job + "/message"} {
-		resp, body := e.do("beta", "POST", target, `{"prompt": "fix the typo"}`)
+		resp, body := e.Do("beta", "POST", target, `{"prompt": "fix the typo"}`)
 		if resp.StatusCode != http.StatusServiceUnavailable {
 			t.Fatalf("%s: %d %s, want 503", target, resp.StatusCode, body)
 		}
-		if got, want := errorOf(t, body), `this server cannot run jobs of project "beta": no runner for it`; got != want {
+		if got, want := servertest.ErrorOf(t, body), `this server cannot run jobs of project "beta": no runner for it`; got != want {
 			t.Errorf("%s: error %q, want %q", target, got, want)
 		}
 	}
-	page, err := e.store.ListJobs(context.Background(), store.JobsQuery{JobFilter: store.JobFilter{ProjectID: "beta"}, Limit: 10})
+	page, err := e.Store.ListJobs(context.Background(), store.JobsQuery{JobFilter: store.JobFilter{ProjectID: "beta"}, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

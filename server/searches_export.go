@@ -3,6 +3,8 @@ package server
 import (
 	"net/http"
 
+	"github.com/docsapi/docsapi-go/server/internal/keyauth"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -22,19 +24,19 @@ const (
 // no row is ever sent twice. A query whose count rises past the cursor
 // while a client pages is not sent again, and so may be missed by that
 // export; totalSearches is always the current total.
-func (s *Server) searchesExport(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Server) searchesExport(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
 	qs := newExportQuery(r.URL.RawQuery)
 	from, to := qs.dates()
 	q := store.SearchesQuery{Limit: qs.limit(defaultSearchesLimit, maxSearchesLimit)}
 	cursor, hasCursor := qs.one("cursor")
 	if len(qs.details) > 0 {
-		writeJSON(w, http.StatusBadRequest, analyticsErrorBody{Error: "invalid query parameters", Details: qs.details})
+		respond.ErrorDetails(w, http.StatusBadRequest, "invalid query parameters", qs.details)
 		return
 	}
-	q.ProjectID = c.project.ID
+	q.ProjectID = c.Project.ID
 	q.From, q.To = dayRange(from, to)
 	scope := scope("searches", q.ProjectID, timeParam(q.From), timeParam(q.To))
-	key := s.keys.cursor
+	key := s.cursorKey
 	if hasCursor && cursor != "" {
 		pos, err := openCursor(key, scope, cursor)
 		if err != nil {
@@ -51,7 +53,7 @@ func (s *Server) searchesExport(w http.ResponseWriter, r *http.Request, c caller
 	}
 	res, err := s.cfg.Store.QuerySearches(r.Context(), q)
 	if err != nil {
-		s.storeError(w, r, err, "project "+quote(c.project.ID), "exporting searches")
+		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(c.Project.ID), "exporting searches")
 		return
 	}
 	page := wire.SearchesPage{Searches: make([]wire.Search, len(res.Rows)), TotalSearches: res.Total}
@@ -65,5 +67,5 @@ func (s *Server) searchesExport(w http.ResponseWriter, r *http.Request, c caller
 		last := res.Rows[len(res.Rows)-1]
 		page.NextCursor = wire.NullString(sealCursor(key, scope, new(position).int(last.Hits).str(last.Query).b))
 	}
-	writeJSON(w, http.StatusOK, page)
+	respond.JSON(w, http.StatusOK, page)
 }

@@ -19,19 +19,19 @@ func TestSearchesExport(t *testing.T) {
 	e := newSiteEnv(t)
 	post := func(n int, body string) {
 		for range n {
-			e.mustPost("searches", body)
+			e.MustPost("searches", body)
 		}
 	}
 	post(3, `{"query": "install", "clickedPath": "/install"}`)
 	post(1, `{"query": "Install", "clickedPath": "/setup"}`)
 	post(1, `{"query": "INSTALL"}`)
 	post(2, `{"query": "api keys"}`)
-	e.clock.Advance(24 * time.Hour) // the next day
+	e.Clock.Advance(24 * time.Hour) // the next day
 	post(2, `{"query": "webhooks", "clickedPath": "/webhooks"}`)
 	post(1, `{"query": "zebra"}`)
 
 	var page docsapi.SearchesPage
-	e.getJSON("ro", "/v1/analytics/alpha/searches", &page)
+	e.GetJSON("ro", "/v1/analytics/alpha/searches", &page)
 	day1 := time.Date(2026, 8, 14, 9, 0, 0, 0, time.UTC)
 	want := docsapi.SearchesPage{TotalSearches: 10, Searches: []docsapi.Search{
 		{Query: "install", Hits: 5, CTR: 0.8, TopClickedPage: "/install", LastSearchedAt: day1},
@@ -43,7 +43,7 @@ func TestSearchesExport(t *testing.T) {
 		t.Fatalf("searches (-want +got):\n%s", diff)
 	}
 	// The null cursor is sent, not left out: it is the export's only end mark.
-	resp, body := e.do("ro", "GET", "/v1/analytics/alpha/searches", "")
+	resp, body := e.Do("ro", "GET", "/v1/analytics/alpha/searches", "")
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"nextCursor":null`) {
 		t.Fatalf("the last page: %s", body)
 	}
@@ -53,7 +53,7 @@ func TestSearchesExport(t *testing.T) {
 	query := "?limit=2"
 	for range 5 {
 		var p docsapi.SearchesPage
-		e.getJSON("ro", "/v1/analytics/alpha/searches"+query, &p)
+		e.GetJSON("ro", "/v1/analytics/alpha/searches"+query, &p)
 		if p.TotalSearches != 10 {
 			t.Errorf("a page's totalSearches = %d, want the range's 10", p.TotalSearches)
 		}
@@ -77,7 +77,7 @@ func TestSearchesExport(t *testing.T) {
 		"?dateFrom=2026-08-16":                                       nil,
 	} {
 		var p docsapi.SearchesPage
-		e.getJSON("ro", "/v1/analytics/alpha/searches"+q, &p)
+		e.GetJSON("ro", "/v1/analytics/alpha/searches"+q, &p)
 		var got []string
 		for _, s := range p.Searches {
 			got = append(got, s.Query)

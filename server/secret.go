@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"fmt"
-
-	"github.com/docsapi/docsapi-go/server/internal/dashboard"
 )
 
 // The secret (Config.Secret) is what the database does not hold: every
@@ -18,33 +16,21 @@ import (
 // SecretBytes is the length of Config.Secret: 256 random bits.
 const SecretBytes = 32
 
-// serverKeys are the keys derived from the secret, one for each use, so
-// that no use can be turned against another.
-type serverKeys struct {
-	cursor []byte            // the HMAC key of the exports' cursors
-	sealer *dashboard.Sealer // the dashboard's sessions and CSRF tokens
-}
+// Each use of the secret gets a key of its own derived from it (derive),
+// so that no use can be turned against another: the exports' cursors here
+// (Server.cursorKey), the dashboard's sessions in package dashboard.
 
-// newServerKeys derives the keys from secret; with none, from a random
-// secret of this process's own.
-func newServerKeys(secret []byte) (serverKeys, error) {
+// resolveSecret returns the secret of Config.Secret: secret, checked, or
+// with none a random secret of this process's own.
+func resolveSecret(secret []byte) ([]byte, error) {
 	switch n := len(secret); {
 	case n == 0:
 		secret = make([]byte, SecretBytes)
 		rand.Read(secret)
 	case n != SecretBytes:
-		return serverKeys{}, fmt.Errorf("server: Config.Secret has %d bytes; it needs exactly %d random bytes", n, SecretBytes)
+		return nil, fmt.Errorf("server: Config.Secret has %d bytes; it needs exactly %d random bytes", n, SecretBytes)
 	}
-	sealer, err := sessionSealer(secret)
-	if err != nil {
-		return serverKeys{}, err
-	}
-	return serverKeys{cursor: derive(secret, "docsapi cursors"), sealer: sealer}, nil
-}
-
-// sessionSealer returns the Sealer of the dashboard's sessions of secret.
-func sessionSealer(secret []byte) (*dashboard.Sealer, error) {
-	return dashboard.NewSealer(derive(secret, "docsapi dashboard sessions"))
+	return secret, nil
 }
 
 // derive returns the key of secret for the use label.

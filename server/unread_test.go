@@ -124,16 +124,16 @@ func TestRefusedRequestsCloseTheConnectionInsteadOfReadingTheBody(t *testing.T) 
 	e := newEnv(t, func(c *server.Config) {
 		c.RateLimits = server.RateLimits{Agent: server.Limit{Requests: 1, Per: time.Hour}}
 	})
-	addr := serveLikeServe(t, e.srv)
+	addr := serveLikeServe(t, e.Server)
 	// The same keys and projects, but the project beta is gone: its key
 	// gets 404.
-	noBeta, err := server.New(server.Config{Store: withoutProject{e.store, "beta"}})
+	noBeta, err := server.New(server.Config{Store: withoutProject{e.Store, "beta"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	noBetaAddr := serveLikeServe(t, noBeta)
 	// Spend the agent budget of the key "rw", for the 429 below.
-	if resp, body := e.do("rw", "GET", "/v2/agent/alpha/job/job_x", ""); resp.StatusCode != http.StatusNotFound {
+	if resp, body := e.Do("rw", "GET", "/v2/agent/alpha/job/job_x", ""); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("spending the budget: %d %s", resp.StatusCode, body)
 	}
 
@@ -146,12 +146,12 @@ func TestRefusedRequestsCloseTheConnectionInsteadOfReadingTheBody(t *testing.T) 
 		{"bad key", addr, "/v1/analytics/alpha/views", "mint_" + strings.Repeat("x", 43), 262144, http.StatusUnauthorized},
 		{"no key, small body", addr, "/v2/agent/alpha/job", "", 4096, http.StatusUnauthorized},
 		{"no key, chunked body", addr, "/v2/agent/alpha/job", "", -1, http.StatusUnauthorized},
-		{"key for another project", addr, "/v1/analytics/alpha/views", e.keys["beta"], 262144, http.StatusForbidden},
-		{"read-only key", addr, "/v2/agent/alpha/job", e.keys["ro"], 262144, http.StatusForbidden},
-		{"project gone", noBetaAddr, "/v1/analytics/beta/views", e.keys["beta"], 262144, http.StatusNotFound},
-		{"rate limited", addr, "/v2/agent/alpha/job", e.keys["rw"], 262144, http.StatusTooManyRequests},
+		{"key for another project", addr, "/v1/analytics/alpha/views", e.Keys["beta"], 262144, http.StatusForbidden},
+		{"read-only key", addr, "/v2/agent/alpha/job", e.Keys["ro"], 262144, http.StatusForbidden},
+		{"project gone", noBetaAddr, "/v1/analytics/beta/views", e.Keys["beta"], 262144, http.StatusNotFound},
+		{"rate limited", addr, "/v2/agent/alpha/job", e.Keys["rw"], 262144, http.StatusTooManyRequests},
 		{"unknown route", addr, "/v2/agent/alpha/nope", "", 262144, http.StatusNotFound},
-		{"declared body over the bound", addr, "/v1/analytics/alpha/views", e.keys["rw"], 2 << 20, http.StatusRequestEntityTooLarge},
+		{"declared body over the bound", addr, "/v1/analytics/alpha/views", e.Keys["rw"], 2 << 20, http.StatusRequestEntityTooLarge},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -188,7 +188,7 @@ func (w withoutProject) Project(ctx context.Context, id string) (store.Project, 
 // closing is for bodies the server did not read.
 func TestConnectionsStayOpenWhenTheBodyWasRead(t *testing.T) {
 	e := newEnv(t)
-	addr := serveLikeServe(t, e.srv)
+	addr := serveLikeServe(t, e.Server)
 	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -201,10 +201,10 @@ func TestConnectionsStayOpenWhenTheBodyWasRead(t *testing.T) {
 		method, target, key, body string
 		status                    int
 	}{
-		{"POST", "/v1/analytics/alpha/views", e.keys["rw"], views, http.StatusAccepted},
+		{"POST", "/v1/analytics/alpha/views", e.Keys["rw"], views, http.StatusAccepted},
 		{"GET", "/v1/analytics/alpha/views", "mint_" + strings.Repeat("x", 43), "", http.StatusUnauthorized},
-		{"POST", "/v1/analytics/alpha/views", e.keys["rw"], `{"views": []}`, http.StatusBadRequest},
-		{"GET", "/v1/analytics/alpha/views", e.keys["ro"], "", http.StatusOK},
+		{"POST", "/v1/analytics/alpha/views", e.Keys["rw"], `{"views": []}`, http.StatusBadRequest},
+		{"GET", "/v1/analytics/alpha/views", e.Keys["ro"], "", http.StatusOK},
 	} {
 		msg := fmt.Sprintf("%s %s HTTP/1.1\r\nHost: docsapi.test\r\nAuthorization: Bearer %s\r\nContent-Length: %d\r\n\r\n%s",
 			req.method, req.target, req.key, len(req.body), req.body)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/keyauth"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -18,16 +20,16 @@ const (
 )
 
 // views: GET /v1/analytics/{projectId}/views.
-func (s *Server) views(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Server) views(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
 	q, details := parseViewsQuery(r.URL.RawQuery)
 	if len(details) > 0 {
-		writeJSON(w, http.StatusBadRequest, analyticsErrorBody{Error: "invalid query parameters", Details: details})
+		respond.ErrorDetails(w, http.StatusBadRequest, "invalid query parameters", details)
 		return
 	}
-	q.ProjectID = c.project.ID
+	q.ProjectID = c.Project.ID
 	res, err := s.cfg.Store.QueryViews(r.Context(), q)
 	if err != nil {
-		s.storeError(w, r, err, "project "+quote(c.project.ID), "querying views")
+		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(c.Project.ID), "querying views")
 		return
 	}
 	page := wire.ViewsPage{
@@ -38,7 +40,7 @@ func (s *Server) views(w http.ResponseWriter, r *http.Request, c caller) {
 	for i, row := range res.Rows {
 		page.Views[i] = wire.PageView{Path: row.Path, Human: row.Human, AI: row.AI, Total: row.Human + row.AI}
 	}
-	writeJSON(w, http.StatusOK, page)
+	respond.JSON(w, http.StatusOK, page)
 }
 
 // parseViewsQuery reads dateFrom, dateTo, limit and offset, and lists every

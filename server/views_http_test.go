@@ -15,21 +15,21 @@ import (
 )
 
 func (e *env) addViews(counts ...store.ViewCount) {
-	e.t.Helper()
-	if err := e.store.AddViews(context.Background(), counts); err != nil {
-		e.t.Fatalf("AddViews: %v", err)
+	e.T.Helper()
+	if err := e.Store.AddViews(context.Background(), counts); err != nil {
+		e.T.Fatalf("AddViews: %v", err)
 	}
 }
 
 func (e *env) views(key, query string) docsapi.ViewsPage {
-	e.t.Helper()
-	resp, body := e.do(key, "GET", "/v1/analytics/alpha/views"+query, "")
+	e.T.Helper()
+	resp, body := e.Do(key, "GET", "/v1/analytics/alpha/views"+query, "")
 	if resp.StatusCode != http.StatusOK {
-		e.t.Fatalf("views%s: %d %s", query, resp.StatusCode, body)
+		e.T.Fatalf("views%s: %d %s", query, resp.StatusCode, body)
 	}
 	var page docsapi.ViewsPage
 	if err := json.Unmarshal(body, &page); err != nil {
-		e.t.Fatalf("views%s: %v", query, err)
+		e.T.Fatalf("views%s: %v", query, err)
 	}
 	return page
 }
@@ -103,7 +103,7 @@ func TestViewsDateRange(t *testing.T) {
 
 func TestViewsValidationAnswers400WithDetails(t *testing.T) {
 	e := newEnv(t)
-	resp, body := e.do("ro", "GET", "/v1/analytics/alpha/views?limit=0&offset=-2&dateFrom=soon", "")
+	resp, body := e.Do("ro", "GET", "/v1/analytics/alpha/views?limit=0&offset=-2&dateFrom=soon", "")
 	var got struct {
 		Error   string                `json:"error"`
 		Details []docsapi.ErrorDetail `json:"details"`

@@ -4,6 +4,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/input"
+	"github.com/docsapi/docsapi-go/server/internal/keyauth"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/store"
@@ -25,23 +28,23 @@ var seriesIntervals = map[string]time.Duration{
 // viewsSeries: GET /v1/analytics/{projectId}/views/series, a self-hosted
 // addition: the views per hour or day, for an operator's chart, bots
 // included (which no export shows).
-func (s *Server) viewsSeries(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Server) viewsSeries(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
 	q, details := parseSeriesQuery(r.URL.RawQuery, s.now())
 	if len(details) > 0 {
-		writeJSON(w, http.StatusBadRequest, analyticsErrorBody{Error: "invalid query parameters", Details: details})
+		respond.ErrorDetails(w, http.StatusBadRequest, "invalid query parameters", details)
 		return
 	}
-	q.ProjectID = c.project.ID
+	q.ProjectID = c.Project.ID
 	points, err := s.cfg.Store.ViewSeries(r.Context(), q)
 	if err != nil {
-		s.storeError(w, r, err, "project "+quote(c.project.ID), "querying the views series")
+		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(c.Project.ID), "querying the views series")
 		return
 	}
 	out := wire.ViewsSeries{Interval: intervalName(q.Interval), DateFrom: wire.Time(q.From), DateTo: wire.Time(q.To), Path: wire.NullString(q.Path), Points: make([]wire.ViewsPoint, len(points))}
 	for i, p := range points {
 		out.Points[i] = wire.ViewsPoint{At: wire.Time(p.At), Human: p.Human, AI: p.AI, Bots: p.Bot, Total: p.Human + p.AI}
 	}
-	writeJSON(w, http.StatusOK, out)
+	respond.JSON(w, http.StatusOK, out)
 }
 
 // parseSeriesQuery reads interval (hour or day, day when omitted),
@@ -65,7 +68,7 @@ func parseSeriesQuery(raw string, now time.Time) (store.SeriesQuery, []wire.Erro
 	}
 	from, to := qs.dates()
 	if v, ok := qs.one("path"); ok {
-		if p := pathProblem(v); p != "" {
+		if p := input.PathProblem(v); p != "" {
 			qs.fail("path %s", p)
 		} else {
 			q.Path = pageviews.NormalizePath(v)

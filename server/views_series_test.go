@@ -14,14 +14,14 @@ import (
 
 // series reads the views series of alpha, which must answer 200.
 func (e *env) series(query string) docsapi.ViewsSeries {
-	e.t.Helper()
-	resp, body := e.do("ro", "GET", "/v1/analytics/alpha/views/series"+query, "")
+	e.T.Helper()
+	resp, body := e.Do("ro", "GET", "/v1/analytics/alpha/views/series"+query, "")
 	if resp.StatusCode != http.StatusOK {
-		e.t.Fatalf("series%s: %d %s", query, resp.StatusCode, body)
+		e.T.Fatalf("series%s: %d %s", query, resp.StatusCode, body)
 	}
 	var s docsapi.ViewsSeries
 	if err := json.Unmarshal(body, &s); err != nil {
-		e.t.Fatalf("series%s: %v", query, err)
+		e.T.Fatalf("series%s: %v", query, err)
 	}
 	return s
 }
@@ -86,7 +86,7 @@ func TestViewsSeriesRefusals(t *testing.T) {
 		"?dateFrom=2026-08-16": {"dateFrom (2026-08-16T00:00:00Z) is after the current day, where the range ends when dateTo is omitted"},
 		"?path=/a%00b":         {"path holds a control character (U+0000) at byte 2"},
 	} {
-		resp, body := e.do("ro", "GET", "/v1/analytics/alpha/views/series"+query, "")
+		resp, body := e.Do("ro", "GET", "/v1/analytics/alpha/views/series"+query, "")
 		var got struct {
 			Error   string
 			Details []docsapi.ErrorDetail
@@ -103,7 +103,7 @@ func TestViewsSeriesRefusals(t *testing.T) {
 			t.Errorf("%s: details (-want +got):\n%s", query, d)
 		}
 	}
-	if resp, _ := e.do("beta", "GET", "/v1/analytics/alpha/views/series", ""); resp.StatusCode != http.StatusForbidden {
+	if resp, _ := e.Do("beta", "GET", "/v1/analytics/alpha/views/series", ""); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("another project's key: %d, want 403", resp.StatusCode)
 	}
 }

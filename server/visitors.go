@@ -3,6 +3,8 @@ package server
 import (
 	"net/http"
 
+	"github.com/docsapi/docsapi-go/server/internal/keyauth"
+	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/internal/wire"
 )
 
@@ -10,16 +12,16 @@ import (
 // export's (parseViewsQuery: dates, limit and offset), and so are its auth,
 // rate budget and errors; the store counts the whole UTC days the range
 // touches, visitors being counted per day.
-func (s *Server) visitors(w http.ResponseWriter, r *http.Request, c caller) {
+func (s *Server) visitors(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
 	q, details := parseViewsQuery(r.URL.RawQuery)
 	if len(details) > 0 {
-		writeJSON(w, http.StatusBadRequest, analyticsErrorBody{Error: "invalid query parameters", Details: details})
+		respond.ErrorDetails(w, http.StatusBadRequest, "invalid query parameters", details)
 		return
 	}
-	q.ProjectID = c.project.ID
+	q.ProjectID = c.Project.ID
 	res, err := s.cfg.Store.QueryVisitors(r.Context(), q)
 	if err != nil {
-		s.storeError(w, r, err, "project "+quote(c.project.ID), "querying visitors")
+		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(c.Project.ID), "querying visitors")
 		return
 	}
 	page := wire.VisitorsPage{
@@ -30,5 +32,5 @@ func (s *Server) visitors(w http.ResponseWriter, r *http.Request, c caller) {
 	for i, row := range res.Rows {
 		page.Visitors[i] = wire.PageVisitors{Path: row.Path, Human: row.Human, AI: row.AI, Total: row.Total}
 	}
-	writeJSON(w, http.StatusOK, page)
+	respond.JSON(w, http.StatusOK, page)
 }

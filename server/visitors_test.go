@@ -29,7 +29,7 @@ func sketchOf(ids ...uint64) []byte {
 }
 
 func (e *env) addVisitors(counts ...store.VisitorCount) {
-	e.t.Helper()
+	e.T.Helper()
 	var views []store.ViewCount
 	for _, c := range counts {
 		views = append(views, store.ViewCount{ProjectID: c.ProjectID, Path: c.Path, Hour: c.Hour, Human: 1})
@@ -37,20 +37,20 @@ func (e *env) addVisitors(counts ...store.VisitorCount) {
 	// Views first, as every flush does: a day holds the paths it has
 	// views of.
 	e.addViews(views...)
-	if err := e.store.AddVisitors(context.Background(), counts); err != nil {
-		e.t.Fatalf("AddVisitors: %v", err)
+	if err := e.Store.AddVisitors(context.Background(), counts); err != nil {
+		e.T.Fatalf("AddVisitors: %v", err)
 	}
 }
 
 func (e *env) visitorsPage(key, query string) docsapi.VisitorsPage {
-	e.t.Helper()
-	resp, body := e.do(key, "GET", "/v1/analytics/alpha/visitors"+query, "")
+	e.T.Helper()
+	resp, body := e.Do(key, "GET", "/v1/analytics/alpha/visitors"+query, "")
 	if resp.StatusCode != http.StatusOK {
-		e.t.Fatalf("visitors%s: %d %s", query, resp.StatusCode, body)
+		e.T.Fatalf("visitors%s: %d %s", query, resp.StatusCode, body)
 	}
 	var page docsapi.VisitorsPage
 	if err := json.Unmarshal(body, &page); err != nil {
-		e.t.Fatalf("visitors%s: %v", query, err)
+		e.T.Fatalf("visitors%s: %v", query, err)
 	}
 	return page
 }
@@ -101,7 +101,7 @@ func TestVisitorsOrderTotalsPagingAndDates(t *testing.T) {
 
 func TestVisitorsRefusals(t *testing.T) {
 	e := newEnv(t)
-	resp, body := e.do("ro", "GET", "/v1/analytics/alpha/visitors?limit=0&offset=x", "")
+	resp, body := e.Do("ro", "GET", "/v1/analytics/alpha/visitors?limit=0&offset=x", "")
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "limit must be") || !strings.Contains(string(body), "offset must be") {
 		t.Errorf("bad query: %d %s", resp.StatusCode, body)
 	}
@@ -114,7 +114,7 @@ func TestVisitorsRefusals(t *testing.T) {
 		{"ro", "/v1/analytics/beta/visitors", http.StatusForbidden},
 		{"rw", "/v1/analytics/alpha/visitors", http.StatusOK}, // write implies read
 	} {
-		if resp, body := e.do(tc.key, "GET", tc.path, ""); resp.StatusCode != tc.status {
+		if resp, body := e.Do(tc.key, "GET", tc.path, ""); resp.StatusCode != tc.status {
 			t.Errorf("%s with key %q: %d %s, want %d", tc.path, tc.key, resp.StatusCode, body, tc.status)
 		}
 	}

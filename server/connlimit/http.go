@@ -188,8 +188,9 @@ func (l *Limiter) refusePublic(w http.ResponseWriter, r *http.Request, c *conn) 
 }
 
 // requestID is the X-Request-Id of a refusal, by the server's rule
-// (server/requestid.go), since the API promises one on every answer: the
-// caller's when it is a sane token, else a new one.
+// (respond.RequestID in server/internal/respond), since the API promises
+// one on every answer: the caller's when it is a sane token, else a new
+// one.
 func requestID(r *http.Request) string {
 	id := r.Header.Get("X-Request-Id")
 	sane := len(id) > 0 && len(id) <= 128

@@ -102,8 +102,8 @@ func ArchiveJob(j Job, at time.Time) (job Job, changed bool) {
 	return j, true
 }
 
-// ClaimJob returns j, a job ready for c (active, and unleased or with a
-// lease that expired before leaseNow), as Store.ClaimJob leaves it.
+// ClaimTransition returns j, a job ready for c (active, and unleased or
+// with a lease that expired before leaseNow), as Store.ClaimJob leaves it.
 // leaseNow is the store's lease time (see leaseclock.go): c.Now on a store
 // told the time, the database's clock on a LeaseClock. The job is leased to
 // c.Owner until leaseNow+c.LeaseFor with one more attempt (leased true),
@@ -111,7 +111,7 @@ func ArchiveJob(j Job, at time.Time) (job Job, changed bool) {
 // instead, and it fails with a GaveUpReason and no lease (leased false),
 // since each of its runs ended without an outcome (a crash, a stall).
 // Either way it was last updated at c.Now, the caller's time.
-func ClaimJob(j Job, c Claim, leaseNow time.Time) (job Job, leased bool) {
+func ClaimTransition(j Job, c Claim, leaseNow time.Time) (job Job, leased bool) {
 	j.UpdatedAt = c.Now
 	if j.Attempts >= c.MaxAttempts {
 		j.Status = JobStatusFailed
@@ -185,7 +185,7 @@ func RevokeKey(k APIKey, at time.Time) (key APIKey, changed bool) {
 // GaveUpReason is the FailureReason of a job given up after attempts runs:
 // why names how the last one ended. The engine gives up on a job whose last
 // run failed with an error worth retrying, a claim on one whose runs all
-// ended without an outcome (see ClaimJob).
+// ended without an outcome (see ClaimTransition).
 func GaveUpReason(attempts int, why string) string {
 	return fmt.Sprintf("gave up after %d attempts: %s", attempts, why)
 }

@@ -98,33 +98,33 @@ func TestArchiveJob(t *testing.T) {
 	wantJob(t, "ArchiveJob again", again, got)
 }
 
-func TestClaimJob(t *testing.T) {
+func TestClaimTransition(t *testing.T) {
 	c := Claim{Owner: "w2", Now: t0.Add(2 * time.Hour), LeaseFor: time.Minute, MaxAttempts: 2}
 	ready := leasedJob() // its lease expired before c.Now
 
-	got, leased := ClaimJob(ready, c, c.Now)
+	got, leased := ClaimTransition(ready, c, c.Now)
 	want := leasedJob()
 	want.Attempts, want.LeaseOwner, want.LeaseExpiresAt, want.UpdatedAt = 2, "w2", c.Now.Add(time.Minute), c.Now
 	if !leased {
-		t.Error("ClaimJob with an attempt left: leased false")
+		t.Error("ClaimTransition with an attempt left: leased false")
 	}
-	wantJob(t, "ClaimJob", got, want)
+	wantJob(t, "ClaimTransition", got, want)
 
 	// On a store whose leases follow the database's clock, the lease runs
 	// from that clock's time, and the caller's time is only UpdatedAt.
 	dbNow := c.Now.Add(-5 * time.Minute)
-	onDB, _ := ClaimJob(ready, c, dbNow)
+	onDB, _ := ClaimTransition(ready, c, dbNow)
 	want.LeaseExpiresAt = dbNow.Add(time.Minute)
-	wantJob(t, "ClaimJob on the database's clock", onDB, want)
+	wantJob(t, "ClaimTransition on the database's clock", onDB, want)
 
-	got, leased = ClaimJob(got, c, c.Now)
+	got, leased = ClaimTransition(got, c, c.Now)
 	want = unleased(want)
 	want.Status = JobStatusFailed
 	want.FailureReason = "gave up after 2 attempts: every run ended without an outcome (the limit is 2)"
 	if leased {
-		t.Error("ClaimJob of a job that used its attempts: leased true")
+		t.Error("ClaimTransition of a job that used its attempts: leased true")
 	}
-	wantJob(t, "ClaimJob of a job that used its attempts", got, want)
+	wantJob(t, "ClaimTransition of a job that used its attempts", got, want)
 }
 
 func TestFinishJob(t *testing.T) {

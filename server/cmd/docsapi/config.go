@@ -2,19 +2,21 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/gitrepo"
+	"github.com/docsapi/docsapi-go/server/internal/strictjson"
 )
 
 // fileConfig is the JSON configuration file of serve (and, for the storage
@@ -332,40 +334,20 @@ func loadConfigFile(path string) (*fileConfig, error) {
 	return cfg, nil
 }
 
-// decodeConfig parses a configuration strictly: a syntax error gives its line
-// and column, an unknown field its path, and a secret written into the file
-// is refused without being repeated.
+// decodeConfig parses a configuration strictly (package strictjson): a
+// syntax error gives its line and column, an unknown field its path, a
+// value of the wrong type its path and what is wanted, and a secret
+// written into the file is refused without being repeated. Names must be
+// written as the fields are: encoding/json would accept "Listen" for
+// "listen", but a configuration that means something else than it says is
+// worse than an error.
 func decodeConfig(data []byte) (*fileConfig, error) {
-	var generic any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&generic); err != nil {
-		return nil, jsonSyntaxError(data, err)
-	}
-	if dec.More() {
-		return nil, errors.New("data after the JSON object: the file must hold one object")
-	}
-	if _, ok := generic.(map[string]any); !ok {
+	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
 		return nil, errors.New("the file must hold a JSON object")
 	}
-	// Field names are checked first, on the generic form, so that the
-	// message names the whole path ("projects[0].host: unknown field
-	// \"tokn\""), which encoding/json's own message does not.
-	if err := checkFields(generic, reflect.TypeFor[fileConfig](), ""); err != nil {
-		return nil, err
-	}
 	var cfg fileConfig
-	dec = json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			// Only the kind of the value, never the value: it may be a secret
-			// in the wrong place.
-			kind, _, _ := strings.Cut(te.Value, " ")
-			return nil, fmt.Errorf("%s: want %s, got a JSON %s", te.Field, jsonKind(te.Type), kind)
-		}
-		return nil, err
+	if err := strictjson.Decode(data, &cfg, strictjson.Options{MatchCase: true, Check: checkConfigValue}); err != nil {
+		return nil, configError(err)
 	}
 	if cfg.PageViews.MaxPathsPerDay < 0 || cfg.PageViews.MaxKeys < 0 {
 		return nil, errors.New("pageViews: maxKeys and maxPathsPerDay must not be negative (leave them out for the defaults)")
@@ -389,44 +371,84 @@ func decodeConfig(data []byte) (*fileConfig, error) {
 	return &cfg, nil
 }
 
-// jsonSyntaxError adds the line and column to a syntax error.
-func jsonSyntaxError(data []byte, err error) error {
-	var se *json.SyntaxError
-	if !errors.As(err, &se) {
-		if errors.Is(err, io.EOF) {
-			return errors.New("the file is empty; it must hold a JSON object")
-		}
-		return err
-	}
-	// Offset counts the bytes read, the offending one included.
-	line, col := 1, 1
-	for _, c := range data[:min(max(int(se.Offset)-1, 0), len(data))] {
-		if c == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
+// checkConfigValue checks the values whose types read themselves (see
+// strictjson.Options.Check): durations, sizes, and a sandbox given as a
+// string; a sandbox object is walked as its fields.
+func checkConfigValue(t reflect.Type, raw []byte) (bool, error) {
+	switch t {
+	case reflect.TypeFor[duration]():
+		var d duration
+		return true, d.UnmarshalJSON(raw)
+	case reflect.TypeFor[byteSize]():
+		var b byteSize
+		return true, b.UnmarshalJSON(raw)
+	case reflect.TypeFor[sandboxConfig]():
+		if bytes.HasPrefix(raw, []byte(`"`)) {
+			return true, checkSandboxString(raw)
 		}
 	}
-	return fmt.Errorf("line %d, column %d: %s", line, col, se.Error())
+	return false, nil
 }
 
-// describeJSON names the kind of a decoded JSON value, never the value: it
-// may be a secret in the wrong place.
-func describeJSON(v any) string {
-	switch v.(type) {
-	case bool:
+// configError words an error of strictjson.Decode for the file. A value is
+// never repeated, only its kind: it may be a secret in the wrong place.
+func configError(err error) error {
+	var e *strictjson.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	at := cmp.Or(e.Path, e.Field)
+	switch e.Kind {
+	case strictjson.Empty:
+		return errors.New("the file is empty; it must hold a JSON object")
+	case strictjson.Syntax:
+		return fmt.Errorf("line %d, column %d: %s", e.Line, e.Column, e.Err.Error())
+	case strictjson.Trailing:
+		return errors.New("data after the JSON object: the file must hold one object")
+	case strictjson.UnknownField:
+		where := cmp.Or(e.Path, "top level")
+		if target, isSecret := secretFields[e.Field]; isSecret && slices.Contains(e.Known, target+"Env") {
+			// The value is not repeated: it is a secret.
+			return fmt.Errorf("%s: field %q would put a secret in the file, which is refused: name the environment variable that holds it with %q, or a file with %q",
+				where, e.Field, target+"Env", target+"File")
+		}
+		return fmt.Errorf("%s: unknown field %q%s", where, e.Field, suggest(e.Field, e.Known))
+	case strictjson.WrongType:
+		switch {
+		case at == "":
+			return errors.New("the file must hold a JSON object")
+		case strings.HasPrefix(e.Value, "number "):
+			return fmt.Errorf("%s: want a whole number", at)
+		}
+		return fmt.Errorf("%s: want %s, got %s", at, kindWanted(e.Want), kindSent(e.Value))
+	case strictjson.BadValue:
+		if at != "" {
+			return fmt.Errorf("%s: %w", at, e.Err)
+		}
+		return e.Err
+	}
+	return e.Err // Truncated: encoding/json's "unexpected EOF"
+}
+
+// kindSent names a kind of JSON value (strictjson.Error.Value) as the
+// file's messages do.
+func kindSent(value string) string {
+	switch value {
+	case "bool":
 		return "true or false"
-	case string:
+	case "string":
 		return "a string"
-	case json.Number:
+	case "number":
 		return "a number"
-	case []any:
+	case "array":
 		return "an array"
 	}
 	return "an object"
 }
 
-func jsonKind(t reflect.Type) string {
+// kindWanted names the JSON value a field of the file's type t takes, as
+// the file's messages do.
+func kindWanted(t reflect.Type) string {
 	if t == reflect.TypeFor[duration]() {
 		return `a duration such as "30s"`
 	}
@@ -455,137 +477,15 @@ var secretFields = map[string]string{
 	"apiKey": "apiKey", "key": "apiKey",
 }
 
-// checkFields walks a decoded JSON value alongside the Go type it will be
-// decoded into and reports the first field the type does not have. Names
-// must match exactly: encoding/json would accept "Listen" for "listen", but
-// a configuration that means something else than it says is worse than an
-// error.
-func checkFields(v any, t reflect.Type, path string) error {
-	if v == nil {
-		return nil // null leaves the field unset
-	}
-	wrongType := func() error {
-		return fmt.Errorf("%s: want %s, got %s", path, jsonKind(t), describeJSON(v))
-	}
-	if t == reflect.TypeFor[sandboxConfig]() {
-		if word, ok := v.(string); ok {
-			b, _ := json.Marshal(word)
-			if err := checkSandboxString(b); err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			return nil
-		}
-	}
-	if t == reflect.TypeFor[duration]() {
-		var d duration
-		b, _ := json.Marshal(v)
-		if err := d.UnmarshalJSON(b); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		return nil
-	}
-	if t == reflect.TypeFor[byteSize]() {
-		var size byteSize
-		b, _ := json.Marshal(v)
-		if err := size.UnmarshalJSON(b); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		return nil
-	}
-	switch t.Kind() {
-	case reflect.Pointer:
-		return checkFields(v, t.Elem(), path)
-	case reflect.Bool:
-		if _, ok := v.(bool); !ok {
-			return wrongType()
-		}
-	case reflect.String:
-		if _, ok := v.(string); !ok {
-			return wrongType()
-		}
-	case reflect.Int, reflect.Int64:
-		if n, ok := v.(json.Number); !ok {
-			return wrongType()
-		} else if _, err := n.Int64(); err != nil {
-			return fmt.Errorf("%s: want a whole number", path)
-		}
-	case reflect.Map:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return wrongType()
-		}
-		for _, k := range sortedKeys(obj) {
-			if err := checkFields(obj[k], t.Elem(), fmt.Sprintf("%s[%q]", path, k)); err != nil {
-				return err
-			}
-		}
-	case reflect.Struct:
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return wrongType()
-		}
-		fields := map[string]reflect.StructField{}
-		for i := range t.NumField() {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			fields[name] = f
-		}
-		keys := make([]string, 0, len(obj))
-		for k := range obj {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		where := path
-		if where == "" {
-			where = "top level"
-		}
-		for _, k := range keys {
-			f, ok := fields[k]
-			if !ok {
-				if target, isSecret := secretFields[k]; isSecret {
-					if _, has := fields[target+"Env"]; has {
-						// The value is not repeated: it is a secret.
-						return fmt.Errorf("%s: field %q would put a secret in the file, which is refused: name the environment variable that holds it with %q, or a file with %q",
-							where, k, target+"Env", target+"File")
-					}
-				}
-				return fmt.Errorf("%s: unknown field %q%s", where, k, suggest(k, fields))
-			}
-			if err := checkFields(obj[k], f.Type, join(path, k)); err != nil {
-				return err
-			}
-		}
-	case reflect.Slice:
-		arr, ok := v.([]any)
-		if !ok {
-			return wrongType()
-		}
-		for i, item := range arr {
-			if err := checkFields(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func join(path, field string) string {
-	if path == "" {
-		return field
-	}
-	return path + "." + field
-}
-
 // suggest names the known field that differs from k only in case, or lists
 // the known fields.
-func suggest(k string, fields map[string]reflect.StructField) string {
-	names := make([]string, 0, len(fields))
-	for n := range fields {
+func suggest(k string, known []string) string {
+	for _, n := range known {
 		if strings.EqualFold(n, k) {
 			return fmt.Sprintf(" (did you mean %q?)", n)
 		}
-		names = append(names, n)
 	}
+	names := slices.Clone(known)
 	sort.Strings(names)
 	return " (known fields: " + strings.Join(names, ", ") + ")"
 }

@@ -141,7 +141,7 @@ func (s *Store) ClaimJob(ctx context.Context, c store.Claim) (store.Job, error) 
 			if err != nil || !found {
 				return store.Job{}, err
 			}
-			next, leased := store.ClaimJob(j, c, leaseNow)
+			next, leased := store.ClaimTransition(j, c, leaseNow)
 			if err := tx.SaveJob(ctx, j, next); err != nil {
 				return store.Job{}, err
 			}

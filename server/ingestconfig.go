@@ -1,0 +1,49 @@
+package server
+
+import (
+	"fmt"
+
+	"github.com/docsapi/docsapi-go/server/ingest"
+	"github.com/docsapi/docsapi-go/server/pageviews"
+	"github.com/docsapi/docsapi-go/server/traffic"
+)
+
+// resolveIngest checks cfg's ingestion fields and sets their defaults.
+func resolveIngest(cfg *Config) error {
+	switch {
+	case cfg.IngestWindow > ingest.MaxWindow:
+		return fmt.Errorf("server: Config.IngestWindow must be at most %s, got %s", ingest.MaxWindow, cfg.IngestWindow)
+	case cfg.IngestWindow == 0:
+		cfg.IngestWindow = DefaultIngestWindow
+	}
+	switch {
+	case cfg.IngestMaxCommit < 0:
+		return fmt.Errorf("server: Config.IngestMaxCommit must not be negative, got %d", cfg.IngestMaxCommit)
+	case cfg.IngestMaxCommit == 0:
+		cfg.IngestMaxCommit = DefaultIngestMaxCommit
+	}
+	switch {
+	case cfg.IngestMaxQueued < 0:
+		return fmt.Errorf("server: Config.IngestMaxQueued must not be negative, got %d", cfg.IngestMaxQueued)
+	case cfg.IngestMaxQueued == 0:
+		cfg.IngestMaxQueued = DefaultIngestMaxQueued
+	}
+	return nil
+}
+
+// classifier is the recorder's, if there is one, so that ingested views
+// are classified exactly as its middleware classifies requests.
+func classifier(rec *pageviews.Recorder) *traffic.Classifier {
+	if rec != nil {
+		return rec.Classifier()
+	}
+	return traffic.Default()
+}
+
+// onIngestCommit tells hook, if set, of an ingestion commit.
+func onIngestCommit(hook func(IngestCommitInfo)) func(ingest.CommitInfo) {
+	if hook == nil {
+		return nil
+	}
+	return func(info ingest.CommitInfo) { hook(IngestCommitInfo(info)) }
+}
