@@ -150,7 +150,9 @@ func Decode(data []byte, v any, o Options) error {
 	} else if err := dec.Decode(v); err != nil {
 		return describe(data, err, t, o)
 	}
-	if dec.More() {
+	// Anything but white space after the value is refused: Decoder.More
+	// alone lets a stray ']' or '}' through.
+	if len(bytes.TrimSpace(data[dec.InputOffset():])) > 0 {
 		return &Error{Kind: Trailing}
 	}
 	return nil

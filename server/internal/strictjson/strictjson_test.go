@@ -65,6 +65,9 @@ func TestDecodeTellsWhere(t *testing.T) {
 		{`[]`, Error{Kind: WrongType, Value: "array"}},
 		{`"x"`, Error{Kind: WrongType, Value: "string"}},
 		{`{} {}`, Error{Kind: Trailing}},
+		// A stray closing bracket, which json.Decoder.More does not see.
+		{`{"flag": true}]`, Error{Kind: Trailing}},
+		{`{}}`, Error{Kind: Trailing}},
 		{`{"flag": "yes"} trailing`, Error{Kind: WrongType, Path: "flag", Field: "flag", Value: "string"}},
 		{" \n\t", Error{Kind: Empty}},
 		{`{"views": [`, Error{Kind: Truncated}},
