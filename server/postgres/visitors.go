@@ -181,15 +181,15 @@ func (b backend) ReadVisitors(ctx context.Context, op, project string, span roll
 	return totals, nil
 }
 
-// ClosableVisitorDays lists the open days before the one preceding the
-// latest salt's.
-func (b backend) ClosableVisitorDays(ctx context.Context, op string) ([]rollup.ProjectDay, error) {
+// ClosableVisitorDays lists the open days more than behind seconds before
+// the latest salt's.
+func (b backend) ClosableVisitorDays(ctx context.Context, op string, behind int64) ([]rollup.ProjectDay, error) {
 	db, err := b.s.db()
 	if err != nil {
 		return nil, err
 	}
 	rows, err := db.Query(ctx, `SELECT project_id, day FROM visitor_days
-		WHERE open AND day < (SELECT max(day) FROM visitor_salts) - 86400`)
+		WHERE open AND day < (SELECT max(day) FROM visitor_salts) - $1`, behind)
 	if err != nil {
 		return nil, b.s.dbErr(op, err)
 	}

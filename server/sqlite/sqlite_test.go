@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/rollup"
+	"github.com/docsapi/docsapi-go/server/internal/sqlstore"
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/store/migration"
 	"github.com/docsapi/docsapi-go/server/store/storetest"
@@ -546,7 +547,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		{"day rolls", rollRangeQuery(rollup.Daily), []any{"p", 0, 1}, "sqlite_autoindex_view_day_rolls_1"},
 		{"hour rolls", rollRangeQuery(rollup.Hourly), []any{"p", 0, 1}, "sqlite_autoindex_view_hour_rolls_1"},
 		{"week rolls", rollRangeQuery(rollup.Weekly), []any{"p", 0, 1}, "sqlite_autoindex_view_week_rolls_1"},
-		{"closable visitor days", closableDaysQuery, nil, "visitor_days_open"},
+		{"closable visitor days", closableDaysQuery, []any{sqlstore.OpenDaysBehind}, "visitor_days_open"},
 		{"key by hash", `SELECT ` + keyColumns + ` FROM api_keys WHERE hash = ?`, []any{[]byte{1}}, "sqlite_autoindex_api_keys_2"},
 		{"keys in order", `SELECT ` + keyColumns + ` FROM api_keys ORDER BY created_at, id`, nil, "api_keys_by_created"},
 		{"day series", rollSeriesQuery(rollup.Daily), []any{"p", 0, 1}, "sqlite_autoindex_view_day_rolls_1"},

@@ -216,17 +216,17 @@ func (b backend) ReadVisitors(ctx context.Context, op, project string, span roll
 	return totals, err
 }
 
-// closableDaysQuery selects the open days before the one preceding the
+// closableDaysQuery selects the open days more than ? seconds before the
 // latest salt's.
 const closableDaysQuery = `SELECT project_id, day FROM visitor_days
-	WHERE open = 1 AND day < (SELECT max(day) FROM visitor_salts) - 86400`
+	WHERE open = 1 AND day < (SELECT max(day) FROM visitor_salts) - ?`
 
-// ClosableVisitorDays lists the open days before the one preceding the
-// latest salt's.
-func (b backend) ClosableVisitorDays(ctx context.Context, op string) ([]rollup.ProjectDay, error) {
+// ClosableVisitorDays lists the open days more than behind seconds before
+// the latest salt's.
+func (b backend) ClosableVisitorDays(ctx context.Context, op string, behind int64) ([]rollup.ProjectDay, error) {
 	var days []rollup.ProjectDay
 	err := b.s.read(ctx, op, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, closableDaysQuery)
+		rows, err := tx.QueryContext(ctx, closableDaysQuery, behind)
 		if err != nil {
 			return dbErr(op, err)
 		}

@@ -42,13 +42,13 @@ func TestClosingADayDeletesItsSketches(t *testing.T) {
 		record(d, 1, uint64(d*10), uint64(d*10+1))
 		record(d, 20, uint64(d*10+2))
 	}
-	// Day 4's salt closed the days before day 3: open days hold the
+	// Day 4's salt closed the days before day 2: open days hold the
 	// path's sketches and the project's.
-	if got, want := state(), " 0:0/0 1:0/0 2:0/0 3:1/2 4:1/2"; got != want {
+	if got, want := state(), " 0:0/0 1:0/0 2:1/2 3:1/2 4:1/2"; got != want {
 		t.Fatalf("after days 0-4, days (open/sketches)%s, want%s", got, want)
 	}
 	record(1, 5, 99) // late
-	if got, want := state(), " 0:0/0 1:0/0 2:0/0 3:1/2 4:1/2"; got != want {
+	if got, want := state(), " 0:0/0 1:0/0 2:1/2 3:1/2 4:1/2"; got != want {
 		t.Fatalf("after a late write, days (open/sketches)%s, want%s", got, want)
 	}
 	if n := queryInt(t, db, `SELECT count(*) FROM visitor_week_rolls WHERE project_id = 'p'`); n == 0 {

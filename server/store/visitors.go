@@ -15,8 +15,16 @@ import (
 // another hash, and a range's visitors are the sum of its days'. A day is
 // open while its visitors may still be hashed: the store keeps HyperLogLog
 // sketches of them, so that a visitor added twice counts once. A day
-// closes once the salt of a day two days later has been asked for (its
+// closes once the salt of a day three days later has been asked for (its
 // own salt is then deleted): its visitors become plain numbers, final.
+//
+// Why three: servers add to yesterday until their own midnight, and ask
+// for a day's salt before it starts (a recorder ahead of midnight,
+// ingestion of a view dated up to an hour ahead). When day d's salt is asked for,
+// day d-2 may still be yesterday to a server, so it stays open, with its
+// salt; day d-3 is yesterday to none while the servers' clocks are less
+// than 23 hours apart. Servers count no visitor of a day before their
+// yesterday, so none adds to a closed day but a flush retried late.
 type VisitorStore interface {
 	// AddVisitors merges each count's sketches into the visitors of its
 	// project and path on the UTC day holding its Hour; it never
@@ -42,10 +50,12 @@ type VisitorStore interface {
 	// VisitorSalt returns the secret salt (VisitorSaltBytes random bytes)
 	// of the UTC day holding day, creating it on the first request: every
 	// process sharing the store gets the same salt for a day. In the same
-	// call, the salts of the days before the day preceding day's are
-	// deleted, so that once a day is over its visitors' hashes can never
-	// be computed again, and every day before the one preceding the
-	// latest day asked for is closed.
+	// call, the salts of the days three or more before day's are
+	// deleted, so that once no server can call a day yesterday its
+	// visitors' hashes can never be computed again, and every day three
+	// or more before the latest day asked for is closed. A salt is so
+	// never deleted before its day closes: an open day is hashed with one
+	// salt, however many times it is asked for.
 	VisitorSalt(ctx context.Context, day time.Time) ([]byte, error)
 }
 

@@ -15,6 +15,12 @@ import (
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
+// OpenDaysBehind is how long before the latest salt's day a day stays
+// open, with its salt (see store.VisitorStore): a salt is asked for before
+// its day starts, while the day two before it is still yesterday to the
+// servers until their midnight.
+const OpenDaysBehind = 2 * rollup.Day
+
 // Visitors has the methods of store.VisitorStore over the visitor days of
 // package rollup (see its visitors.go), for a backend that embeds it. Their
 // steps are here once: a batch is capped, grouped by day, and merged into
@@ -45,9 +51,9 @@ type VisitorsBackend interface {
 	// days of its weeks; and returns the project's numbers summed over
 	// the days of [from, to).
 	ReadVisitors(ctx context.Context, op, project string, span rollup.Span, from, to int64, tally *rollup.Tally) (store.VisitorTotals, error)
-	// ClosableVisitorDays returns the open days, of every project, before
-	// the day preceding the latest day whose salt was asked for.
-	ClosableVisitorDays(ctx context.Context, op string) ([]rollup.ProjectDay, error)
+	// ClosableVisitorDays returns the open days, of every project, more
+	// than behind seconds before the latest day whose salt was asked for.
+	ClosableVisitorDays(ctx context.Context, op string, behind int64) ([]rollup.ProjectDay, error)
 	// VisitorSalt, in one transaction, deletes the salts of days before
 	// keepFrom, stores fresh as the salt of day unless it has one, and
 	// returns the salt of day. Processes that call it at once for the
@@ -137,14 +143,14 @@ func (v *Visitors) AddVisitors(ctx context.Context, counts []store.VisitorCount)
 // addDay adds what a batch brings to one day: merged into its sketches
 // while it is open, its numbers made anew; added to its numbers, and to
 // its week's, once it is closed. A day with nothing stored is open unless
-// it is before the day preceding the latest salt's.
+// it is more than OpenDaysBehind before the latest salt's.
 func addDay(tx VisitorsTx, d *rollup.DayVisitors, latest int64) error {
 	pd := rollup.ProjectDay{ProjectID: d.ProjectID, At: d.Day}
 	day, found, err := tx.Day(pd)
 	if err != nil {
 		return err
 	}
-	if found && !day.Open || !found && latest != math.MinInt64 && d.Day < latest-rollup.Day {
+	if found && !day.Open || !found && latest != math.MinInt64 && d.Day < latest-OpenDaysBehind {
 		paths, project := d.Numbers()
 		var old [][]byte
 		if found {
@@ -224,9 +230,9 @@ func (v *Visitors) QueryVisitors(ctx context.Context, q store.ViewsQuery) (store
 }
 
 // VisitorSalt returns the salt of the UTC day holding day, made of fresh
-// random bytes on the first request, deletes every salt of a day before
-// the one preceding it, and closes the days that the latest salt leaves
-// behind (see closeDays).
+// random bytes on the first request, deletes every salt of a day more
+// than OpenDaysBehind before it, and closes the days that the latest salt
+// leaves behind (see closeDays).
 func (v *Visitors) VisitorSalt(ctx context.Context, day time.Time) ([]byte, error) {
 	const op = "visitor salt"
 	if err := store.ValidateVisitorSalt(day); err != nil {
@@ -235,7 +241,7 @@ func (v *Visitors) VisitorSalt(ctx context.Context, day time.Time) ([]byte, erro
 	at := rollup.DayOf(day.Unix())
 	fresh := make([]byte, store.VisitorSaltBytes)
 	rand.Read(fresh)
-	salt, err := v.db.VisitorSalt(ctx, op, at, at-rollup.Day, fresh)
+	salt, err := v.db.VisitorSalt(ctx, op, at, at-OpenDaysBehind, fresh)
 	if err != nil {
 		return nil, err
 	}
@@ -245,14 +251,14 @@ func (v *Visitors) VisitorSalt(ctx context.Context, day time.Time) ([]byte, erro
 	return salt, nil
 }
 
-// closeDays closes every open day before the one preceding the latest
-// salt's, each in a transaction of its own: its numbers are added to its
+// closeDays closes every open day more than OpenDaysBehind before the
+// latest salt's, each in a transaction of its own: its numbers are added to its
 // week's roll and its sketches deleted, so that the day is read from its
 // numbers alone, once. A day closed meanwhile by another process is left
 // as it is.
 func (v *Visitors) closeDays(ctx context.Context) error {
 	const op = "close visitor days"
-	days, err := v.db.ClosableVisitorDays(ctx, op)
+	days, err := v.db.ClosableVisitorDays(ctx, op, OpenDaysBehind)
 	if err != nil {
 		return err
 	}

@@ -205,7 +205,7 @@ CREATE TABLE view_day_paths (
 -- Unique visitors (see package server/internal/rollup, visitors.go), and
 -- the daily salts visitors are hashed with. Nothing here identifies a
 -- visitor: a sketch keeps a few bits of each visitor's salted hash, and a
--- day's salt is deleted once the day after it is over.
+-- day's salt is deleted once no server can still call the day yesterday.
 --
 -- A project's day of visitors: its paths' numbers (a segment in the
 -- views' format: human, AI and total visitors) and the project's, and
@@ -253,9 +253,11 @@ CREATE TABLE visitor_week_rolls (
 );
 ALTER TABLE visitor_week_rolls ALTER COLUMN counts SET STORAGE EXTERNAL;
 
--- The salt of each UTC day whose visitors may still be hashed: today's
--- and yesterday's (a flush may carry the last hour of a day past
--- midnight), and tomorrow's ahead of midnight.
+-- The salt of each UTC day whose visitors may still be hashed: made when
+-- first asked for (up to an hour before the day starts), deleted when the
+-- salt of the third day after it is (about two days after the day ends),
+-- since the day is yesterday to some server until the second day after it
+-- starts, by then asked for already.
 CREATE TABLE visitor_salts (
     day  bigint NOT NULL PRIMARY KEY, -- Unix time of the UTC day's start
     salt bytea  NOT NULL CHECK (length(salt) = 32)

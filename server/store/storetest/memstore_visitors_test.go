@@ -61,31 +61,34 @@ func addTotals(a, b store.VisitorTotals) store.VisitorTotals {
 // of this file, and the subtests (area/name) that must fail with each; see
 // TestMutantsFail.
 var visitorMutants = map[string][]string{
-	"visitorsOverwrite":       {"Visitors/MergesCountEachVisitorOnce"},
-	"visitorTotalIsSum":       {"Visitors/MergesCountEachVisitorOnce"},
-	"visitorTotalsSumRows":    {"Visitors/MergesCountEachVisitorOnce"},
-	"visitorsLeakProjects":    {"Visitors/MergesCountEachVisitorOnce"},
-	"visitorsToInclusive":     {"Visitors/RangesCountTheWholeDaysTheyTouch"},
-	"visitorsIgnoreFrom":      {"Visitors/RangesCountTheWholeDaysTheyTouch"},
-	"visitorsWholeDaysOnly":   {"Visitors/RangesCountTheWholeDaysTheyTouch"},
-	"visitorsUnionOfDays":     {"Visitors/EachDayCountsItsVisitors"},
-	"visitorsClosedTwice":     {"Visitors/ClosedDaysAddUpAndLateVisitorsAreAdded", "Visitors/EachDayCountsItsVisitors"},
-	"visitorsLateLost":        {"Visitors/ClosedDaysAddUpAndLateVisitorsAreAdded", "Visitors/YesterdayStaysOpenUntilTheNextDay"},
-	"visitorsCloseYesterday":  {"Visitors/ClosedDaysAddUpAndLateVisitorsAreAdded", "Visitors/YesterdayStaysOpenUntilTheNextDay"},
-	"visitorsNeverClose":      {"Visitors/ClosedDaysAddUpAndLateVisitorsAreAdded", "Visitors/YesterdayStaysOpenUntilTheNextDay"},
-	"visitorsCloseRacy":       {"Visitors/ClosingWhileFlushesAddLosesNothing"},
-	"visitorsOrderByHuman":    {"Visitors/RowsAreOrderedByTotalThenPathAndPagedExactly"},
-	"visitorsHasMoreOffByOne": {"Visitors/RowsAreOrderedByTotalThenPathAndPagedExactly"},
-	"visitorsNilRows":         {"Visitors/RowsAreOrderedByTotalThenPathAndPagedExactly"},
-	"visitorsIgnoreCap":       {"Visitors/PathsTheDayDoesNotHoldCountUnderOtherPages"},
-	"visitorsNonAtomic":       {"Visitors/RefusedBatchStoresNothing"},
-	"visitorSketchUnchecked":  {"Visitors/RefusedBatchStoresNothing"},
-	"visitorQueryUnchecked":   {"Visitors/RefusedBatchStoresNothing"},
-	"saltPerCall":             {"Visitors/SaltIsOnePerDayAndPastDaysAreDeleted", "Visitors/ConcurrentSaltRequestsAgree"},
-	"saltsKept":               {"Visitors/SaltIsOnePerDayAndPastDaysAreDeleted"},
-	"saltsDroppedEarly":       {"Visitors/SaltIsOnePerDayAndPastDaysAreDeleted"},
-	"racySalt":                {"Visitors/ConcurrentSaltRequestsAgree"},
-	"visitorsRacy":            {"Visitors/ConcurrentBatchesMergeEveryVisitor"},
+	"visitorsOverwrite":         {"Visitors/MergesCountEachVisitorOnce"},
+	"visitorTotalIsSum":         {"Visitors/MergesCountEachVisitorOnce"},
+	"visitorTotalsSumRows":      {"Visitors/MergesCountEachVisitorOnce"},
+	"visitorsLeakProjects":      {"Visitors/MergesCountEachVisitorOnce"},
+	"visitorsToInclusive":       {"Visitors/RangesCountTheWholeDaysTheyTouch"},
+	"visitorsIgnoreFrom":        {"Visitors/RangesCountTheWholeDaysTheyTouch"},
+	"visitorsWholeDaysOnly":     {"Visitors/RangesCountTheWholeDaysTheyTouch"},
+	"visitorsUnionOfDays":       {"Visitors/EachDayCountsItsVisitors"},
+	"visitorsClosedTwice":       {"Visitors/ClosedDaysAddUpAndLateVisitorsAreAdded", "Visitors/EachDayCountsItsVisitors"},
+	"visitorsLateLost":          {"Visitors/ClosedDaysAddUpAndLateVisitorsAreAdded", "Visitors/YesterdayStaysOpenUntilTheNextDayEnds"},
+	"visitorsCloseYesterday":    {"Visitors/ClosedDaysAddUpAndLateVisitorsAreAdded", "Visitors/YesterdayStaysOpenUntilTheNextDayEnds"},
+	"visitorsCloseADayEarly":    {"Visitors/ClosedDaysAddUpAndLateVisitorsAreAdded", "Visitors/YesterdayStaysOpenUntilTheNextDayEnds", "Visitors/YesterdayCountsOnceWhileTomorrowsSaltIsAskedFor"},
+	"visitorsNewDayClosedEarly": {"Visitors/YesterdayCountsOnceWhileTomorrowsSaltIsAskedFor"},
+	"visitorsNeverClose":        {"Visitors/ClosedDaysAddUpAndLateVisitorsAreAdded", "Visitors/YesterdayStaysOpenUntilTheNextDayEnds"},
+	"visitorsCloseRacy":         {"Visitors/ClosingWhileFlushesAddLosesNothing"},
+	"visitorsOrderByHuman":      {"Visitors/RowsAreOrderedByTotalThenPathAndPagedExactly"},
+	"visitorsHasMoreOffByOne":   {"Visitors/RowsAreOrderedByTotalThenPathAndPagedExactly"},
+	"visitorsNilRows":           {"Visitors/RowsAreOrderedByTotalThenPathAndPagedExactly"},
+	"visitorsIgnoreCap":         {"Visitors/PathsTheDayDoesNotHoldCountUnderOtherPages"},
+	"visitorsNonAtomic":         {"Visitors/RefusedBatchStoresNothing"},
+	"visitorSketchUnchecked":    {"Visitors/RefusedBatchStoresNothing"},
+	"visitorQueryUnchecked":     {"Visitors/RefusedBatchStoresNothing"},
+	"saltPerCall":               {"Visitors/SaltIsOnePerDayAndPastDaysAreDeleted", "Visitors/ConcurrentSaltRequestsAgree"},
+	"saltsKept":                 {"Visitors/SaltIsOnePerDayAndPastDaysAreDeleted"},
+	"saltsDroppedEarly":         {"Visitors/SaltIsOnePerDayAndPastDaysAreDeleted"},
+	"saltsDroppedADayEarly":     {"Visitors/SaltIsOnePerDayAndPastDaysAreDeleted", "Visitors/YesterdayCountsOnceWhileTomorrowsSaltIsAskedFor"},
+	"racySalt":                  {"Visitors/ConcurrentSaltRequestsAgree"},
+	"visitorsRacy":              {"Visitors/ConcurrentBatchesMergeEveryVisitor"},
 }
 
 // held reports whether the project's day holding hour has views of path,
@@ -101,14 +104,20 @@ func (m *memStore) held(project, path string, hour time.Time) bool {
 }
 
 // isClosed reports whether a project's day is closed: closed already, or
-// with nothing stored and before the day preceding the latest salt's.
-func (v *visitorState) isClosed(project string, day int64) bool {
+// with nothing stored and three days or more before the latest salt's (as
+// closeDays would have closed it).
+func (m *memStore) isClosed(project string, day int64) bool {
+	v := &m.visitors
 	k := dayPath{project, day, ""}
 	if v.closed[k] {
 		return true
 	}
 	_, open := v.open[k]
-	return !open && v.salted && day < v.latest-86400
+	behind := int64(2 * 86400)
+	if m.is("visitorsNewDayClosedEarly") {
+		behind = 86400
+	}
+	return !open && v.salted && day < v.latest-behind
 }
 
 func (m *memStore) AddVisitors(_ context.Context, counts []store.VisitorCount) error {
@@ -186,7 +195,7 @@ func (m *memStore) AddVisitors(_ context.Context, counts []store.VisitorCount) e
 // into an open day's sketches, added to a closed day's numbers.
 func (m *memStore) addVisitorBatch(batch map[dayPath]*visitorPair) {
 	for k, p := range batch {
-		if m.visitors.isClosed(k.project, k.day) {
+		if m.isClosed(k.project, k.day) {
 			if !m.is("visitorsLateLost") {
 				m.visitors.numbers[k] = addTotals(m.visitors.numbers[k], p.totals(false))
 			}
@@ -313,16 +322,22 @@ func (m *memStore) QueryVisitors(_ context.Context, q store.ViewsQuery) (store.V
 	return res, nil
 }
 
-// closeDays closes the open days before the one preceding the latest
-// salt's: their sketches become numbers; m.mu is held, and with
-// visitorsCloseRacy released while the numbers are made.
+// closeDays closes the open days three or more before the latest salt's:
+// their sketches become numbers; m.mu is held, and with visitorsCloseRacy
+// released while the numbers are made.
 func (m *memStore) closeDays() {
 	if m.is("visitorsNeverClose") || !m.visitors.salted {
 		return
 	}
-	before := m.visitors.latest - 86400
-	if m.is("visitorsCloseYesterday") {
+	before := m.visitors.latest - 2*86400
+	switch {
+	case m.is("visitorsCloseYesterday"):
 		before = m.visitors.latest
+	case m.is("visitorsCloseADayEarly"):
+		// Closes the day before the day before the latest salt's, still
+		// yesterday to a server once that salt is asked for ahead of
+		// midnight.
+		before = m.visitors.latest - 86400
 	}
 	var closing []dayPath
 	for k := range m.visitors.open {
@@ -380,7 +395,7 @@ func (m *memStore) VisitorSalt(_ context.Context, day time.Time) ([]byte, error)
 		defer m.mu.Unlock()
 		m.visitors.init()
 		for d := range m.visitors.salts {
-			if d < at-86400 {
+			if d < at-2*86400 {
 				delete(m.visitors.salts, d)
 			}
 		}
@@ -394,9 +409,12 @@ func (m *memStore) VisitorSalt(_ context.Context, day time.Time) ([]byte, error)
 		m.visitors.latest, m.visitors.salted = at, true
 	}
 	defer m.closeDays()
-	keep := at - 86400
-	if m.is("saltsDroppedEarly") {
+	keep := at - 2*86400
+	switch {
+	case m.is("saltsDroppedEarly"):
 		keep = at
+	case m.is("saltsDroppedADayEarly"):
+		keep = at - 86400
 	}
 	for d := range m.visitors.salts {
 		if d < keep && !m.is("saltsKept") {

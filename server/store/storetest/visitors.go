@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/docsapi/docsapi-go/server/internal/hll"
+	"github.com/docsapi/docsapi-go/server/internal/visitorhash"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -170,12 +171,26 @@ func page(res store.VisitorsResult, offset, limit int) store.VisitorsResult {
 	return res
 }
 
-// salt asks s for the salt of at's day, as a server does when the day
-// starts: the days before the day preceding it close.
-func salt(t *testing.T, s store.Store, at time.Time) {
+// salt asks s for the salt of at's day, as a server does as the day
+// starts or minutes before: the days three or more before it close.
+func salt(t *testing.T, s store.Store, at time.Time) []byte {
 	t.Helper()
-	_, err := s.VisitorSalt(t.Context(), at)
+	b, err := s.VisitorSalt(t.Context(), at)
 	must(t, "VisitorSalt", err)
+	return b
+}
+
+// readers returns the visitor values of project's readers named by keys
+// on at's day, hashed with the day's salt as s gives it now, as ingestion
+// hashes a view's visitor key.
+func readers(t *testing.T, s store.Store, project string, at time.Time, keys ...string) []uint64 {
+	t.Helper()
+	day := visitorhash.New(at, salt(t, s, at))
+	var ids []uint64
+	for _, k := range keys {
+		ids = append(ids, day.Key(project, k))
+	}
+	return ids
 }
 
 func testVisitors(t *testing.T, open opener) {
@@ -244,7 +259,7 @@ func testVisitors(t *testing.T, open opener) {
 		{"ClosedDaysAddUpAndLateVisitorsAreAdded", func(t *testing.T, s store.Store) {
 			// Days recorded one after the other, as a server does: the
 			// day's salt asked for as it starts, which closes the days
-			// before yesterday.
+			// three or more before it.
 			exact := exactVisitors{}
 			record := func(d, hr int, path string, human, ai []uint64) {
 				t.Helper()
@@ -286,6 +301,10 @@ func testVisitors(t *testing.T, open opener) {
 			check("recorded day by day")
 			// Yesterday is open: a visitor it has counts once more.
 			record(15, 20, "/a", []uint64{15_000, 15_999}, nil)
+			// So is the day before: today's salt may have been asked
+			// for minutes ahead of midnight, while that day was still
+			// yesterday to every server.
+			record(14, 23, "/b", []uint64{14_003, 14_009, 14_998}, nil)
 			// A flush retried late adds to days long closed, whose
 			// visitors are final numbers: new visitors count, and so do
 			// those the day had already, again; a path new to the day
@@ -308,9 +327,11 @@ func testVisitors(t *testing.T, open opener) {
 			late(3, 20, "/late", []uint64{3001, 99_999})
 			late(4, 1, "/a", []uint64{4000, 4001, 77_777})
 			check("after late writes")
-			// The next days' salts close yesterday and today.
+			// The next days' salts close the day before yesterday,
+			// yesterday and today.
 			salt(t, s, at(17, 0))
 			salt(t, s, at(18, 0))
+			salt(t, s, at(19, 0))
 			check("after the next days")
 		}},
 		{"EachDayCountsItsVisitors", func(t *testing.T, s store.Store) {
@@ -323,10 +344,10 @@ func testVisitors(t *testing.T, open opener) {
 			}
 			want := store.VisitorsResult{Totals: store.VisitorTotals{Human: 6, AI: 3, Total: 6}, Rows: []store.PathVisitors{pv("/a", 6, 3, 6)}}
 			wantVisitors(t, "open days", want, mustQueryVisitors(t, s, all("p")))
-			salt(t, s, at(4, 0))
+			salt(t, s, at(5, 0))
 			wantVisitors(t, "closed days", want, mustQueryVisitors(t, s, all("p")))
 		}},
-		{"YesterdayStaysOpenUntilTheNextDay", func(t *testing.T, s store.Store) {
+		{"YesterdayStaysOpenUntilTheNextDayEnds", func(t *testing.T, s store.Store) {
 			q := store.ViewsQuery{ProjectID: "p", From: at(0, 0), To: at(1, 0), Limit: 5}
 			add := func(ids ...uint64) {
 				t.Helper()
@@ -338,10 +359,59 @@ func testVisitors(t *testing.T, open opener) {
 			add(2, 3)
 			wantVisitors(t, "yesterday", store.VisitorsResult{Totals: store.VisitorTotals{Human: 3, Total: 3},
 				Rows: []store.PathVisitors{pv("/a", 3, 0, 3)}}, mustQueryVisitors(t, s, q))
-			salt(t, s, at(2, 3)) // closed: its three visitors are final
+			// The salt of the day after, asked for ahead of its
+			// midnight, while the day is still yesterday by the clock.
+			salt(t, s, at(2, 0))
 			add(3, 4)
-			wantVisitors(t, "closed", store.VisitorsResult{Totals: store.VisitorTotals{Human: 5, Total: 5},
-				Rows: []store.PathVisitors{pv("/a", 5, 0, 5)}}, mustQueryVisitors(t, s, q))
+			wantVisitors(t, "yesterday, tomorrow's salt asked for", store.VisitorsResult{Totals: store.VisitorTotals{Human: 4, Total: 4},
+				Rows: []store.PathVisitors{pv("/a", 4, 0, 4)}}, mustQueryVisitors(t, s, q))
+			salt(t, s, at(3, 0)) // closed: its four visitors are final
+			add(4, 5)
+			wantVisitors(t, "closed", store.VisitorsResult{Totals: store.VisitorTotals{Human: 6, Total: 6},
+				Rows: []store.PathVisitors{pv("/a", 6, 0, 6)}}, mustQueryVisitors(t, s, q))
+		}},
+		{"YesterdayCountsOnceWhileTomorrowsSaltIsAskedFor", func(t *testing.T, s store.Store) {
+			// Day 1 is yesterday all through day 2, whose last minutes
+			// ask for the salt of day 3 (a recorder ahead of midnight,
+			// ingestion of a view up to an hour ahead, a replica whose
+			// clock runs ahead). Readers of day 1 seen again then are
+			// hashed with day 1's salt asked for again: the same
+			// hashes, which the day must merge, each counted once.
+			first := salt(t, s, at(1, 0))
+			viewed(t, s, "p", at(1, 10), "/a")
+			addVisitors(t, s, visitors("p", "/a", at(1, 10), readers(t, s, "p", at(1, 10), "r1", "r2", "r3"), nil))
+			salt(t, s, at(2, 0))
+			salt(t, s, at(3, 0)) // day 2, ten minutes to midnight
+			if again := salt(t, s, at(1, 23)); !bytes.Equal(again, first) {
+				t.Error("yesterday's salt was not kept while tomorrow's was asked for")
+			}
+			viewed(t, s, "p", at(1, 23), "/a")
+			addVisitors(t, s, visitors("p", "/a", at(1, 23), readers(t, s, "p", at(1, 23), "r1", "r2", "r3"), nil))
+			// A project with no visitor of day 1 until then: two
+			// flushes of one reader count it once.
+			viewed(t, s, "q", at(1, 23), "/a")
+			for range 2 {
+				addVisitors(t, s, visitors("q", "/a", at(1, 23), readers(t, s, "q", at(1, 23), "r4"), nil))
+			}
+			day1 := func(project string) store.ViewsQuery {
+				return store.ViewsQuery{ProjectID: project, From: at(1, 0), To: at(2, 0), Limit: 5}
+			}
+			check := func(when string) {
+				t.Helper()
+				wantVisitors(t, when+": p", store.VisitorsResult{Totals: store.VisitorTotals{Human: 3, Total: 3},
+					Rows: []store.PathVisitors{pv("/a", 3, 0, 3)}}, mustQueryVisitors(t, s, day1("p")))
+				wantVisitors(t, when+": q", store.VisitorsResult{Totals: store.VisitorTotals{Human: 1, Total: 1},
+					Rows: []store.PathVisitors{pv("/a", 1, 0, 1)}}, mustQueryVisitors(t, s, day1("q")))
+			}
+			check("tomorrow's salt asked for")
+			// Once day 2 is over, day 1 is yesterday to no server:
+			// the salt of day 4, asked for ahead of its midnight,
+			// closes it with the same numbers and deletes its salt.
+			salt(t, s, at(4, 0))
+			check("closed")
+			if again := salt(t, s, at(1, 0)); bytes.Equal(again, first) {
+				t.Fatal("a closed day's salt was kept")
+			}
 		}},
 		{"RowsAreOrderedByTotalThenPathAndPagedExactly", func(t *testing.T, s store.Store) {
 			h := Hour(2)
@@ -441,14 +511,24 @@ func testVisitors(t *testing.T, open opener) {
 			if again := salt(day0.Add(3 * time.Hour)); !bytes.Equal(again, first) {
 				t.Fatal("the day before lost its salt")
 			}
+			// So is the day before that when the next day's salt is
+			// asked for: it may be asked for ahead of midnight, while
+			// that day is still yesterday.
 			third := salt(day0.Add(48 * time.Hour))
 			if again := salt(day0.Add(30 * time.Hour)); !bytes.Equal(again, second) {
 				t.Fatal("the day before lost its salt")
 			}
-			// The first day is two days past: its salt was deleted, and
-			// asking again makes a new one.
+			if again := salt(day0.Add(5 * time.Hour)); !bytes.Equal(again, first) {
+				t.Fatal("the day before the day before lost its salt while it may still be yesterday")
+			}
+			salt(day0.Add(72 * time.Hour))
+			if again := salt(day0.Add(26 * time.Hour)); !bytes.Equal(again, second) {
+				t.Fatal("the day before the day before lost its salt while it may still be yesterday")
+			}
+			// The first day is three days past: its salt was deleted,
+			// and asking again makes a new one.
 			if again := salt(day0.Add(5 * time.Hour)); bytes.Equal(again, first) || bytes.Equal(again, third) {
-				t.Fatal("a salt two days old was kept")
+				t.Fatal("a salt three days old was kept")
 			}
 		}},
 		{"ConcurrentSaltRequestsAgree", func(t *testing.T, s store.Store) {
@@ -510,7 +590,7 @@ func testVisitors(t *testing.T, open opener) {
 					errs[i] = s.AddVisitors(t.Context(), []store.VisitorCount{c})
 				})
 				if i == n/2 {
-					wg.Go(func() { _, errs[n] = s.VisitorSalt(t.Context(), at(2, 0)) })
+					wg.Go(func() { _, errs[n] = s.VisitorSalt(t.Context(), at(3, 0)) })
 				}
 			}
 			wg.Wait()
