@@ -15,9 +15,8 @@ import (
 // page's sketch) or without (a Sink that keeps no visitors).
 // "recorded/human/two-visitors" alternates two visitors on the page, so
 // that every request inserts into the sketch; "recorded/human/new-visitors"
-// is a new client every request (65,536 addresses in turn, more than the
-// visitor cache holds), hashed and inserted each time. BENCHMARKS.md
-// reports the difference.
+// is a new client every request (65,536 addresses in turn), hashed and
+// inserted each time. BENCHMARKS.md reports the difference.
 func BenchmarkMiddleware(b *testing.B) {
 	page := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	r, err := New(Config{Sink: newVisitorSink()})

@@ -6,7 +6,7 @@ import (
 
 // pendingVisitorCost is what a pending entry costs besides its sketches'
 // bytes: the entry, its map slot with the slack of a map's growth, and the
-// rounding of the bytes' allocation (measured: about 200).
+// rounding of the bytes' allocation, with a margin above their sum.
 const pendingVisitorCost = 256
 
 // encodedVisitors are one key's sketches as AddVisitors takes them; nil

@@ -465,10 +465,10 @@ func hourOf(t time.Time) int64 {
 }
 
 // shardOf picks the shard of a counter. It hashes with maphash (the
-// runtime's string hash, several times faster than a loop over the bytes)
-// under a seed of the process: shards live in memory only, and a seed
-// that clients cannot know keeps them from choosing paths that all fall
-// in one shard.
+// runtime's string hash, the one maps use, rather than a loop of our own
+// over the bytes) under a seed of the process: shards live in memory
+// only, and a seed that clients cannot know keeps them from choosing paths
+// that all fall in one shard.
 func shardOf(project, path string) int {
 	h := maphash.String(shardSeed, path) ^ bits.RotateLeft64(maphash.String(shardSeed, project), 32)
 	return int(h % shardCount)

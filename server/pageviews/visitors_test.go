@@ -363,7 +363,7 @@ func TestVisitorMemoryStaysBoundedWhileStoreIsDown(t *testing.T) {
 	// the overflow sketches: one per project, hour and class, live and
 	// pending, each at most a dense sketch, which 64 KiB bounds at any
 	// precision package hll could choose. Without the cap, the sketches
-	// alone would take about 60 MiB by the end.
+	// alone would grow well past this bound by the end.
 	const heapBound = (maxPending+perFlush)*400 + maxVisitor + 2*2*4*(64<<10)
 
 	clock := at

@@ -227,11 +227,11 @@ func dsn(path string, cfg config, writer bool) string {
 		q.Set("_txlock", "immediate")
 	} else {
 		q.Add("_pragma", "query_only(1)")
-		// Readers map the file: a visitors query reads megabytes of
-		// sketches, and reading them a 4 KiB page per system call, each
-		// page copied, took a third of its time. SQLite keeps the
-		// mapping coherent with writers of this or another process; the
-		// size bounds address space, not memory.
+		// Readers map the file: a query over a busy range reads many
+		// pages of rolls and sketches, which a mapping serves without a
+		// system call and a copy a page. SQLite keeps the mapping
+		// coherent with writers of this or another process; the size
+		// bounds address space, not memory.
 		q.Add("_pragma", "mmap_size(1073741824)")
 	}
 	p := filepath.ToSlash(filepath.Clean(path))

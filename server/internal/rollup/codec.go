@@ -23,7 +23,7 @@ const format = 3
 // the path shares with the previous entry's, the length of the rest, the
 // rest, then its three numbers (Count's Human, AI and Bot), each a
 // uvarint. Sorted paths share long prefixes, so an entry of a docs site's
-// path takes about nine bytes.
+// path holds little more than what its path adds to the one before.
 
 // errOverflow is returned when a sum leaves int64: a merge, a flush or a
 // query fails rather than store or answer a wrong count. (No path gets
@@ -201,9 +201,9 @@ func (m *merger) bytes() int {
 // a busy project's rolls is tens of megabytes, which every query would
 // otherwise allocate again (and the kernel zero again). A sync.Pool would
 // drop them at every garbage collection, which such queries cause. At most
-// spareMergers are kept, of at most spareBytes each (a range of a million
-// paths takes about 110 MiB); a larger merge's buffers are left to the
-// garbage collector.
+// spareMergers are kept, of at most spareBytes each (enough for a range
+// of a million paths); a larger merge's buffers are left to the garbage
+// collector.
 var spare struct {
 	mu sync.Mutex
 	ms []*merger

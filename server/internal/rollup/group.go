@@ -23,7 +23,7 @@ type Roll struct {
 func Group(counts []store.ViewCount) (rolls [Kinds][]Roll, err error) {
 	// The batch is sorted by path once, so that every roll's counts come
 	// out in path order and Normalize only checks it: sorting each kind's
-	// rolls apart was most of Group's time, and of a flush's CPU.
+	// rolls apart would sort the same counts once per kind, on every flush.
 	type entry struct {
 		project string
 		hour    int64
