@@ -62,5 +62,5 @@ require (
 )
 
 // The SDK from this repository: the server is tested against the SDK beside
-// it (see ARCHITECTURE.md, Versions).
+// it (see ARCHITECTURE.md, Modules).
 replace github.com/docsapi/docsapi-go => ../

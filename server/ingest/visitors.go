@@ -52,8 +52,8 @@ type ingestVisitor struct {
 }
 
 // ingestSalts keeps the salts of the days ingested views fall on, fetched
-// from the store on first use: the days around today only, since the
-// store deletes a salt once its day is over.
+// from the store on first use: the days around today only, since a view
+// of an older day counts no visitor.
 type ingestSalts struct {
 	mu    sync.Mutex
 	byDay map[int64]*visitorhash.Salt

@@ -24,7 +24,7 @@ import (
 //   - once the day is closed (its salt is gone, so no new hash of it can
 //     be made): its segment is added to its week's roll, and its sketches
 //     are deleted. Visitors a late flush brings to a closed day are added
-//     to its numbers (AddDay): none is lost, though one also counted
+//     to its numbers (sqlstore's addDay): none is lost, though one also counted
 //     before the day closed counts twice.
 //
 // A range's visitors are so the sum of its days', each day read once:
