@@ -185,31 +185,19 @@ func (c *Config) resolve() error {
 	if !validKeyPrefix(c.KeyPrefix) {
 		return fmt.Errorf("server: Config.KeyPrefix %q must be 1 to 16 letters or digits followed by an underscore", c.KeyPrefix)
 	}
-	switch {
-	case c.MaxPromptLength < 0:
-		return fmt.Errorf("server: Config.MaxPromptLength must not be negative, got %d", c.MaxPromptLength)
-	case c.MaxPromptLength == 0:
-		c.MaxPromptLength = DefaultMaxPromptLength
+	if err := errors.Join(
+		orDefault("MaxPromptLength", &c.MaxPromptLength, DefaultMaxPromptLength),
+		orDefault("MaxJobPrompts", &c.MaxJobPrompts, DefaultMaxJobPrompts),
+		orDefault("MaxBodyBytes", &c.MaxBodyBytes, DefaultMaxBodyBytes),
+	); err != nil {
+		return err
 	}
-	switch {
-	case c.MaxJobPrompts < 0:
-		return fmt.Errorf("server: Config.MaxJobPrompts must not be negative, got %d", c.MaxJobPrompts)
-	case c.MaxJobPrompts == 0:
-		c.MaxJobPrompts = DefaultMaxJobPrompts
+	// The history's default follows a raised prompt length, set above.
+	if err := orDefault("MaxJobPromptLength", &c.MaxJobPromptLength, max(DefaultMaxJobPromptLength, c.MaxPromptLength)); err != nil {
+		return err
 	}
-	switch {
-	case c.MaxJobPromptLength < 0:
-		return fmt.Errorf("server: Config.MaxJobPromptLength must not be negative, got %d", c.MaxJobPromptLength)
-	case c.MaxJobPromptLength == 0:
-		c.MaxJobPromptLength = max(DefaultMaxJobPromptLength, c.MaxPromptLength)
-	case c.MaxJobPromptLength < c.MaxPromptLength:
+	if c.MaxJobPromptLength < c.MaxPromptLength {
 		return fmt.Errorf("server: Config.MaxJobPromptLength (%d characters) is below Config.MaxPromptLength (%d): a job could be created with a prompt longer than its whole history may be", c.MaxJobPromptLength, c.MaxPromptLength)
-	}
-	switch {
-	case c.MaxBodyBytes < 0:
-		return fmt.Errorf("server: Config.MaxBodyBytes must not be negative, got %d", c.MaxBodyBytes)
-	case c.MaxBodyBytes == 0:
-		c.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	if err := c.RateLimits.validate(); err != nil {
 		return err
@@ -237,6 +225,19 @@ func (c *Config) resolve() error {
 		c.KeyCacheTTL = DefaultKeyCacheTTL
 	case c.KeyCacheTTL < 0:
 		c.KeyCacheTTL = 0
+	}
+	return nil
+}
+
+// orDefault gives the size or duration *v, the Config field named field,
+// its default def when it is zero, and refuses it when it is negative: a
+// zero means "not set" throughout Config.
+func orDefault[T ~int | ~int64](field string, v *T, def T) error {
+	switch {
+	case *v < 0:
+		return fmt.Errorf("server: Config.%s must not be negative, got %v", field, *v)
+	case *v == 0:
+		*v = def
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
@@ -44,20 +45,8 @@ func (c DashboardConfig) WithDefaults() (DashboardConfig, error) {
 	if c.LoginPerAddress.Requests <= 0 || c.LoginPerAddress.Per <= 0 {
 		return c, fmt.Errorf("server: Config.Dashboard.LoginPerAddress needs positive Requests and Per, got %d per %s", c.LoginPerAddress.Requests, c.LoginPerAddress.Per)
 	}
-	for _, f := range []struct {
-		name string
-		v    *time.Duration
-		def  time.Duration
-	}{
-		{"MaxAge", &c.MaxAge, DefaultDashboardMaxAge},
-		{"IdleTimeout", &c.IdleTimeout, DefaultDashboardIdleTimeout},
-	} {
-		switch {
-		case *f.v < 0:
-			return c, fmt.Errorf("server: Config.Dashboard.%s must not be negative, got %s", f.name, *f.v)
-		case *f.v == 0:
-			*f.v = f.def
-		}
-	}
-	return c, nil
+	return c, errors.Join(
+		orDefault("Dashboard.MaxAge", &c.MaxAge, DefaultDashboardMaxAge),
+		orDefault("Dashboard.IdleTimeout", &c.IdleTimeout, DefaultDashboardIdleTimeout),
+	)
 }

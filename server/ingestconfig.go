@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/docsapi/docsapi-go/server/ingest"
@@ -16,19 +17,10 @@ func resolveIngest(cfg *Config) error {
 	case cfg.IngestWindow == 0:
 		cfg.IngestWindow = DefaultIngestWindow
 	}
-	switch {
-	case cfg.IngestMaxCommit < 0:
-		return fmt.Errorf("server: Config.IngestMaxCommit must not be negative, got %d", cfg.IngestMaxCommit)
-	case cfg.IngestMaxCommit == 0:
-		cfg.IngestMaxCommit = DefaultIngestMaxCommit
-	}
-	switch {
-	case cfg.IngestMaxQueued < 0:
-		return fmt.Errorf("server: Config.IngestMaxQueued must not be negative, got %d", cfg.IngestMaxQueued)
-	case cfg.IngestMaxQueued == 0:
-		cfg.IngestMaxQueued = DefaultIngestMaxQueued
-	}
-	return nil
+	return errors.Join(
+		orDefault("IngestMaxCommit", &cfg.IngestMaxCommit, DefaultIngestMaxCommit),
+		orDefault("IngestMaxQueued", &cfg.IngestMaxQueued, DefaultIngestMaxQueued),
+	)
 }
 
 // classifier is the recorder's, if there is one, so that ingested views

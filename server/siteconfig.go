@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -97,27 +98,13 @@ func (c SiteConfig) WithDefaults() (SiteConfig, error) {
 	if c.PerAddress.Requests <= 0 || c.PerAddress.Per <= 0 {
 		return c, fmt.Errorf("server: Config.Site.PerAddress needs positive Requests and Per, got %d per %s", c.PerAddress.Requests, c.PerAddress.Per)
 	}
-	for _, f := range []struct {
-		name string
-		v    *int
-		def  int
-	}{
-		{"MaxAddresses", &c.MaxAddresses, DefaultSiteMaxAddresses},
-		{"MaxFeedbackPerDay", &c.MaxFeedbackPerDay, store.DefaultDailyFeedbackCap},
-		{"MaxQueriesPerDay", &c.MaxQueriesPerDay, store.DefaultDailyQueryCap},
-	} {
-		switch {
-		case *f.v < 0:
-			return c, fmt.Errorf("server: Config.Site.%s must not be negative, got %d", f.name, *f.v)
-		case *f.v == 0:
-			*f.v = f.def
-		}
-	}
-	switch {
-	case c.MaxBodyBytes < 0:
-		return c, fmt.Errorf("server: Config.Site.MaxBodyBytes must not be negative, got %d", c.MaxBodyBytes)
-	case c.MaxBodyBytes == 0:
-		c.MaxBodyBytes = DefaultSiteMaxBodyBytes
+	if err := errors.Join(
+		orDefault("Site.MaxAddresses", &c.MaxAddresses, DefaultSiteMaxAddresses),
+		orDefault("Site.MaxFeedbackPerDay", &c.MaxFeedbackPerDay, store.DefaultDailyFeedbackCap),
+		orDefault("Site.MaxQueriesPerDay", &c.MaxQueriesPerDay, store.DefaultDailyQueryCap),
+		orDefault("Site.MaxBodyBytes", &c.MaxBodyBytes, DefaultSiteMaxBodyBytes),
+	); err != nil {
+		return c, err
 	}
 	for _, sh := range []struct {
 		kind                   string
@@ -128,17 +115,11 @@ func (c SiteConfig) WithDefaults() (SiteConfig, error) {
 		{"Queries", c.MaxQueriesPerDay, &c.MaxQueriesPerAddress, &c.MaxQueriesPerNetwork},
 	} {
 		addr, net := SiteShareDefaults(sh.dailyCap)
-		for _, f := range []struct {
-			level string
-			v     *int
-			def   int
-		}{{"Address", sh.perAddress, addr}, {"Network", sh.perNetwork, net}} {
-			switch {
-			case *f.v < 0:
-				return c, fmt.Errorf("server: Config.Site.Max%sPer%s must not be negative, got %d", sh.kind, f.level, *f.v)
-			case *f.v == 0:
-				*f.v = f.def
-			}
+		if err := errors.Join(
+			orDefault("Site.Max"+sh.kind+"PerAddress", sh.perAddress, addr),
+			orDefault("Site.Max"+sh.kind+"PerNetwork", sh.perNetwork, net),
+		); err != nil {
+			return c, err
 		}
 		switch {
 		case *sh.perAddress > *sh.perNetwork:
