@@ -145,9 +145,9 @@ type FeedbackStatusChange struct {
 	At        time.Time
 }
 
-// AddFeedback returns the entry Store.AddFeedback stores for n: pending,
+// Created returns the entry Store.AddFeedback stores for n: pending,
 // last updated when it was created.
-func AddFeedback(n NewFeedback) Feedback {
+func (n NewFeedback) Created() Feedback {
 	return Feedback{
 		ID:        n.ID,
 		ProjectID: n.ProjectID,
@@ -165,11 +165,11 @@ func AddFeedback(n NewFeedback) Feedback {
 	}
 }
 
-// SetFeedbackStatus returns f as Store.SetFeedbackStatus leaves it, with
+// WithStatus returns f as Store.SetFeedbackStatus leaves it, with
 // changed true: in c.Status, last updated at c.At. An entry already in
 // c.Status is returned as it is, with changed false, so that repeating a
 // change does not move its UpdatedAt.
-func SetFeedbackStatus(f Feedback, c FeedbackStatusChange) (entry Feedback, changed bool) {
+func (f Feedback) WithStatus(c FeedbackStatusChange) (entry Feedback, changed bool) {
 	if f.Status == c.Status {
 		return f, false
 	}

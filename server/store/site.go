@@ -35,11 +35,11 @@ type SiteToken struct {
 	RevokedAt time.Time // zero: not revoked
 }
 
-// RevokeSiteToken returns t revoked at at, as Store.RevokeSiteToken leaves
+// Revoked returns t revoked at at, as Store.RevokeSiteToken leaves
 // it, with changed true; a token revoked already is returned as it is,
 // with changed false, since its first revocation is when it stopped
 // working.
-func RevokeSiteToken(t SiteToken, at time.Time) (token SiteToken, changed bool) {
+func (t SiteToken) Revoked(at time.Time) (token SiteToken, changed bool) {
 	if !t.RevokedAt.IsZero() {
 		return t, false
 	}

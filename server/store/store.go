@@ -108,7 +108,7 @@ type Store interface {
 	// time, and the database's clock on a LeaseClock (see leaseclock.go),
 	// which then uses c.Now only as the job's UpdatedAt. A ready job whose
 	// Attempts already reached c.MaxAttempts is not leased but ends failed,
-	// and the claim moves on (the function ClaimTransition makes both
+	// and the claim moves on (Job.Claimed makes both
 	// changes).
 	// ErrNoJob when none is ready. Two concurrent claims never lease the
 	// same job.

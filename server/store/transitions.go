@@ -9,15 +9,17 @@ import (
 )
 
 // The changes the methods of Store make to a job or a key, each computed
-// here once from the record as stored: a backend reads the record inside
-// its transaction, calls the function named after the method, and stores
-// what it returns. A backend decides how to find and lock the rows, never
+// here once, as a method of the record as stored (Job.Claimed for
+// Store.ClaimJob, APIKey.Revoked for Store.RevokeKey): a backend reads the
+// record inside its transaction, calls the method, and stores what it
+// returns. The methods are named for the record they return, so that none
+// shares a name with the Store method it serves. A backend decides how to find and lock the rows, never
 // how a record changes. Times are passed through as given; the backend
 // stores them to the microsecond.
 
-// CreateJob returns the job Store.CreateJob stores for j: active, its history
+// Created returns the job Store.CreateJob stores for j: active, its history
 // the one prompt, created and last updated at j.CreatedAt.
-func CreateJob(j NewJob) Job {
+func (j NewJob) Created() Job {
 	return Job{
 		ID:         j.ID,
 		ProjectID:  j.ProjectID,
@@ -32,7 +34,7 @@ func CreateJob(j NewJob) Job {
 	}
 }
 
-// AddPrompt returns j with the follow-up p appended, as Store.AddPrompt
+// WithPrompt returns j with the follow-up p appended, as Store.AddPrompt
 // leaves it, or ErrArchived if j is archived.
 //
 // The job becomes active again without a FailureReason; PRLink and Branch
@@ -48,7 +50,7 @@ func CreateJob(j NewJob) Job {
 // invalid, naming the cap: the history is j's, as the backend read it
 // inside its write, so two follow-ups racing for the last place cannot
 // both take it.
-func AddPrompt(j Job, p NewPrompt) (Job, error) {
+func (j Job) WithPrompt(p NewPrompt) (Job, error) {
 	if j.Status == JobStatusArchived {
 		return Job{}, fmt.Errorf("job %q: %w", j.ID, ErrArchived)
 	}
@@ -87,11 +89,11 @@ func (l PromptLimits) admit(j Job, prompt string) error {
 	return nil
 }
 
-// ArchiveJob returns j archived at at, as Store.ArchiveJob leaves it, with
+// Archived returns j archived at at, as Store.ArchiveJob leaves it, with
 // changed true. The lease is dropped, so the running engine's next
 // ExtendLease or FinishJob gets ErrLeaseLost. A job archived already is
 // returned as it is, with changed false: its first ArchivedAt stays.
-func ArchiveJob(j Job, at time.Time) (job Job, changed bool) {
+func (j Job) Archived(at time.Time) (job Job, changed bool) {
 	if j.Status == JobStatusArchived {
 		return j, false
 	}
@@ -102,7 +104,7 @@ func ArchiveJob(j Job, at time.Time) (job Job, changed bool) {
 	return j, true
 }
 
-// ClaimTransition returns j, a job ready for c (active, and unleased or
+// Claimed returns j, a job ready for c (active, and unleased or
 // with a lease that expired before leaseNow), as Store.ClaimJob leaves it.
 // leaseNow is the store's lease time (see leaseclock.go): c.Now on a store
 // told the time, the database's clock on a LeaseClock. The job is leased to
@@ -111,7 +113,7 @@ func ArchiveJob(j Job, at time.Time) (job Job, changed bool) {
 // instead, and it fails with a GaveUpReason and no lease (leased false),
 // since each of its runs ended without an outcome (a crash, a stall).
 // Either way it was last updated at c.Now, the caller's time.
-func ClaimTransition(j Job, c Claim, leaseNow time.Time) (job Job, leased bool) {
+func (j Job) Claimed(c Claim, leaseNow time.Time) (job Job, leased bool) {
 	j.UpdatedAt = c.Now
 	if j.Attempts >= c.MaxAttempts {
 		j.Status = JobStatusFailed
@@ -125,7 +127,7 @@ func ClaimTransition(j Job, c Claim, leaseNow time.Time) (job Job, leased bool) 
 	return j, true
 }
 
-// FinishJob returns j, whose lease f.Owner holds, as Store.FinishJob leaves
+// Finished returns j, whose lease f.Owner holds, as Store.FinishJob leaves
 // it: without a lease, last updated at f.At. Failed makes it failed with
 // f.FailureReason. Completed records f.Handled and f.PRLink (unless empty,
 // so that a run that changed nothing keeps the link of an earlier one) and
@@ -133,7 +135,7 @@ func ClaimTransition(j Job, c Claim, leaseNow time.Time) (job Job, leased bool) 
 // below the job's prompts): then it stays active for another run, with
 // Attempts back to 0, since this run succeeded. f.Handled above the job's
 // prompts is refused as invalid.
-func FinishJob(j Job, f Finish) (Job, error) {
+func (j Job) Finished(f Finish) (Job, error) {
 	if err := f.Validate(); err != nil {
 		return Job{}, err
 	}
@@ -160,21 +162,21 @@ func FinishJob(j Job, f Finish) (Job, error) {
 	return j, nil
 }
 
-// ReleaseJob returns j, whose lease its owner gives back without an outcome
+// Released returns j, whose lease its owner gives back without an outcome
 // (a graceful shutdown), as Store.ReleaseJob leaves it: without a lease and
 // with the attempt given back, so another owner can claim it at once and
 // the interrupted run does not count against its attempts.
-func ReleaseJob(j Job) Job {
+func (j Job) Released() Job {
 	j.Attempts = max(j.Attempts-1, 0)
 	dropLease(&j)
 	return j
 }
 
-// RevokeKey returns k revoked at at, as Store.RevokeKey leaves it, with
+// Revoked returns k revoked at at, as Store.RevokeKey leaves it, with
 // changed true. A key revoked already is returned as it is, with changed
 // false: its first revocation time stays, since that is when the key
 // stopped working, which an audit must not see move.
-func RevokeKey(k APIKey, at time.Time) (key APIKey, changed bool) {
+func (k APIKey) Revoked(at time.Time) (key APIKey, changed bool) {
 	if !k.RevokedAt.IsZero() {
 		return k, false
 	}
@@ -185,7 +187,7 @@ func RevokeKey(k APIKey, at time.Time) (key APIKey, changed bool) {
 // GaveUpReason is the FailureReason of a job given up after attempts runs:
 // why names how the last one ended. The engine gives up on a job whose last
 // run failed with an error worth retrying, a claim on one whose runs all
-// ended without an outcome (see ClaimTransition).
+// ended without an outcome (see Job.Claimed).
 func GaveUpReason(attempts int, why string) string {
 	return fmt.Sprintf("gave up after %d attempts: %s", attempts, why)
 }

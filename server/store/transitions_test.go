@@ -39,7 +39,7 @@ func wantJob(t *testing.T, what string, got, want Job) {
 func TestCreateJob(t *testing.T) {
 	nj := NewJob{ID: "j", ProjectID: "p", Prompt: "write", Repository: "r", Ref: "main", Model: "m",
 		Branch: "docs-agent/j", CreatedAt: t0, Idempotency: &Idempotency{Key: "k", RequestHash: []byte{1}}}
-	wantJob(t, "CreateJob", CreateJob(nj), Job{
+	wantJob(t, "CreateJob", nj.Created(), Job{
 		ID: "j", ProjectID: "p", Status: JobStatusActive, Repository: "r", Ref: "main", Model: "m",
 		Branch: "docs-agent/j", Prompts: []Prompt{{Text: "write", At: t0}}, CreatedAt: t0, UpdatedAt: t0,
 	})
@@ -50,7 +50,7 @@ func TestAddPrompt(t *testing.T) {
 
 	// A running job keeps its lease and attempts.
 	running := leasedJob()
-	got, err := AddPrompt(running, p)
+	got, err := running.WithPrompt(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestAddPrompt(t *testing.T) {
 	// A job that ended starts a new run: active, no reason, fresh attempts.
 	failed := unleased(leasedJob())
 	failed.Status, failed.FailureReason, failed.Attempts = JobStatusFailed, "boom", 3
-	got, err = AddPrompt(failed, p)
+	got, err = failed.WithPrompt(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,14 +76,14 @@ func TestAddPrompt(t *testing.T) {
 
 	archived := unleased(leasedJob())
 	archived.Status = JobStatusArchived
-	if _, err := AddPrompt(archived, p); !errors.Is(err, ErrArchived) {
+	if _, err := archived.WithPrompt(p); !errors.Is(err, ErrArchived) {
 		t.Errorf("AddPrompt to an archived job: %v, want %v", err, ErrArchived)
 	}
 }
 
 func TestArchiveJob(t *testing.T) {
 	at := t0.Add(time.Minute)
-	got, changed := ArchiveJob(leasedJob(), at)
+	got, changed := leasedJob().Archived(at)
 	want := unleased(leasedJob())
 	want.Status, want.ArchivedAt, want.UpdatedAt = JobStatusArchived, at, at
 	if !changed {
@@ -91,40 +91,40 @@ func TestArchiveJob(t *testing.T) {
 	}
 	wantJob(t, "ArchiveJob", got, want)
 
-	again, changed := ArchiveJob(got, at.Add(time.Hour))
+	again, changed := got.Archived(at.Add(time.Hour))
 	if changed {
 		t.Error("ArchiveJob of an archived job: changed true")
 	}
 	wantJob(t, "ArchiveJob again", again, got)
 }
 
-func TestClaimTransition(t *testing.T) {
+func TestClaimed(t *testing.T) {
 	c := Claim{Owner: "w2", Now: t0.Add(2 * time.Hour), LeaseFor: time.Minute, MaxAttempts: 2}
 	ready := leasedJob() // its lease expired before c.Now
 
-	got, leased := ClaimTransition(ready, c, c.Now)
+	got, leased := ready.Claimed(c, c.Now)
 	want := leasedJob()
 	want.Attempts, want.LeaseOwner, want.LeaseExpiresAt, want.UpdatedAt = 2, "w2", c.Now.Add(time.Minute), c.Now
 	if !leased {
-		t.Error("ClaimTransition with an attempt left: leased false")
+		t.Error("Claimed with an attempt left: leased false")
 	}
-	wantJob(t, "ClaimTransition", got, want)
+	wantJob(t, "Claimed", got, want)
 
 	// On a store whose leases follow the database's clock, the lease runs
 	// from that clock's time, and the caller's time is only UpdatedAt.
 	dbNow := c.Now.Add(-5 * time.Minute)
-	onDB, _ := ClaimTransition(ready, c, dbNow)
+	onDB, _ := ready.Claimed(c, dbNow)
 	want.LeaseExpiresAt = dbNow.Add(time.Minute)
-	wantJob(t, "ClaimTransition on the database's clock", onDB, want)
+	wantJob(t, "Claimed on the database's clock", onDB, want)
 
-	got, leased = ClaimTransition(got, c, c.Now)
+	got, leased = got.Claimed(c, c.Now)
 	want = unleased(want)
 	want.Status = JobStatusFailed
 	want.FailureReason = "gave up after 2 attempts: every run ended without an outcome (the limit is 2)"
 	if leased {
-		t.Error("ClaimTransition of a job that used its attempts: leased true")
+		t.Error("Claimed of a job that used its attempts: leased true")
 	}
-	wantJob(t, "ClaimTransition of a job that used its attempts", got, want)
+	wantJob(t, "Claimed of a job that used its attempts", got, want)
 }
 
 func TestFinishJob(t *testing.T) {
@@ -149,7 +149,7 @@ func TestFinishJob(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.f.JobID, tc.f.Owner, tc.f.At = "j", "w1", at
-			got, err := FinishJob(leasedJob(), tc.f)
+			got, err := leasedJob().Finished(tc.f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +164,7 @@ func TestFinishJob(t *testing.T) {
 		{JobID: "j", Outcome: Completed, Handled: -1},
 		{JobID: "j"},
 	} {
-		if _, err := FinishJob(leasedJob(), f); !errors.Is(err, ErrInvalid) {
+		if _, err := leasedJob().Finished(f); !errors.Is(err, ErrInvalid) {
 			t.Errorf("FinishJob(%+v): %v, want %v", f, err, ErrInvalid)
 		}
 	}
@@ -173,17 +173,17 @@ func TestFinishJob(t *testing.T) {
 func TestReleaseJob(t *testing.T) {
 	want := unleased(leasedJob())
 	want.Attempts = 0
-	wantJob(t, "ReleaseJob", ReleaseJob(leasedJob()), want)
-	wantJob(t, "ReleaseJob of a job without attempts", ReleaseJob(want), want)
+	wantJob(t, "ReleaseJob", leasedJob().Released(), want)
+	wantJob(t, "ReleaseJob of a job without attempts", want.Released(), want)
 }
 
 func TestRevokeKey(t *testing.T) {
 	k := APIKey{ID: "k", Hash: []byte{1}}
-	got, changed := RevokeKey(k, t0)
+	got, changed := k.Revoked(t0)
 	if !changed || !got.RevokedAt.Equal(t0) {
 		t.Errorf("RevokeKey: %+v, changed %v", got, changed)
 	}
-	again, changed := RevokeKey(got, t0.Add(time.Hour))
+	again, changed := got.Revoked(t0.Add(time.Hour))
 	if changed || !again.RevokedAt.Equal(t0) {
 		t.Errorf("RevokeKey again: %+v, changed %v; want the first time kept", again, changed)
 	}
@@ -208,7 +208,7 @@ func TestGaveUpReason(t *testing.T) {
 func TestAddPromptLimits(t *testing.T) {
 	job := unleased(leasedJob()) // prompts "one" and "two": 2 prompts, 6 characters
 	add := func(text string, l PromptLimits) error {
-		_, err := AddPrompt(job, NewPrompt{ProjectID: "p", JobID: "j", Prompt: text, At: t0, Limits: l})
+		_, err := job.WithPrompt(NewPrompt{ProjectID: "p", JobID: "j", Prompt: text, At: t0, Limits: l})
 		return err
 	}
 	for _, tc := range []struct {
@@ -236,7 +236,7 @@ func TestAddPromptLimits(t *testing.T) {
 	// The archived job is refused as archived, whatever the caps.
 	archived := job
 	archived.Status = JobStatusArchived
-	if _, err := AddPrompt(archived, NewPrompt{Prompt: "x", Limits: PromptLimits{Prompts: 1}}); !errors.Is(err, ErrArchived) {
+	if _, err := archived.WithPrompt(NewPrompt{Prompt: "x", Limits: PromptLimits{Prompts: 1}}); !errors.Is(err, ErrArchived) {
 		t.Errorf("AddPrompt to an archived, full job: %v, want %v", err, ErrArchived)
 	}
 }

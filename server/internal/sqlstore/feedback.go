@@ -50,7 +50,7 @@ func (s *Store) AddFeedback(ctx context.Context, n store.NewFeedback) (store.Fee
 		if n.DailyCap > 0 && entries >= int64(n.DailyCap) {
 			return store.Feedback{}, fmt.Errorf("project %q holds %d feedback entries on %s: %w", n.ProjectID, entries, day.Format(time.DateOnly), store.ErrFull)
 		}
-		f := store.AddFeedback(n)
+		f := n.Created()
 		if err := tx.InsertFeedback(ctx, f); err != nil {
 			return store.Feedback{}, err
 		}
@@ -83,8 +83,8 @@ func (s *Store) FeedbackByPage(ctx context.Context, q store.FeedbackByPageQuery)
 	return store.FeedbackByPage{Rows: rows, HasMore: more}, err
 }
 
-// SetFeedbackStatus moves an entry to another status, as the function
-// store.SetFeedbackStatus says.
+// SetFeedbackStatus moves an entry to another status, as
+// store.Feedback.WithStatus says.
 func (s *Store) SetFeedbackStatus(ctx context.Context, c store.FeedbackStatusChange) (store.Feedback, error) {
 	return write(ctx, s, "set feedback status", c.Validate(), func(tx Tx) (store.Feedback, error) {
 		f, found, err := tx.LockFeedback(ctx, c.ProjectID, c.ID)
@@ -94,7 +94,7 @@ func (s *Store) SetFeedbackStatus(ctx context.Context, c store.FeedbackStatusCha
 		if err != nil {
 			return store.Feedback{}, err
 		}
-		next, changed := store.SetFeedbackStatus(f, c)
+		next, changed := f.WithStatus(c)
 		if !changed {
 			return f, nil
 		}

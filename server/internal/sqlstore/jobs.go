@@ -28,14 +28,14 @@ func (s *Store) CreateJob(ctx context.Context, nj store.NewJob) (store.Job, bool
 		if err := tx.AnnounceJobs(ctx); err != nil {
 			return store.Job{}, err
 		}
-		if err := tx.InsertJob(ctx, store.CreateJob(nj)); err != nil {
+		if err := tx.InsertJob(ctx, nj.Created()); err != nil {
 			return store.Job{}, err
 		}
 		if err := keep(ctx, tx, nj.ProjectID, nj.Idempotency, nj.ID); err != nil {
 			return store.Job{}, err
 		}
 		// The job as written, not read back: one round trip fewer a create.
-		return asStored(store.CreateJob(nj)), nil
+		return asStored(nj.Created()), nil
 	})
 	return job, replayed && err == nil, err
 }
@@ -88,7 +88,7 @@ func (s *Store) AddPrompt(ctx context.Context, p store.NewPrompt) (store.Job, bo
 		if err != nil {
 			return store.Job{}, err
 		}
-		next, err := store.AddPrompt(j, p)
+		next, err := j.WithPrompt(p)
 		if err != nil {
 			return store.Job{}, err
 		}
@@ -116,7 +116,7 @@ func (s *Store) ArchiveJob(ctx context.Context, projectID, jobID string, at time
 		if err != nil {
 			return store.Job{}, err
 		}
-		next, changed := store.ArchiveJob(j, at)
+		next, changed := j.Archived(at)
 		if !changed {
 			return j, nil
 		}
@@ -141,7 +141,7 @@ func (s *Store) ClaimJob(ctx context.Context, c store.Claim) (store.Job, error) 
 			if err != nil || !found {
 				return store.Job{}, err
 			}
-			next, leased := store.ClaimTransition(j, c, leaseNow)
+			next, leased := j.Claimed(c, leaseNow)
 			if err := tx.SaveJob(ctx, j, next); err != nil {
 				return store.Job{}, err
 			}
@@ -179,7 +179,7 @@ func (s *Store) FinishJob(ctx context.Context, f store.Finish) (store.Job, error
 		if err != nil {
 			return store.Job{}, err
 		}
-		next, err := store.FinishJob(j, f)
+		next, err := j.Finished(f)
 		if err != nil {
 			return store.Job{}, err
 		}
@@ -199,7 +199,7 @@ func (s *Store) ReleaseJob(ctx context.Context, jobID, owner string) error {
 		if err != nil {
 			return err
 		}
-		return tx.SaveJob(ctx, j, store.ReleaseJob(j))
+		return tx.SaveJob(ctx, j, j.Released())
 	})
 }
 

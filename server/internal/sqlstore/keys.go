@@ -35,7 +35,7 @@ func (s *Store) Keys(ctx context.Context) ([]store.APIKey, error) {
 	})
 }
 
-// RevokeKey revokes the key at at, as the function store.RevokeKey says.
+// RevokeKey revokes the key at at, as store.APIKey.Revoked says.
 // ErrNotFound if no such key.
 func (s *Store) RevokeKey(ctx context.Context, id string, at time.Time) error {
 	return s.exec(ctx, "revoke key", store.ValidateRevokeKey(id, at), func(tx Tx) error {
@@ -46,7 +46,7 @@ func (s *Store) RevokeKey(ctx context.Context, id string, at time.Time) error {
 		if err != nil {
 			return err
 		}
-		if next, changed := store.RevokeKey(k, at); changed {
+		if next, changed := k.Revoked(at); changed {
 			return tx.SaveKey(ctx, next)
 		}
 		return nil

@@ -58,8 +58,8 @@ func (s *Store) SiteTokens(ctx context.Context, projectID string) ([]store.SiteT
 	})
 }
 
-// RevokeSiteToken revokes the token at at, as the function
-// store.RevokeSiteToken says. ErrNotFound if no such token.
+// RevokeSiteToken revokes the token at at, as store.SiteToken.Revoked
+// says. ErrNotFound if no such token.
 func (s *Store) RevokeSiteToken(ctx context.Context, token string, at time.Time) error {
 	return s.exec(ctx, "revoke site token", store.ValidateRevokeSiteToken(token, at), func(tx Tx) error {
 		t, found, err := tx.LockSiteToken(ctx, token)
@@ -69,7 +69,7 @@ func (s *Store) RevokeSiteToken(ctx context.Context, token string, at time.Time)
 		if err != nil {
 			return err
 		}
-		if next, changed := store.RevokeSiteToken(t, at); changed {
+		if next, changed := t.Revoked(at); changed {
 			return tx.SaveSiteToken(ctx, next)
 		}
 		return nil
