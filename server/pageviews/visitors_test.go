@@ -353,17 +353,17 @@ func TestVisitorsOverflowPastTheCap(t *testing.T) {
 func TestVisitorMemoryStaysBoundedWhileStoreIsDown(t *testing.T) {
 	const (
 		intervals  = 15
-		perFlush   = 20_000
+		perFlush   = 5_000
 		maxKeys    = perFlush
 		maxPending = perFlush / 2 // so that both bounds of pending sketches are met
-		maxVisitor = 4 << 20
+		maxVisitor = 1 << 20
 	)
 	// The views' own bound (400 bytes per counter, as in
 	// TestPendingStaysBoundedWhileStoreIsDown), plus MaxVisitorBytes, plus
 	// the overflow sketches: one per project, hour and class, live and
 	// pending, each at most a dense sketch, which 64 KiB bounds at any
-	// precision package hll could choose. Without the cap, the sketches
-	// alone would take about 60 MiB by the end.
+	// precision package hll could choose. Without the cap, the 75,000
+	// sketches alone would take about 15 MiB by the end.
 	const heapBound = (maxPending+perFlush)*400 + maxVisitor + 2*2*4*(64<<10)
 
 	clock := at
