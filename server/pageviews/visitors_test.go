@@ -466,28 +466,6 @@ func TestVisitorsBehindTrustedProxies(t *testing.T) {
 	}
 }
 
-// The hot path stays free of allocations with visitors: a view of a page
-// already counted this hour by the visitor before.
-func TestMiddlewareWithVisitorsAllocatesNothing(t *testing.T) {
-	sink := newVisitorSink()
-	r := visitorRecorder(t, sink)
-	mw, _ := r.Middleware(MiddlewareConfig{Project: "docs"})
-	h := mw(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
-	req := httptest.NewRequest("GET", "/guide/", nil)
-	req.Header.Set("User-Agent", chromeUA)
-	w := &nopWriter{h: http.Header{}}
-	h.ServeHTTP(w, req)
-	if allocs := testing.AllocsPerRun(1000, func() { h.ServeHTTP(w, req) }); allocs != 0 {
-		t.Fatalf("a counted view allocates %.1f times, want 0", allocs)
-	}
-	if err := r.Flush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if got := sink.visitors("docs", "/guide", "human"); got != 1 {
-		t.Fatalf("%d visitors, want 1", got)
-	}
-}
-
 func TestNewRefusesNegativeVisitorBytes(t *testing.T) {
 	if _, err := New(Config{Sink: newVisitorSink(), MaxVisitorBytes: -1}); err == nil {
 		t.Fatal("a negative MaxVisitorBytes was accepted")
