@@ -14,26 +14,31 @@ import (
 
 	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/internal/thorough"
 	"github.com/docsapi/docsapi-go/server/pageviews"
 	"github.com/docsapi/docsapi-go/server/sqlite"
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/traffic"
 )
 
-// TestLoadEveryViewIsExported sends 200,000 page views from concurrent HTTP
+// TestLoadEveryViewIsExported sends page views from concurrent HTTP
 // clients through the middleware of a docs site, with the recorder flushing
-// into SQLite on a short interval, shuts the recorder down gracefully, and
-// checks that the views export counts every view exactly: per path, and
-// human and AI apart.
+// into SQLite on a short interval and one client flushing too as it goes
+// (so that flushes overlap the other clients' views however fast the
+// machine), shuts the recorder down gracefully, and checks that the views
+// export counts every view exactly: per path, and human and AI apart.
+// 4,000 views always; 200,000 in the thorough tier (package thorough).
 func TestLoadEveryViewIsExported(t *testing.T) {
-	const (
-		clients = 16
-		perUser = 12_500 // 16 × 12,500 = 200,000
-		paths   = 50
-	)
-	if testing.Short() {
-		t.Skip("the load test sends 200,000 requests")
-	}
+	t.Run("4,000 views", func(t *testing.T) { testLoad(t, 16, 250, 50) })
+	t.Run("200,000 views", func(t *testing.T) {
+		thorough.Require(t, "sends 200,000 requests")
+		testLoad(t, 16, 12_500, 50)
+	})
+}
+
+// testLoad is TestLoadEveryViewIsExported: clients send perUser views
+// each, over paths pages.
+func testLoad(t *testing.T, clients, perUser, paths int) {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "views.db"))
 	if err != nil {
@@ -106,6 +111,12 @@ func TestLoadEveryViewIsExported(t *testing.T) {
 					errs <- fmt.Errorf("status %d", resp.StatusCode)
 					return
 				}
+				if c == 0 && i%25 == 24 {
+					if err := rec.Flush(ctx); err != nil {
+						errs <- fmt.Errorf("Flush: %w", err)
+						return
+					}
+				}
 			}
 		}()
 	}
@@ -119,7 +130,7 @@ func TestLoadEveryViewIsExported(t *testing.T) {
 	if err := rec.Close(closeCtx); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if st := rec.Stats(); st.Recorded != clients*perUser || st.Pending != 0 || st.Overflowed != 0 {
+	if st := rec.Stats(); st.Recorded != int64(clients*perUser) || st.Pending != 0 || st.Overflowed != 0 {
 		t.Fatalf("recorder stats = %+v", st)
 	}
 
@@ -143,7 +154,7 @@ func TestLoadEveryViewIsExported(t *testing.T) {
 	if err := json.Unmarshal(w.Body.Bytes(), &page); err != nil || w.Code != http.StatusOK {
 		t.Fatalf("export: %d %s", w.Code, w.Body)
 	}
-	if page.Totals.Total != clients*perUser || page.Totals.Human != clients*perUser/2 || len(page.Views) != paths || page.HasMore {
+	if page.Totals.Total != int64(clients*perUser) || page.Totals.Human != int64(clients*perUser/2) || len(page.Views) != paths || page.HasMore {
 		t.Fatalf("totals = %+v with %d rows, want %d views (half human) on %d paths", page.Totals, len(page.Views), clients*perUser, paths)
 	}
 	for _, got := range page.Views {

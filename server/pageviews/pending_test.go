@@ -30,7 +30,7 @@ func pendingKeys(r *Recorder) int {
 func TestPendingStaysBoundedWhileStoreIsDown(t *testing.T) {
 	const (
 		intervals = 20
-		perFlush  = 20_000 // new paths per flush interval: the live limit
+		perFlush  = 5_000 // new paths per flush interval: the live limit
 		maxKeys   = perFlush
 		bound     = 2 * maxKeys // the default MaxPendingKeys
 	)
@@ -41,10 +41,9 @@ func TestPendingStaysBoundedWhileStoreIsDown(t *testing.T) {
 	// A counter costs about 150 bytes: a map slot of 48 (key 40, pointer
 	// 8) and the spare slots a Go map keeps between growths, its counts
 	// (24) and its path string (about 16). 400 bytes for each of the
-	// 60,000 counters is 22.9 MiB, over twice what they take: room for
-	// what the collector has not freed yet. Without the bound, the 20
-	// intervals leave 400,000 pending counters, about 60 MiB, past the
-	// bound by the tenth.
+	// 15,000 counters is over twice what they take. Without the bound,
+	// the 20 intervals leave 100,000 pending counters, about 15 MiB, past
+	// the heap's bound by the tenth.
 	const heapBound = (bound + perFlush) * 400
 
 	clock := at

@@ -353,10 +353,10 @@ func TestVisitorsOverflowPastTheCap(t *testing.T) {
 func TestVisitorMemoryStaysBoundedWhileStoreIsDown(t *testing.T) {
 	const (
 		intervals  = 15
-		perFlush   = 20_000
+		perFlush   = 5_000
 		maxKeys    = perFlush
 		maxPending = perFlush / 2 // so that both bounds of pending sketches are met
-		maxVisitor = 4 << 20
+		maxVisitor = 1 << 20
 	)
 	// The views' own bound (400 bytes per counter, as in
 	// TestPendingStaysBoundedWhileStoreIsDown), plus MaxVisitorBytes, plus
@@ -463,28 +463,6 @@ func TestVisitorsBehindTrustedProxies(t *testing.T) {
 	// one connecting directly.
 	if got := sink.visitors("docs", "", "human"); got != 3 {
 		t.Errorf("%d visitors in all, want 3 (192.0.2.1, 192.0.2.2, 203.0.113.1)", got)
-	}
-}
-
-// The hot path stays free of allocations with visitors: a view of a page
-// already counted this hour by the visitor before.
-func TestMiddlewareWithVisitorsAllocatesNothing(t *testing.T) {
-	sink := newVisitorSink()
-	r := visitorRecorder(t, sink)
-	mw, _ := r.Middleware(MiddlewareConfig{Project: "docs"})
-	h := mw(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
-	req := httptest.NewRequest("GET", "/guide/", nil)
-	req.Header.Set("User-Agent", chromeUA)
-	w := &nopWriter{h: http.Header{}}
-	h.ServeHTTP(w, req)
-	if allocs := testing.AllocsPerRun(1000, func() { h.ServeHTTP(w, req) }); allocs != 0 {
-		t.Fatalf("a counted view allocates %.1f times, want 0", allocs)
-	}
-	if err := r.Flush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if got := sink.visitors("docs", "/guide", "human"); got != 1 {
-		t.Fatalf("%d visitors, want 1", got)
 	}
 }
 

@@ -9,11 +9,12 @@ import (
 )
 
 // TestConformance runs the suite every backend passes, each subtest on a
-// fresh, empty database of its own.
+// fresh, empty schema of its own.
 func TestConformance(t *testing.T) {
 	adminURL(t) // skip before the suite creates a subtest per case
+	schema := schemas(t)
 	storetest.Run(t, func(t *testing.T) store.Store {
-		return open(t, newDatabase(t))
+		return open(t, schema(t))
 	})
 }
 
@@ -21,8 +22,9 @@ func TestConformance(t *testing.T) {
 // per project and day, on stores opened with a small cap.
 func TestConformanceDailyPathCap(t *testing.T) {
 	adminURL(t)
+	schema := schemas(t)
 	storetest.RunDailyPathCap(t, func(t *testing.T, max int) store.Store {
-		return open(t, newDatabase(t), postgres.WithDailyPathCap(max))
+		return open(t, schema(t), postgres.WithDailyPathCap(max))
 	})
 }
 
@@ -37,7 +39,8 @@ func TestVisitorAccuracy(t *testing.T) {
 // TestConformanceJobCounts runs the suite's tests of store.JobCounter.
 func TestConformanceJobCounts(t *testing.T) {
 	adminURL(t)
+	schema := schemas(t)
 	storetest.RunJobCounts(t, func(t *testing.T) store.Store {
-		return open(t, newDatabase(t))
+		return open(t, schema(t))
 	})
 }

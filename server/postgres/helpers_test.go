@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,6 +87,40 @@ func newDatabase(t testing.TB) string {
 	}
 	u.Path = "/" + name
 	return u.String()
+}
+
+// schemas makes a database for a suite whose every subtest opens a store
+// on a fresh, empty place of its own, and returns what gives each subtest
+// one: a new schema of that database, as the URL of a connection whose
+// search_path is the schema (the way postgres.Open is told to keep its
+// tables in a schema). A schema costs a statement where a database costs
+// a copy of the template database, most of a subtest's time. The database
+// is dropped when t ends.
+func schemas(t *testing.T) func(t *testing.T) string {
+	t.Helper()
+	db := newDatabase(t)
+	conn := connect(t, db)
+	var mu sync.Mutex // a pgx.Conn serves one statement at a time
+	n := 0
+	return func(st *testing.T) string {
+		st.Helper()
+		mu.Lock()
+		defer mu.Unlock()
+		n++
+		// The name is ours and made of [a-z0-9]: no quoting needed.
+		name := fmt.Sprintf("suite%d", n)
+		if _, err := conn.Exec(context.Background(), "CREATE SCHEMA "+name); err != nil {
+			st.Fatalf("create schema: %v", err)
+		}
+		u, err := url.Parse(db)
+		if err != nil {
+			st.Fatal(err)
+		}
+		q := u.Query()
+		q.Set("search_path", name)
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
 }
 
 // open opens a Store on the database at dbURL, closed when the test ends.

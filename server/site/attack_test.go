@@ -8,6 +8,7 @@ import (
 
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/internal/servertest"
+	"github.com/docsapi/docsapi-go/server/internal/thorough"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -34,48 +35,73 @@ func (e *env) storedCount() int {
 	}
 }
 
+// atScales runs test at each attack scale: a daily cap of 1,000 always, and
+// the default cap in the thorough tier (package thorough). The default
+// shares are the same fractions of any cap, so the small one crosses the
+// same bounds with a tenth of the requests.
+func atScales(t *testing.T, test func(t *testing.T, dailyCap int)) {
+	t.Run("a cap of 1,000", func(t *testing.T) { test(t, 1000) })
+	t.Run("the default cap", func(t *testing.T) {
+		thorough.Require(t, "floods the default daily cap over HTTP")
+		test(t, store.DefaultDailyFeedbackCap)
+	})
+}
+
+// feedbackCap is a server config with dailyCap as the day's feedback cap,
+// its shares the defaults, and no per-address request budget.
+func feedbackCap(dailyCap int) func(*server.Config) {
+	return func(c *server.Config) {
+		servertest.NoSiteBudget(c)
+		c.Site.MaxFeedbackPerDay = dailyCap
+	}
+}
+
 // The finding: 180 addresses filled the day's feedback cap in seconds,
 // and every reader got 429 for the rest of the UTC day. With the default
-// cap and shares, 180 addresses store a part of the cap however they are
-// spread, each refused with a message naming its share, and a new reader
-// is still heard.
+// shares of the cap, 180 addresses store a part of the cap however they
+// are spread, each refused with a message naming its share, and a new
+// reader is still heard.
 func TestFeedbackCapCannotBeFilledByManyAddresses(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		attack   []string
-		reader   string
-		maxStore int // what the shares let the attack store
-	}{
-		{"one address in each of 180 networks",
-			servertest.Addrs(180, func(i int) string { return fmt.Sprintf("198.%d.%d.7:4000", 18+i/250, i%250) }),
-			"203.0.113.50:1", 180 * 20},
-		{"180 addresses of one /24, as on loopback",
-			servertest.Addrs(180, func(i int) string { return fmt.Sprintf("127.0.0.%d:4000", i+1) }),
-			"127.0.1.1:1", 200},
-		{"180 IPv6 /64s of one /48",
-			servertest.Addrs(180, func(i int) string { return fmt.Sprintf("[2001:db8:7:%x::1]:443", i) }),
-			"[2001:db8:8::1]:443", 200},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			e := newSiteEnv(t, servertest.NoSiteBudget)
-			accepted, refusal := e.FloodFeedback(tc.attack, store.DefaultDailyFeedbackCap)
-			if accepted > tc.maxStore || accepted >= store.DefaultDailyFeedbackCap {
-				t.Fatalf("the attack stored %d entries; the shares allow %d, the cap is %d", accepted, tc.maxStore, store.DefaultDailyFeedbackCap)
-			}
-			if !strings.Contains(refusal, "may send 20") && !strings.Contains(refusal, "may send 200") {
-				t.Errorf("the refusal %s does not name the share", refusal)
-			}
-			if strings.Contains(refusal, "10000") || strings.Contains(refusal, "as much feedback as the server keeps") {
-				t.Errorf("the refusal %s speaks of the cap, which the site did not reach", refusal)
-			}
-			if status, body := e.PostFrom("feedback", tc.reader, `{"path": "/guide", "helpful": true, "comment": "Clear, thanks"}`); status != http.StatusAccepted {
-				t.Fatalf("a new reader after the attack: %d %s, want 202", status, body)
-			}
-			if got := e.storedCount(); got != accepted+1 {
-				t.Errorf("%d entries stored, want the attack's %d and the reader's", got, accepted)
-			}
-		})
-	}
+	atScales(t, func(t *testing.T, dailyCap int) {
+		perAddress, perNetwork := server.SiteShareDefaults(dailyCap)
+		for _, tc := range []struct {
+			name     string
+			attack   []string
+			reader   string
+			maxStore int    // what the shares let the attack store
+			share    string // the share the last refusal names
+		}{
+			{"one address in each of 180 networks",
+				servertest.Addrs(180, func(i int) string { return fmt.Sprintf("198.%d.%d.7:4000", 18+i/250, i%250) }),
+				"203.0.113.50:1", 180 * perAddress, fmt.Sprintf("one address may send %d ", perAddress)},
+			{"180 addresses of one /24, as on loopback",
+				servertest.Addrs(180, func(i int) string { return fmt.Sprintf("127.0.0.%d:4000", i+1) }),
+				"127.0.1.1:1", perNetwork, fmt.Sprintf("one network may send %d ", perNetwork)},
+			{"180 IPv6 /64s of one /48",
+				servertest.Addrs(180, func(i int) string { return fmt.Sprintf("[2001:db8:7:%x::1]:443", i) }),
+				"[2001:db8:8::1]:443", perNetwork, fmt.Sprintf("one network may send %d ", perNetwork)},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				e := newSiteEnv(t, feedbackCap(dailyCap))
+				accepted, refusal := e.FloodFeedback(tc.attack, dailyCap)
+				if accepted > tc.maxStore || accepted >= dailyCap {
+					t.Fatalf("the attack stored %d entries; the shares allow %d, the cap is %d", accepted, tc.maxStore, dailyCap)
+				}
+				if !strings.Contains(refusal, tc.share) {
+					t.Errorf("the refusal %s does not name the share (%q)", refusal, tc.share)
+				}
+				if strings.Contains(refusal, fmt.Sprint(dailyCap)) || strings.Contains(refusal, "as much feedback as the server keeps") {
+					t.Errorf("the refusal %s speaks of the cap, which the site did not reach", refusal)
+				}
+				if status, body := e.PostFrom("feedback", tc.reader, `{"path": "/guide", "helpful": true, "comment": "Clear, thanks"}`); status != http.StatusAccepted {
+					t.Fatalf("a new reader after the attack: %d %s, want 202", status, body)
+				}
+				if got := e.storedCount(); got != accepted+1 {
+					t.Errorf("%d entries stored, want the attack's %d and the reader's", got, accepted)
+				}
+			})
+		}
+	})
 }
 
 // An attacker with more addresses than the server keeps count of in a day
@@ -86,44 +112,53 @@ func TestFeedbackCapCannotBeFilledByManyAddresses(t *testing.T) {
 // A reader of a network the flood did not come from is still heard.
 func TestFeedbackSharesHoldPastTheTable(t *testing.T) {
 	const table = 50
-	config := func(c *server.Config) {
-		servertest.NoSiteBudget(c)
-		c.Site.MaxAddresses = table
-	}
+	atScales(t, func(t *testing.T, dailyCap int) {
+		perAddress, perNetwork := server.SiteShareDefaults(dailyCap)
+		config := func(c *server.Config) {
+			feedbackCap(dailyCap)(c)
+			c.Site.MaxAddresses = table
+		}
 
-	t.Run("more addresses than the table, in a few networks", func(t *testing.T) {
-		e := newSiteEnv(t, config)
-		first := "192.0.2.1:1"
-		accepted, _ := e.FloodFeedback([]string{first}, 100)
-		if accepted != 20 {
-			t.Fatalf("the first address stored %d, want its share, 20", accepted)
-		}
-		// 600 addresses in 6 networks: the table fills with the first 50.
-		flood := servertest.Addrs(600, func(i int) string { return fmt.Sprintf("10.0.%d.%d:1", i/100, i%100+1) })
-		more, _ := e.FloodFeedback(flood, 100)
-		if more > 6*200 {
-			t.Errorf("600 addresses of 6 networks stored %d; 6 networks' shares allow %d", more, 6*200)
-		}
-		if status, body := e.PostFrom("feedback", first, `{"path": "/a", "helpful": true}`); status != http.StatusTooManyRequests {
-			t.Errorf("the first address after the flood: %d %s, want 429: its count is kept", status, body)
-		}
-		if status, body := e.PostFrom("feedback", "203.0.113.9:1", `{"path": "/guide", "helpful": true}`); status != http.StatusAccepted {
-			t.Errorf("a reader of another network: %d %s, want 202", status, body)
-		}
-	})
+		t.Run("more addresses than the table, in a few networks", func(t *testing.T) {
+			e := newSiteEnv(t, config)
+			first := "192.0.2.1:1"
+			accepted, _ := e.FloodFeedback([]string{first}, 100)
+			if accepted != perAddress {
+				t.Fatalf("the first address stored %d, want its share, %d", accepted, perAddress)
+			}
+			// 600 addresses in 6 networks: the table fills with the first 50.
+			flood := servertest.Addrs(600, func(i int) string { return fmt.Sprintf("10.0.%d.%d:1", i/100, i%100+1) })
+			more, _ := e.FloodFeedback(flood, 100)
+			if more > 6*perNetwork {
+				t.Errorf("600 addresses of 6 networks stored %d; 6 networks' shares allow %d", more, 6*perNetwork)
+			}
+			if status, body := e.PostFrom("feedback", first, `{"path": "/a", "helpful": true}`); status != http.StatusTooManyRequests {
+				t.Errorf("the first address after the flood: %d %s, want 429: its count is kept", status, body)
+			}
+			if status, body := e.PostFrom("feedback", "203.0.113.9:1", `{"path": "/guide", "helpful": true}`); status != http.StatusAccepted {
+				t.Errorf("a reader of another network: %d %s, want 202", status, body)
+			}
+		})
 
-	t.Run("more networks than the table", func(t *testing.T) {
-		e := newSiteEnv(t, config)
-		// 2,000 networks, one address each: past the table's 50, the
-		// rest share one network's allowance.
-		flood := servertest.Addrs(2000, func(i int) string { return fmt.Sprintf("10.%d.%d.1:1", i/250, i%250) })
-		accepted, _ := e.FloodFeedback(flood, 100)
-		if bound := table*20 + 200; accepted > bound {
-			t.Errorf("2,000 networks stored %d; the table's 50 addresses and the one shared allowance allow %d", accepted, bound)
-		}
-		if accepted >= store.DefaultDailyFeedbackCap {
-			t.Errorf("the flood filled the cap (%d entries)", accepted)
-		}
+		t.Run("more networks than the table", func(t *testing.T) {
+			e := newSiteEnv(t, config)
+			// One address in each of as many networks as would fill the
+			// cap with a share each (four times as many at the default
+			// cap): past the table's 50, the rest share one network's
+			// allowance.
+			networks := server.SiteAddressesToFillACap
+			if dailyCap == store.DefaultDailyFeedbackCap {
+				networks *= 4
+			}
+			flood := servertest.Addrs(networks, func(i int) string { return fmt.Sprintf("10.%d.%d.1:1", i/250, i%250) })
+			accepted, _ := e.FloodFeedback(flood, 100)
+			if bound := table*perAddress + perNetwork; accepted > bound {
+				t.Errorf("%d networks stored %d; the table's %d addresses and the one shared allowance allow %d", networks, accepted, table, bound)
+			}
+			if accepted >= dailyCap {
+				t.Errorf("the flood filled the cap (%d entries)", accepted)
+			}
+		})
 	})
 }
 
@@ -133,14 +168,28 @@ func TestFeedbackSharesHoldPastTheTable(t *testing.T) {
 // new query, and the result it opens, are still counted as themselves,
 // and every search is counted: the rows add up to the searches sent.
 func TestSearchesCapCannotBeFilledByManyAddresses(t *testing.T) {
-	const dailyCap = 1000 // small, to keep the test short; the default shares are the same fractions of it
+	// Caps small enough to keep the test short; the default shares are
+	// the same fractions of them.
+	t.Run("1,080 searches, a cap of 500", func(t *testing.T) { testSearchesFlood(t, 500, 6) })
+	t.Run("3,600 searches, a cap of 1,000", func(t *testing.T) {
+		thorough.Require(t, "sends 3,600 searches over HTTP")
+		testSearchesFlood(t, 1000, 20)
+	})
+}
+
+// testSearchesFlood is TestSearchesCapCannotBeFilledByManyAddresses at a
+// daily cap of dailyCap: 180 addresses in 18 networks send perAddress
+// searches each, half of them junk queries and half junk results of a
+// query the day holds, enough of each to fill the cap without the shares.
+func testSearchesFlood(t *testing.T, dailyCap, perAddress int) {
+	if junk := 180 * perAddress / 2; junk < dailyCap {
+		t.Fatalf("%d junk queries would not fill a cap of %d", junk, dailyCap)
+	}
 	e := newSiteEnv(t, servertest.NoSiteBudget, func(c *server.Config) { c.Site.MaxQueriesPerDay = dailyCap })
 	e.MustPost("searches", `{"query": "install", "clickedPath": "/install"}`)
 	sent := 1
-	// 180 addresses in 18 networks send 20 junk queries each, each
-	// opening a junk result: 3,600 searches, 3.6 times the cap.
 	for i, a := range servertest.Addrs(180, func(i int) string { return fmt.Sprintf("198.51.%d.%d:1", i/10, i%10+1) }) {
-		for j := range 20 {
+		for j := range perAddress {
 			body := fmt.Sprintf(`{"query": "junk %d %d", "clickedPath": "/junk/%d/%d"}`, i, j, i, j)
 			if j%2 == 1 { // a junk result of a query the day holds
 				body = fmt.Sprintf(`{"query": "install", "clickedPath": "/junk/%d/%d"}`, i, j)

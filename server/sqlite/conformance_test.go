@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/docsapi/docsapi-go/server/internal/sqlitetest"
 	"github.com/docsapi/docsapi-go/server/sqlite"
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/store/storetest"
@@ -13,7 +14,7 @@ import (
 // fresh database file.
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "docsapi.db"))
+		s, err := sqlite.Open(t.Context(), sqlitetest.FreshFile(t))
 		return storetest.Opened(t, s, err)
 	})
 }
@@ -22,7 +23,7 @@ func TestConformance(t *testing.T) {
 // per project and day, on stores opened with a small cap.
 func TestConformanceDailyPathCap(t *testing.T) {
 	storetest.RunDailyPathCap(t, func(t *testing.T, max int) store.Store {
-		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "docsapi.db"), sqlite.WithDailyPathCap(max))
+		s, err := sqlite.Open(t.Context(), sqlitetest.FreshFile(t), sqlite.WithDailyPathCap(max))
 		return storetest.Opened(t, s, err)
 	})
 }
@@ -38,7 +39,7 @@ func TestVisitorAccuracy(t *testing.T) {
 // TestConformanceJobCounts runs the suite's tests of store.JobCounter.
 func TestConformanceJobCounts(t *testing.T) {
 	storetest.RunJobCounts(t, func(t *testing.T) store.Store {
-		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "docsapi.db"))
+		s, err := sqlite.Open(t.Context(), sqlitetest.FreshFile(t))
 		return storetest.Opened(t, s, err)
 	})
 }

@@ -31,6 +31,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -95,6 +96,16 @@ func Document(t testing.TB) *openapi3.T {
 	return doc
 }
 
+// prepared is the document, router and options every Validator of the
+// process shares: a Validator never changes them, and loading and
+// validating the document takes longer than most tests that check
+// against it.
+var prepared struct {
+	once sync.Once
+	v    Validator
+	err  error
+}
+
 func newValidator(opts ...Option) (*Validator, error) {
 	v := &Validator{}
 	for _, o := range opts {
@@ -103,12 +114,23 @@ func newValidator(opts ...Option) (*Validator, error) {
 	if v.prefix != "" && !strings.HasPrefix(v.prefix, "/") {
 		return nil, fmt.Errorf("prefix %q must start with a slash", v.prefix)
 	}
+	prepared.once.Do(func() { prepared.err = prepare(&prepared.v) })
+	if prepared.err != nil {
+		return nil, prepared.err
+	}
+	v.doc, v.router, v.opts = prepared.v.doc, prepared.v.router, prepared.v.opts
+	return v, nil
+}
+
+// prepare sets v's document (loaded, validated, with the self-hosted
+// guarantees applied), its router and its options.
+func prepare(v *Validator) error {
 	doc, err := load()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := applySelfHostedGuarantees(doc); err != nil {
-		return nil, err
+		return err
 	}
 	// The document names the hosted service as its server; a server under
 	// test listens elsewhere. Without servers the router matches the path
@@ -116,7 +138,7 @@ func newValidator(opts ...Option) (*Validator, error) {
 	doc.Servers = nil
 	router, err := gorillamux.NewRouter(doc)
 	if err != nil {
-		return nil, fmt.Errorf("building the router: %w", err)
+		return fmt.Errorf("building the router: %w", err)
 	}
 	// "uri" is not checked by kin-openapi unless a validator is defined;
 	// defining it on this document, not globally, keeps other users of the
@@ -135,7 +157,7 @@ func newValidator(opts ...Option) (*Validator, error) {
 		// the whole schema; Check prints the body beside it.
 		SchemaValidationOptions: append(doc.GetSchemaValidationOptions(), openapi3.DisableSchemaErrorDetails()),
 	}
-	return v, nil
+	return nil
 }
 
 // load parses the embedded document and validates it with kin-openapi,

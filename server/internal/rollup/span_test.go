@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -75,13 +76,14 @@ func TestSplitCoversEachHourOnce(t *testing.T) {
 	for from := int64(0); from <= window; from += 5 {
 		for to := from; to <= window; to += 3 {
 			s := Split(time.Unix(base+from*Hour, 0), time.Unix(base+to*Hour, 0))
+			parts := slices.Concat(s.Days, s.Hours)
 			for h := int64(0); h < window; h++ {
 				at := base + h*Hour
 				n := 0
 				if in(at, s.Weeks[0], s.Weeks[1]) {
 					n++
 				}
-				for _, r := range append(s.Days, s.Hours...) {
+				for _, r := range parts {
 					if in(at, r[0], r[1]) {
 						n++
 					}

@@ -15,13 +15,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/internal/openapitest"
+	"github.com/docsapi/docsapi-go/server/internal/sqlitetest"
 	"github.com/docsapi/docsapi-go/server/sqlite"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -70,7 +70,7 @@ type Env struct {
 // New returns an Env on a new SQLite file, its Config changed by mutate.
 func New(t testing.TB, mutate ...func(*server.Config)) *Env {
 	t.Helper()
-	dbPath := filepath.Join(t.TempDir(), "docs.db")
+	dbPath := sqlitetest.FreshFile(t)
 	st, err := sqlite.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatalf("sqlite.Open: %v", err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/thorough"
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/store/storetest"
 )
@@ -90,9 +91,7 @@ func TestMutantsFail(t *testing.T) {
 	if os.Getenv(mutantEnv) != "" {
 		t.Skip("inside a mutant run")
 	}
-	if testing.Short() {
-		t.Skip("runs the suite once per mutant")
-	}
+	thorough.Require(t, "runs the suite once per planted bug")
 	// Each mutant, and the subtests (area/name) that must fail with it.
 	mutants := map[string][]string{
 		"keepZone":                  {"Projects/CreateThenGetRoundTripsEveryField", "Jobs/CreateJobStoresActiveJobWithOnePrompt"},

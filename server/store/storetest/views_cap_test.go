@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/docsapi/docsapi-go/server/internal/thorough"
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/store/storetest"
 )
@@ -104,6 +105,7 @@ func TestDailyPathCapFailsWithoutACap(t *testing.T) {
 	if os.Getenv(uncappedEnv) != "" {
 		t.Skip("inside the uncapped run")
 	}
+	thorough.Require(t, "runs the cap's tests again with the cap planted out")
 	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestReferenceDailyPathCap$", "-test.v")
 	cmd.Env = append(os.Environ(), uncappedEnv+"=1")
 	out, err := cmd.CombinedOutput()

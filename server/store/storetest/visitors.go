@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/docsapi/docsapi-go/server/internal/hll"
+	"github.com/docsapi/docsapi-go/server/internal/thorough"
 	"github.com/docsapi/docsapi-go/server/internal/visitorhash"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -607,8 +608,10 @@ func testVisitors(t *testing.T, open opener) {
 
 // RunVisitorAccuracy checks, against exact counts, the estimates of the
 // store that open returns (new and empty) for 100 to 10 million distinct
-// visitors. It is apart from Run, whose every mutant would otherwise
-// insert those 10 million visitors again:
+// visitors, each size a subtest named by it. Past 200,000, which already
+// stores dense sketches beside sparse ones, the sizes are in the thorough
+// tier (package thorough). It is apart from Run, whose every mutant would
+// otherwise insert those visitors again:
 //
 //	func TestVisitorAccuracy(t *testing.T) {
 //		storetest.RunVisitorAccuracy(t, open)
@@ -623,61 +626,79 @@ func RunVisitorAccuracy(t *testing.T, open func(t *testing.T) store.Store) {
 // sketches (1.04/√65536), which one estimate in about a million exceeds.
 const sketchError = 0.02
 
-// testVisitorAccuracy stores, for each size from 100 to 10 million, that
-// many distinct visitors of a project of its own over four hours and two
+// accuracySizes are the numbers of visitors RunVisitorAccuracy counts;
+// those past accuracyQuick are in the thorough tier. At 200,000 the
+// sketches of the busier path are dense (the library's sparse list ends
+// at about 31,000 items) and those of the other still sparse.
+var accuracySizes = []int{100, 1_000, 10_000, 100_000, 200_000, 1_000_000, 10_000_000}
+
+const accuracyQuick = 200_000
+
+// testVisitorAccuracy stores, for each size of accuracySizes, that many
+// distinct visitors of a project of its own over four hours and two
 // paths, as a flush would (a visitor may be in two hours), half of them
 // human, and checks every estimate against the exact count.
 func testVisitorAccuracy(t *testing.T, s store.Store, day0 time.Time) {
-	for _, n := range []int{100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000} {
-		project := fmt.Sprintf("p%d", n)
-		paths := []string{"/a", "/b"}
-		var sketches [4][2][2]hll.Sketch // hour, path, class
-		var exact [2][2]int              // path, class
-		for i := range n {
-			hash := hll.Mix64(uint64(n)<<32 | uint64(i))
-			path, class := 0, i%2
-			if i%5 == 0 {
-				path = 1
+	for _, n := range accuracySizes {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			if n > accuracyQuick {
+				thorough.Require(t, "counts millions of visitors")
 			}
-			exact[path][class]++
-			sketches[i%4][path][class].Insert(hash)
-			if i%3 == 0 {
-				sketches[(i+1)%4][path][class].Insert(hash)
-			}
+			testAccuracyOf(t, s, day0, n)
+		})
+	}
+}
+
+// testAccuracyOf is testVisitorAccuracy for n visitors.
+func testAccuracyOf(t *testing.T, s store.Store, day0 time.Time, n int) {
+	project := fmt.Sprintf("p%d", n)
+	paths := []string{"/a", "/b"}
+	var sketches [4][2][2]hll.Sketch // hour, path, class
+	var exact [2][2]int              // path, class
+	for i := range n {
+		hash := hll.Mix64(uint64(n)<<32 | uint64(i))
+		path, class := 0, i%2
+		if i%5 == 0 {
+			path = 1
 		}
-		var counts []store.VisitorCount
-		for h := range sketches {
-			hour := day0.Add(time.Duration(h) * time.Hour)
-			viewed(t, s, project, hour, paths...)
-			for p, path := range paths {
-				counts = append(counts, store.VisitorCount{
-					ProjectID: project, Path: path, Hour: hour,
-					Human: sketches[h][p][0].AppendBinary(nil), AI: sketches[h][p][1].AppendBinary(nil),
-				})
-			}
+		exact[path][class]++
+		sketches[i%4][path][class].Insert(hash)
+		if i%3 == 0 {
+			sketches[(i+1)%4][path][class].Insert(hash)
 		}
-		addVisitors(t, s, counts...)
-		res := mustQueryVisitors(t, s, all(project))
-		within := func(what string, got int64, want int) {
-			t.Helper()
-			if d := math.Abs(float64(got) - float64(want)); d > max(2, sketchError*float64(want)) {
-				t.Errorf("%d visitors: %s = %d, want %d within %.2f%%", n, what, got, want, 100*sketchError)
-			}
+	}
+	var counts []store.VisitorCount
+	for h := range sketches {
+		hour := day0.Add(time.Duration(h) * time.Hour)
+		viewed(t, s, project, hour, paths...)
+		for p, path := range paths {
+			counts = append(counts, store.VisitorCount{
+				ProjectID: project, Path: path, Hour: hour,
+				Human: sketches[h][p][0].AppendBinary(nil), AI: sketches[h][p][1].AppendBinary(nil),
+			})
 		}
-		within("total", res.Totals.Total, n)
-		within("human", res.Totals.Human, exact[0][0]+exact[1][0])
-		within("AI", res.Totals.AI, exact[0][1]+exact[1][1])
-		if len(res.Rows) != 2 {
-			t.Fatalf("%d visitors: %d rows, want 2", n, len(res.Rows))
+	}
+	addVisitors(t, s, counts...)
+	res := mustQueryVisitors(t, s, all(project))
+	within := func(what string, got int64, want int) {
+		t.Helper()
+		if d := math.Abs(float64(got) - float64(want)); d > max(2, sketchError*float64(want)) {
+			t.Errorf("%d visitors: %s = %d, want %d within %.2f%%", n, what, got, want, 100*sketchError)
 		}
-		for _, r := range res.Rows {
-			p := slices.Index(paths, r.Path)
-			if p < 0 {
-				t.Fatalf("%d visitors: row of %q", n, r.Path)
-			}
-			within(r.Path+" human", r.Human, exact[p][0])
-			within(r.Path+" AI", r.AI, exact[p][1])
-			within(r.Path+" total", r.Total, exact[p][0]+exact[p][1])
+	}
+	within("total", res.Totals.Total, n)
+	within("human", res.Totals.Human, exact[0][0]+exact[1][0])
+	within("AI", res.Totals.AI, exact[0][1]+exact[1][1])
+	if len(res.Rows) != 2 {
+		t.Fatalf("%d visitors: %d rows, want 2", n, len(res.Rows))
+	}
+	for _, r := range res.Rows {
+		p := slices.Index(paths, r.Path)
+		if p < 0 {
+			t.Fatalf("%d visitors: row of %q", n, r.Path)
 		}
+		within(r.Path+" human", r.Human, exact[p][0])
+		within(r.Path+" AI", r.AI, exact[p][1])
+		within(r.Path+" total", r.Total, exact[p][0]+exact[p][1])
 	}
 }
