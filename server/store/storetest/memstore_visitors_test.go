@@ -32,6 +32,7 @@ type visitorState struct {
 	salts   map[int64][]byte
 	latest  int64
 	salted  bool
+	batches int // AddVisitors calls that added their batch
 }
 
 type dayPath struct {
@@ -188,6 +189,7 @@ func (m *memStore) AddVisitors(_ context.Context, counts []store.VisitorCount) e
 		}
 	}
 	m.addVisitorBatch(batch)
+	m.visitors.batches++
 	return nil
 }
 
@@ -351,9 +353,20 @@ func (m *memStore) closeDays() {
 	}
 	if m.is("visitorsCloseRacy") {
 		// Makes the numbers, then stores them under another lock:
-		// what a batch merged meanwhile is lost.
+		// what a batch merged meanwhile is lost. It waits a while for
+		// a batch to be merged, so that the suite sees the loss
+		// whenever a batch comes during the closing, not only when the
+		// scheduler happens to run one.
+		batches := m.visitors.batches
 		m.mu.Unlock()
-		runtime.Gosched()
+		for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			m.mu.Lock()
+			merged := m.visitors.batches != batches
+			m.mu.Unlock()
+			if merged {
+				break
+			}
+		}
 		m.mu.Lock()
 	}
 	for _, k := range closing {

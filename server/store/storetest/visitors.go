@@ -578,29 +578,35 @@ func testVisitors(t *testing.T, open opener) {
 			// Batches of disjoint visitors of a day while the day
 			// closes: each is merged into the day's sketches or, once
 			// the day is closed, added to its numbers; none is lost,
-			// and none counted twice.
-			h := at(0, 3)
-			viewed(t, s, "p", h, "/a")
+			// and none counted twice. A round closes one day; a few
+			// rounds, so that in one at least batches land during the
+			// closing whatever the scheduler does.
+			const n, rounds = 12, 4
 			salt(t, s, at(0, 0))
-			const n = 12
-			var wg sync.WaitGroup
-			errs := make([]error, n+1)
-			for i := range n {
-				wg.Go(func() {
-					c := visitors("p", "/a", h, visitorIDs(uint64(i*10), uint64(i*10+10)), nil)
-					errs[i] = s.AddVisitors(t.Context(), []store.VisitorCount{c})
-				})
-				if i == n/2 {
-					wg.Go(func() { _, errs[n] = s.VisitorSalt(t.Context(), at(3, 0)) })
+			for r := range rounds {
+				h := at(r, 3)
+				viewed(t, s, "p", h, "/a")
+				var wg sync.WaitGroup
+				errs := make([]error, n+1)
+				for i := range n {
+					wg.Go(func() {
+						c := visitors("p", "/a", h, visitorIDs(uint64(i*10), uint64(i*10+10)), nil)
+						errs[i] = s.AddVisitors(t.Context(), []store.VisitorCount{c})
+					})
+					if i == n/2 {
+						wg.Go(func() { _, errs[n] = s.VisitorSalt(t.Context(), at(r+3, 0)) })
+					}
+				}
+				wg.Wait()
+				for _, err := range errs {
+					must(t, "AddVisitors or VisitorSalt", err)
 				}
 			}
-			wg.Wait()
-			for _, err := range errs {
-				must(t, "AddVisitors or VisitorSalt", err)
-			}
-			wantVisitors(t, "after the batches and the closing", store.VisitorsResult{
-				Totals: store.VisitorTotals{Human: 10 * n, Total: 10 * n},
-				Rows:   []store.PathVisitors{pv("/a", 10*n, 0, 10*n)},
+			// Each day's visitors are its own: a range's are the sum.
+			want := int64(10 * n * rounds)
+			wantVisitors(t, "after the batches and the closings", store.VisitorsResult{
+				Totals: store.VisitorTotals{Human: want, Total: want},
+				Rows:   []store.PathVisitors{pv("/a", want, 0, want)},
 			}, mustQueryVisitors(t, s, all("p")))
 		}},
 	})
