@@ -31,6 +31,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -103,12 +104,31 @@ func newValidator(opts ...Option) (*Validator, error) {
 	if v.prefix != "" && !strings.HasPrefix(v.prefix, "/") {
 		return nil, fmt.Errorf("prefix %q must start with a slash", v.prefix)
 	}
-	doc, err := load()
+	c, err := checks()
 	if err != nil {
 		return nil, err
 	}
+	v.doc, v.router, v.opts = c.doc, c.router, c.opts
+	return v, nil
+}
+
+// checked is what every Validator checks with, whatever its prefix.
+type checked struct {
+	doc    *openapi3.T
+	router routers.Router
+	opts   *openapi3filter.Options
+}
+
+// checks loads the document and builds its router once for every
+// Validator of the process: that takes a while (tests make a Validator
+// each), and nothing changes them after.
+var checks = sync.OnceValues(func() (checked, error) {
+	doc, err := load()
+	if err != nil {
+		return checked{}, err
+	}
 	if err := applySelfHostedGuarantees(doc); err != nil {
-		return nil, err
+		return checked{}, err
 	}
 	// The document names the hosted service as its server; a server under
 	// test listens elsewhere. Without servers the router matches the path
@@ -116,14 +136,13 @@ func newValidator(opts ...Option) (*Validator, error) {
 	doc.Servers = nil
 	router, err := gorillamux.NewRouter(doc)
 	if err != nil {
-		return nil, fmt.Errorf("building the router: %w", err)
+		return checked{}, fmt.Errorf("building the router: %w", err)
 	}
 	// "uri" is not checked by kin-openapi unless a validator is defined;
 	// defining it on this document, not globally, keeps other users of the
 	// library unaffected.
 	doc.SetStringFormatValidator("uri", openapi3.NewCallbackValidator(validateURI))
-	v.doc, v.router = doc, router
-	v.opts = &openapi3filter.Options{
+	return checked{doc: doc, router: router, opts: &openapi3filter.Options{
 		// An undocumented status is a failure, not a pass.
 		IncludeResponseStatus: true,
 		// Report every problem of a body at once, not the first.
@@ -134,9 +153,8 @@ func newValidator(opts ...Option) (*Validator, error) {
 		// Without details a failure is one line per problem, not a dump of
 		// the whole schema; Check prints the body beside it.
 		SchemaValidationOptions: append(doc.GetSchemaValidationOptions(), openapi3.DisableSchemaErrorDetails()),
-	}
-	return v, nil
-}
+	}}, nil
+})
 
 // load parses the embedded document and validates it with kin-openapi,
 // examples included. It returns the document as published, without the
