@@ -9,11 +9,11 @@ import (
 )
 
 // TestConformance runs the suite every backend passes, each subtest on a
-// fresh, empty database of its own.
+// fresh database of its own, empty but for the schema.
 func TestConformance(t *testing.T) {
 	adminURL(t) // skip before the suite creates a subtest per case
 	storetest.Run(t, func(t *testing.T) store.Store {
-		return open(t, newDatabase(t))
+		return open(t, newSchemaDatabase(t))
 	})
 }
 
@@ -22,7 +22,7 @@ func TestConformance(t *testing.T) {
 func TestConformanceDailyPathCap(t *testing.T) {
 	adminURL(t)
 	storetest.RunDailyPathCap(t, func(t *testing.T, max int) store.Store {
-		return open(t, newDatabase(t), postgres.WithDailyPathCap(max))
+		return open(t, newSchemaDatabase(t), postgres.WithDailyPathCap(max))
 	})
 }
 
@@ -30,7 +30,7 @@ func TestConformanceDailyPathCap(t *testing.T) {
 func TestVisitorAccuracy(t *testing.T) {
 	adminURL(t)
 	storetest.RunVisitorAccuracy(t, func(t *testing.T) store.Store {
-		return open(t, newDatabase(t))
+		return open(t, newSchemaDatabase(t))
 	})
 }
 
@@ -38,6 +38,6 @@ func TestVisitorAccuracy(t *testing.T) {
 func TestConformanceJobCounts(t *testing.T) {
 	adminURL(t)
 	storetest.RunJobCounts(t, func(t *testing.T) store.Store {
-		return open(t, newDatabase(t))
+		return open(t, newSchemaDatabase(t))
 	})
 }

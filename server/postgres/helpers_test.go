@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -49,10 +50,87 @@ func connect(t testing.TB, url string) *pgx.Conn {
 // remain, so tests can run in parallel and leave nothing behind.
 func newDatabase(t testing.TB) string {
 	t.Helper()
+	return createDatabase(t, "")
+}
+
+// newSchemaDatabase is newDatabase with the schema in place: a copy of a
+// database the migrations made once for all the tests of the process
+// (schemaTemplate), as fresh as one migrated anew.
+func newSchemaDatabase(t testing.TB) string {
+	t.Helper()
 	admin := adminURL(t)
+	schemaTemplate.once.Do(func() { schemaTemplate.name, schemaTemplate.err = makeSchemaTemplate(admin) })
+	if schemaTemplate.err != nil {
+		t.Fatalf("making the migrated template database: %v", schemaTemplate.err)
+	}
+	return createDatabase(t, schemaTemplate.name)
+}
+
+// schemaTemplate is the database newSchemaDatabase copies; TestMain drops it.
+var schemaTemplate struct {
+	once sync.Once
+	name string
+	err  error
+}
+
+func makeSchemaTemplate(admin string) (string, error) {
+	name := uniqueName()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", err
+	}
+	s, err := postgres.Open(ctx, databaseURL(admin, name))
+	if err == nil {
+		// A database is copied only while nobody is connected to it.
+		s.Close()
+	}
+	return name, err
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if schemaTemplate.name != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if conn, err := pgx.Connect(ctx, os.Getenv(envURL)); err == nil {
+			_, _ = conn.Exec(ctx, "DROP DATABASE IF EXISTS "+schemaTemplate.name+" WITH (FORCE)")
+			conn.Close(ctx)
+		}
+	}
+	os.Exit(code)
+}
+
+// uniqueName is a database name no other test uses, made of [a-z0-9_]:
+// no quoting needed.
+func uniqueName() string {
 	b := make([]byte, 8)
 	rand.Read(b)
-	name := "docsapi_test_" + hex.EncodeToString(b)
+	return "docsapi_test_" + hex.EncodeToString(b)
+}
+
+// databaseURL is admin's URL with the database name instead.
+func databaseURL(admin, name string) string {
+	u, err := url.Parse(admin)
+	if err != nil {
+		return admin
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// createDatabase creates a database with a unique name, a copy of template
+// ("" for the server's default, empty), and returns its URL; it is dropped
+// when the test ends.
+func createDatabase(t testing.TB, template string) string {
+	t.Helper()
+	admin := adminURL(t)
+	name := uniqueName()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -61,8 +139,11 @@ func newDatabase(t testing.TB) string {
 		t.Fatalf("connect to %s: %v", envURL, err)
 	}
 	defer conn.Close(ctx)
-	// The name is ours and made of [a-z0-9_]: no quoting needed.
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+	create := "CREATE DATABASE " + name
+	if template != "" {
+		create += " TEMPLATE " + template
+	}
+	if _, err := conn.Exec(ctx, create); err != nil {
 		t.Fatalf("create database: %v", err)
 	}
 	t.Cleanup(func() {
@@ -79,12 +160,10 @@ func newDatabase(t testing.TB) string {
 		}
 	})
 
-	u, err := url.Parse(admin)
-	if err != nil {
+	if _, err := url.Parse(admin); err != nil {
 		t.Fatalf("%s is not a URL: %v", envURL, err)
 	}
-	u.Path = "/" + name
-	return u.String()
+	return databaseURL(admin, name)
 }
 
 // open opens a Store on the database at dbURL, closed when the test ends.
