@@ -40,6 +40,7 @@ func TestReplicasWithClocksApartRunAJobOnce(t *testing.T) {
 		{"the replica behind claims first", 0, clocksApart},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each waits for leases on a database of its own
 			testClocksApartRunAJobOnce(t, tc.first, tc.second)
 		})
 	}
