@@ -15,6 +15,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -71,6 +72,13 @@ type Env struct {
 func New(t testing.TB, mutate ...func(*server.Config)) *Env {
 	t.Helper()
 	dbPath := filepath.Join(t.TempDir(), "docs.db")
+	empty, err := emptyDatabase()
+	if err != nil {
+		t.Fatalf("making the empty database: %v", err)
+	}
+	if err := os.WriteFile(dbPath, empty, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	st, err := sqlite.Open(context.Background(), dbPath)
 	if err != nil {
 		t.Fatalf("sqlite.Open: %v", err)
@@ -80,6 +88,25 @@ func New(t testing.TB, mutate ...func(*server.Config)) *Env {
 	e.DBPath = dbPath
 	return e
 }
+
+// emptyDatabase is the file of a database the migrations made, which New
+// copies: that takes half the time of migrating a new file, for every test.
+var emptyDatabase = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "servertest-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "docs.db")
+	st, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Close(); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path)
+})
 
 // NewOn is New on the store st, which the caller closes.
 func NewOn(t testing.TB, st store.Store, mutate ...func(*server.Config)) *Env {
