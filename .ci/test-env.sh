@@ -35,4 +35,9 @@ has_browser() { command -v chromium || command -v chromium-browser || command -v
 has_browser || apt_install chromium
 echo "export DOCSAPI_TEST_BROWSER=required"
 
+# The race detector waits a second as each test binary exits, for races in
+# goroutines still running then. The tests' races are reported as they
+# run, and go test starts a binary per package: the waits add up.
+echo "export GORACE=\"${GORACE:+$GORACE }atexit_sleep_ms=0\""
+
 bash .ci/postgres.sh

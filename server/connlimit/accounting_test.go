@@ -143,6 +143,30 @@ func (h *harness) refusals() []Reason {
 	return out
 }
 
+// acceptWaitsForRoom waits until an Accept waits for room, as it must
+// while every connection is in a request: from then on only a change of a
+// connection's state can let it go on. A connection Accept returns first
+// fails the test.
+func (h *harness) acceptWaitsForRoom(got <-chan net.Conn) {
+	h.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		select {
+		case c := <-got:
+			h.t.Fatalf("Accept returned %v while every connection was in a request", c)
+		default:
+		}
+		h.l.mu.Lock()
+		waits := h.l.wanted
+		h.l.mu.Unlock()
+		if waits {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatal("Accept neither returned a connection nor waited for room within 10s")
+		}
+	}
+}
+
 func (h *harness) wantRefusals(want ...Reason) {
 	h.t.Helper()
 	if got := h.refusals(); fmt.Sprint(got) != fmt.Sprint(want) {
@@ -474,11 +498,7 @@ func TestAcceptWaitsWhileEveryConnectionIsInARequest(t *testing.T) {
 		c, _ := h.ln.Accept()
 		got <- c
 	}()
-	select {
-	case <-got:
-		t.Fatal("a connection was accepted while every connection was in a request")
-	case <-time.After(300 * time.Millisecond):
-	}
+	h.acceptWaitsForRoom(got)
 	if len(h.fake.queue) != 1 {
 		t.Fatal("the waiting connection was taken from the backlog")
 	}
@@ -510,11 +530,7 @@ func TestAcceptWaitsWhileEveryConnectionIsInARequest(t *testing.T) {
 	request(accepted)
 	late := &fakeConn{Conn: nopConn{}, remote: &net.TCPAddr{IP: net.IPv4(192, 0, 2, 5), Port: 1}}
 	h.fake.queue <- late
-	select {
-	case c := <-got:
-		t.Fatalf("Accept returned %v while every connection was in a request", c)
-	case <-time.After(300 * time.Millisecond):
-	}
+	h.acceptWaitsForRoom(got)
 	if late.closed() {
 		t.Fatal("a connection arriving while every connection was in a request was refused, not held")
 	}

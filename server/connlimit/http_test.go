@@ -11,12 +11,14 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -63,6 +65,57 @@ type served struct {
 	l     *Limiter
 	roots *x509.CertPool // with TLS
 	news  chan struct{}  // the test's own ConnState hook saw StateNew
+	// reading is how many bytes the server had read from the latest
+	// connection when it began its latest read of it (-1 before any).
+	reading atomic.Int64
+}
+
+// readWatch is a listener whose connections set served.reading, so that a
+// test knows when the server has taken in all a client sent: it reads
+// again, which it does only once it has handled every byte before.
+type readWatch struct {
+	net.Listener
+	s *served
+}
+
+func (w *readWatch) Accept() (net.Conn, error) {
+	c, err := w.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	w.s.reading.Store(-1)
+	return &watchedConn{Conn: c, s: w.s}, nil
+}
+
+type watchedConn struct {
+	net.Conn
+	s    *served
+	read atomic.Int64
+}
+
+func (c *watchedConn) Read(p []byte) (int, error) {
+	c.s.reading.Store(c.read.Load())
+	n, err := c.Conn.Read(p)
+	c.read.Add(int64(n))
+	return n, err
+}
+
+// CloseWrite keeps the TCP half-close that net/http uses before a
+// lingering close.
+func (c *watchedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// readAll waits until the server has read n bytes from the latest
+// connection and waits for more.
+func (s *served) readAll(t *testing.T, n int) {
+	t.Helper()
+	eventually(t, fmt.Sprintf("the server to read the %d bytes sent and wait for more", n), func() bool {
+		return s.reading.Load() == int64(n)
+	})
 }
 
 // serveWith serves h on a loopback port with a Limiter of cfg, over TLS
@@ -78,6 +131,8 @@ func serveWith(t *testing.T, cfg Config, h http.Handler, withTLS bool) *served {
 		t.Fatal(err)
 	}
 	s := &served{addr: inner.Addr().String(), l: l, news: make(chan struct{}, 16)}
+	s.reading.Store(-1)
+	inner = &readWatch{Listener: inner, s: s}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: time.Minute, IdleTimeout: time.Minute}
 	// A hook set before Install still runs.
 	srv.ConnState = func(_ net.Conn, st http.ConnState) {
@@ -166,9 +221,10 @@ func TestKeepAliveTransitions(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the server's own ConnState hook was not called")
 	}
-	io.WriteString(c, "GET /block HTTP/1.1\r\nHost: x\r\n")
-	time.Sleep(200 * time.Millisecond) // the server reads what it can
-	s.counts(t, 1, 1)                  // headers incomplete: still waiting
+	partial := "GET /block HTTP/1.1\r\nHost: x\r\n"
+	io.WriteString(c, partial)
+	s.readAll(t, len(partial))
+	s.counts(t, 1, 1) // headers incomplete: still waiting
 
 	for i := range 2 {
 		if i == 1 {

@@ -69,6 +69,7 @@ func TestFencingClocksApart(t *testing.T) {
 	} {
 		for _, agent := range fencingAgents {
 			t.Run(fmt.Sprintf("A %+v, B %+v off the store's clock/%s", clocks.a, clocks.b, agent.name), func(t *testing.T) {
+				t.Parallel() // a bubble and a database of its own
 				synctest.Test(t, func(t *testing.T) {
 					testFencingClocks(t, leaseFor, leaseFor/2, agent, clocks)
 				})

@@ -270,6 +270,7 @@ func TestFencingHangingStore(t *testing.T) {
 		} {
 			for _, agent := range fencingAgents {
 				t.Run(fmt.Sprintf("lease %v/%s/%s", leaseFor, hang.name, agent.name), func(t *testing.T) {
+					t.Parallel() // a bubble and a database of its own
 					synctest.Test(t, func(t *testing.T) {
 						testFencing(t, leaseFor, hang.after(leaseFor), agent)
 					})

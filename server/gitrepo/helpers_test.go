@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -29,11 +30,26 @@ var mainFiles = map[string]string{
 
 // testEnv is a hermetic environment for the tests' own git commands, so
 // that the machine's ~/.gitconfig (say, init.defaultBranch) changes nothing.
+// Each test has an empty home of its own for them.
 func testEnv(t *testing.T) []string {
 	t.Helper()
+	home, ok := homes.Load(t)
+	if !ok {
+		home = t.TempDir()
+		homes.Store(t, home)
+		t.Cleanup(func() { homes.Delete(t) })
+	}
+	return gitEnv(home.(string))
+}
+
+// homes holds each running test's home for its git commands.
+var homes sync.Map // *testing.T → string
+
+// gitEnv is testEnv with the home folder home.
+func gitEnv(home string) []string {
 	return []string{
 		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + t.TempDir(),
+		"HOME=" + home,
 		"GIT_CONFIG_NOSYSTEM=1",
 		"GIT_CONFIG_GLOBAL=" + os.DevNull,
 		"LC_ALL=C",
@@ -147,29 +163,69 @@ func readFile(t *testing.T, path string) string {
 
 // newRemote makes a bare repository in parent/name (parent "" for a new
 // temporary folder) whose main branch holds mainFiles, with a branch
-// "other" and a tag "v1" besides, and returns its path.
+// "other" and a tag "v1" besides, and returns its path. It is a copy of
+// one made once for all the tests (remote), which takes a dozen git
+// commands.
 func newRemote(t *testing.T, parent, name string) string {
 	t.Helper()
 	if parent == "" {
 		parent = t.TempDir()
 	}
-	bare := filepath.Join(parent, name)
-	gitT(t, parent, "init", "--quiet", "--bare", "--initial-branch=main", bare)
-	scratch := t.TempDir()
-	gitT(t, scratch, "clone", "--quiet", bare, "w")
-	work := filepath.Join(scratch, "w")
-	for path, content := range mainFiles {
-		writeFile(t, filepath.Join(work, path), content)
+	remote.once.Do(makeRemote)
+	if remote.err != nil {
+		t.Fatalf("making the test remote: %v", remote.err)
 	}
-	gitT(t, work, "add", "--all")
-	gitT(t, work, "commit", "--quiet", "-m", "initial")
-	gitT(t, work, "tag", "v1")
-	gitT(t, work, "checkout", "--quiet", "-b", "other")
-	writeFile(t, filepath.Join(work, "other.md"), "other branch\n")
-	gitT(t, work, "add", "--all")
-	gitT(t, work, "commit", "--quiet", "-m", "other")
-	gitT(t, work, "push", "--quiet", "origin", "main", "other", "v1")
+	bare := filepath.Join(parent, name)
+	if err := os.CopyFS(bare, os.DirFS(remote.bare)); err != nil {
+		t.Fatal(err)
+	}
 	return bare
+}
+
+// remote is the repository newRemote copies, in a folder TestMain removes.
+var remote struct {
+	once      sync.Once
+	dir, bare string
+	err       error
+}
+
+func makeRemote() {
+	if remote.dir, remote.err = os.MkdirTemp("", "gitrepo-test-remote-"); remote.err != nil {
+		return
+	}
+	git := func(dir string, args ...string) {
+		if remote.err != nil {
+			return
+		}
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = gitEnv(remote.dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			remote.err = fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	bare, work := filepath.Join(remote.dir, "docs.git"), filepath.Join(remote.dir, "w")
+	git(remote.dir, "init", "--quiet", "--bare", "--initial-branch=main", bare)
+	git(remote.dir, "clone", "--quiet", bare, work)
+	write := func(path, content string) {
+		if remote.err == nil {
+			if remote.err = os.MkdirAll(filepath.Dir(path), 0o755); remote.err == nil {
+				remote.err = os.WriteFile(path, []byte(content), 0o644)
+			}
+		}
+	}
+	for path, content := range mainFiles {
+		write(filepath.Join(work, path), content)
+	}
+	git(work, "add", "--all")
+	git(work, "commit", "--quiet", "-m", "initial")
+	git(work, "tag", "v1")
+	git(work, "checkout", "--quiet", "-b", "other")
+	write(filepath.Join(work, "other.md"), "other branch\n")
+	git(work, "add", "--all")
+	git(work, "commit", "--quiet", "-m", "other")
+	git(work, "push", "--quiet", "origin", "main", "other", "v1")
+	remote.bare = bare
 }
 
 // advance pushes one more commit to branch in the remote, as someone else

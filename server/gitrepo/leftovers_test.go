@@ -40,7 +40,11 @@ func TestMain(m *testing.M) {
 		fmt.Println(d.Path())
 		select {} // until killed
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if remote.dir != "" {
+		os.RemoveAll(remote.dir)
+	}
+	os.Exit(code)
 }
 
 // New removes the workspaces of runs whose process died (killed with

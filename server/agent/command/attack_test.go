@@ -122,7 +122,9 @@ func startServer(t *testing.T, dir, runs string, mode sandbox.Mode, body string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return exec.Command(exe, "test-server", dir, runs, string(mode), body)
+	cmd := exec.Command(exe, "test-server", dir, runs, string(mode), body)
+	cmd.Env = append(os.Environ(), "GORACE="+noRaceExitSleep["GORACE"])
+	return cmd
 }
 
 // excerpt shows the lines around the first occurrence of s.
@@ -187,8 +189,12 @@ func TestAttackSetsidGrandchild(t *testing.T) {
 			t.Parallel()
 			dir := workspace(t)
 			marker := filepath.Join(dir, unique(t))
-			cfg := Config{Command: script(t, fmt.Sprintf(`setsid sh -c 'sleep 3; touch %[1]s; : %[1]s' &
-echo started > started; sleep 30`, marker))}
+			// The grandchild says when it has left the session, writes the
+			// marker file after a while, and carries the marker in its
+			// command line until it does.
+			cfg := Config{Command: script(t, fmt.Sprintf(`setsid sh -c 'echo > left; sleep 3; touch %[1]s; : %[1]s' &
+sleep 30`, marker))}
+			left := filepath.Join(dir, "left")
 			ctx := context.Background()
 			if how == "timeout" {
 				cfg.Timeout = 1500 * time.Millisecond
@@ -196,21 +202,28 @@ echo started > started; sleep 30`, marker))}
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithCancel(ctx)
 				defer cancel()
-				time.AfterFunc(1500*time.Millisecond, cancel)
+				go func() { // cancelled once the grandchild has left the session
+					for ctx.Err() == nil && !exists(left) {
+						time.Sleep(20 * time.Millisecond)
+					}
+					cancel()
+				}()
 			}
 			a := newAgent(t, hardened(t, cfg))
 			err := a.Run(ctx, task(dir, "x"))
 			if err == nil {
 				t.Fatal("Run succeeded; the agent sleeps past the end")
 			}
-			if !exists(filepath.Join(dir, "started")) {
-				t.Fatalf("the agent did not start its grandchild: %v", err)
+			if !exists(left) {
+				t.Fatalf("the agent's grandchild did not leave the session before the run ended: %v", err)
 			}
-			time.Sleep(3 * time.Second)
+			// Once no process carries the marker, none can write the
+			// file: a grandchild that outlived the run is still there, or
+			// wrote it before it ended.
+			assertNoMarkedProcess(t, marker, 10*time.Second)
 			if exists(marker) {
 				t.Error("the setsid grandchild outlived the run and wrote its marker")
 			}
-			assertNoMarkedProcess(t, marker, 0)
 		})
 	}
 }

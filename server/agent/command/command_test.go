@@ -274,7 +274,13 @@ func TestCancellation(t *testing.T) {
 		marker := unique(t)
 		a := newAgent(t, mode(Config{Command: script(t, background(marker)+` sleep 30`)}))
 		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(200*time.Millisecond, cancel)
+		defer cancel()
+		go func() { // cancelled once the agent's child runs
+			for ctx.Err() == nil && len(markedProcesses(marker)) == 0 {
+				time.Sleep(20 * time.Millisecond)
+			}
+			cancel()
+		}()
 		start := time.Now()
 		err := a.Run(ctx, task(dir, "x"))
 		if elapsed := time.Since(start); elapsed > 10*time.Second {

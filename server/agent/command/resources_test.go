@@ -209,12 +209,17 @@ func sleepMarker() string {
 
 // forkBomb is an agent (a Perl program: a shell gives up when it cannot
 // fork) that starts 400 sleeps marked with the duration in its variable
-// SLEEP_FOR, writes ready when it has or when the kernel refuses one, and
-// goes on trying, so that it takes back at once any process slot that
-// frees up. Only the sleeps carry the marker.
+// SLEEP_FOR, writes ready when it has or when the kernel refuses one,
+// saying how many it had started then, and goes on trying, so that it
+// takes back at once any process slot that frees up. Only the sleeps carry
+// the marker.
 func forkBomb() (program string, args []string) {
 	return "/usr/bin/perl", []string{"-e", `my ($n, $ready) = (0, 0);
-sub ready { return if $ready; open(my $f, ">", "ready") or die; close $f; $ready = 1 }
+sub ready {
+  return if $ready;
+  open(my $f, ">", "ready.new") or die; print $f $n; close $f;
+  rename("ready.new", "ready") or die; $ready = 1;
+}
 while (1) {
   if ($n < 400) {
     my $p = fork();
@@ -234,19 +239,28 @@ func requirePerl(t *testing.T) {
 	}
 }
 
-// settledCount returns the number of processes carrying marker once it
-// stops changing: forked processes take a moment to become sleeps.
-func settledCount(marker string) int {
-	last, same := -1, 0
-	for deadline := time.Now().Add(10 * time.Second); same < 3 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		n := len(markedProcesses(marker))
-		if n == last {
-			same++
-		} else {
-			last, same = n, 0
+// bombed returns how many sleeps the fork bomb in dir had started when it
+// wrote ready (when the kernel first refused it a process, or it had all
+// 400), once that many run, carrying marker: forked processes take a
+// moment to become sleeps.
+func bombed(dir, marker string) (int, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "ready"))
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(string(b))
+	if err != nil {
+		return 0, fmt.Errorf("the fork bomb's ready file: %w", err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		running := len(markedProcesses(marker))
+		if running >= n {
+			return n, nil
+		}
+		if time.Now().After(deadline) {
+			return n, fmt.Errorf("%d of the %d sleeps started run after a minute", running, n)
 		}
 	}
-	return last
 }
 
 // TestAttackForkBomb: the sandbox's processes stop at its own limit, the
@@ -267,7 +281,10 @@ func TestAttackForkBomb(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx, task(dir, "x")) }()
 	waitFor(t, filepath.Join(dir, "ready"), time.Minute)
-	n := settledCount(marker)
+	n, err := bombed(dir, marker)
+	if err != nil {
+		t.Error(err)
+	}
 	if out, err := exec.Command(gitBin, "--version").CombinedOutput(); err != nil {
 		t.Errorf("the server could not start git while the agent's processes ran: %v %s", err, out)
 	}
@@ -332,7 +349,11 @@ func serverAsRole(args []string) int {
 	} else {
 		fmt.Println("git: ok")
 	}
-	fmt.Printf("sleeps: %d\n", settledCount(marker))
+	if n, err := bombed(dir, marker); err != nil {
+		fmt.Printf("sleeps: 0 (the bomb said %d: %v)\n", n, err)
+	} else {
+		fmt.Printf("sleeps: %d\n", n)
+	}
 	cancel()
 	fmt.Fprintln(os.Stderr, "test-server-as: Run returned:", <-done)
 	return 0
@@ -373,7 +394,7 @@ func TestAttackForkBombStarvesNoServerUser(t *testing.T) {
 	}
 	prog, args := forkBomb()
 	server := exec.Command(exe, append([]string{"test-server-as", strconv.Itoa(uid), "350", dir, runs, prog}, args...)...)
-	server.Env = append(os.Environ(), "DOCSAPI_TEST_MARKER="+marker)
+	server.Env = append(os.Environ(), "DOCSAPI_TEST_MARKER="+marker, "GORACE="+noRaceExitSleep["GORACE"])
 	var stdout, stderr bytes.Buffer
 	server.Stdout, server.Stderr = &stdout, &stderr
 	if err := server.Run(); err != nil {

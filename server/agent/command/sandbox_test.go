@@ -66,8 +66,8 @@ func inModes(t *testing.T, test func(t *testing.T, mode func(Config) Config)) {
 	})
 }
 
-// noRaceExitSleep spares the test binary, run as the agent or the bridge,
-// the second the race detector waits at exit.
+// noRaceExitSleep spares the test binary, run as the agent, the bridge or
+// the server, the second the race detector waits at exit.
 var noRaceExitSleep = map[string]string{"GORACE": "atexit_sleep_ms=0"}
 
 // checkLeftoverSwept checks that the folder of the run a killed server left

@@ -188,15 +188,79 @@ func TestStartWithoutTheGate(t *testing.T) {
 	if err := c.Cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond) // what the program would need, and more
+	// The sandbox made, its process waits at the gate, where nothing but
+	// the gate's opening lets it go on; or, were there no gate, it goes on
+	// to run the program.
+	pid, err := sandboxPid(c.gate.info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := filepath.Join(dir, "ran")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(ran); err == nil {
+			t.Fatal("the program ran without the run's limits")
+		}
+		at, err := atTheGate(pid, c.gate.open)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if at {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the sandbox's process %d neither waited at the gate nor ran the program within a minute", pid)
+		}
+	}
 	if err := c.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
 	_ = c.Wait()
-	time.Sleep(200 * time.Millisecond)
-	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+	// Once the sandbox's process is dead, nothing of it can write.
+	for deadline := time.Now().Add(time.Minute); !dead(pid); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the sandbox's process %d outlived Close", pid)
+		}
+	}
+	if _, err := os.Stat(ran); err == nil {
 		t.Error("the program ran without the run's limits")
 	}
+}
+
+// atTheGate reports whether process pid is blocked reading the pipe whose
+// writing end is gate, as the kernel shows it (/proc/pid/syscall: the
+// number of the call and its arguments).
+func atTheGate(pid int, gate *os.File) (bool, error) {
+	call, err := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid))
+	if err != nil {
+		return false, err
+	}
+	f := strings.Fields(string(call))
+	if len(f) < 2 || f[0] != strconv.Itoa(syscall.SYS_READ) {
+		return false, nil // running, or in another call
+	}
+	fd, err := strconv.ParseUint(strings.TrimPrefix(f[1], "0x"), 16, 31)
+	if err != nil {
+		return false, fmt.Errorf("reading /proc/%d/syscall %q: %w", pid, call, err)
+	}
+	reads, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, fd))
+	if err != nil {
+		return false, nil // closed meanwhile
+	}
+	st, err := gate.Stat()
+	if err != nil {
+		return false, err
+	}
+	return reads == fmt.Sprintf("pipe:[%d]", st.Sys().(*syscall.Stat_t).Ino), nil
+}
+
+// dead reports whether process pid has ended (gone, or a zombie).
+func dead(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
 }
 
 func init() { roles["test-leave-cgroup"] = leaveCgroup }

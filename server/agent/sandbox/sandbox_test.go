@@ -182,7 +182,7 @@ func TestSandboxCancel(t *testing.T) {
 	s := newSandbox(t, Config{})
 	dir, home, private := folders(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	c, err := s.Command(ctx, Run{Program: "/bin/sh", Args: []string{"-c", "setsid sleep 60 & sleep 60"}, Dir: dir, Home: home, Private: private})
+	c, err := s.Command(ctx, Run{Program: "/bin/sh", Args: []string{"-c", "setsid sleep 60 & echo > started; sleep 60"}, Dir: dir, Home: home, Private: private})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,15 @@ func TestSandboxCancel(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.AfterFunc(200*time.Millisecond, cancel)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the program did not start within a minute")
+		}
+	}
+	cancel()
 	done := make(chan error, 1)
 	go func() { done <- c.Wait() }()
 	select {

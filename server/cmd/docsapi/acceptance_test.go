@@ -37,19 +37,11 @@ func TestAcceptance(t *testing.T) {
 	if err != nil {
 		t.Skip("git is not installed")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not in PATH")
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 
 	work := t.TempDir()
-	bin := filepath.Join(work, "docsapi")
-	build := exec.CommandContext(ctx, goBin, "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildDocsapi(ctx, t)
 
 	bare := bareRepo(t, gitBin)
 	// The agent appends its instruction to guide.md; the broken one fails.

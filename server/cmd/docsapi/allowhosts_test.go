@@ -56,7 +56,7 @@ func TestAllowedHostsThroughServe(t *testing.T) {
 	otherPort := other.Addr().(*net.TCPAddr).Port
 
 	work := t.TempDir()
-	bin := buildDocsapi(ctx, t, work)
+	bin := buildDocsapi(ctx, t)
 	bare := bareRepo(t, gitBin)
 	agent := writeExecutable(t, filepath.Join(work, "agent.sh"), `#!/bin/bash
 set -u

@@ -36,7 +36,7 @@ func TestKilledServerLeavesNoAgentBehind(t *testing.T) {
 	defer cancel()
 
 	work := t.TempDir()
-	bin := buildDocsapi(ctx, t, work)
+	bin := buildDocsapi(ctx, t)
 	bare := bareRepo(t, gitBin)
 	marker := fmt.Sprintf("docsapi-crash-marker-%d", time.Now().UnixNano())
 	// The agent detaches a grandchild into a session of its own, says it
@@ -119,21 +119,6 @@ exec sh -c 'while :; do sleep 0.2; done' `+marker+`-agent
 	if !strings.Contains(srv.logs(), filepath.Base(runFolder)) {
 		t.Errorf("the restart did not log the leftover it removed:\n%s", srv.logs())
 	}
-}
-
-// buildDocsapi builds the command into dir.
-func buildDocsapi(ctx context.Context, t *testing.T, dir string) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not in PATH")
-	}
-	bin := filepath.Join(dir, "docsapi")
-	build := exec.CommandContext(ctx, goBin, "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // waitForFile waits for a file of that name to appear anywhere below root.

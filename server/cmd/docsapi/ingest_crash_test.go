@@ -46,7 +46,7 @@ func TestKilledServerKeepsAcknowledgedViews(t *testing.T) {
 	defer cancel()
 
 	work := t.TempDir()
-	bin := buildDocsapi(ctx, t, work)
+	bin := buildDocsapi(ctx, t)
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + work, "LANG=C.UTF-8", "DOCSAPI_DATA=" + filepath.Join(work, "data")}
 	runCLI := func(args ...string) string {
 		t.Helper()

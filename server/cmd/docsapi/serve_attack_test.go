@@ -223,18 +223,19 @@ func (a *attack) slowReads(from string, n int) {
 	a.runWith(slowReaderFrom(from), n, "GET /openapi.yaml HTTP/1.1\r\nHost: docsapi.test\r\n\r\n", 0, false)
 }
 
-// settle waits until every attacker has connected, then a little more,
-// so that the connections are held when the honest client comes.
+// settle waits until every attacker has connected and serve has refused
+// some of what they send, as it must once they hold what they can (every
+// attack here holds more connections than the cap): the attack is in
+// force when the honest client comes.
 func (a *attack) settle() {
 	a.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for a.dialed.Load() < int64(a.n) {
+	for a.dialed.Load() < int64(a.n) || !a.tg.refusedAny(a.t) {
 		if time.Now().After(deadline) {
-			a.t.Fatalf("only %d of %d attackers connected", a.dialed.Load(), a.n)
+			a.t.Fatalf("%d of %d attackers connected; refusals %v", a.dialed.Load(), a.n, a.tg.refusals(a.t))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	time.Sleep(time.Second)
 }
 
 func (a *attack) stop() {
@@ -299,6 +300,17 @@ func (tg *attackTarget) refusals(t *testing.T) map[string]int {
 		out[reason] = int(n)
 	}
 	return out
+}
+
+// refusedAny reports whether the connection limits refused anything yet.
+func (tg *attackTarget) refusedAny(t *testing.T) bool {
+	t.Helper()
+	for _, n := range tg.refusals(t) {
+		if n > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // finish stops the attack and serve, and checks that the refusals were

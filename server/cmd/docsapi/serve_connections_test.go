@@ -137,16 +137,32 @@ func checkConnectionCap(t *testing.T, addr, key string, roots *x509.CertPool, lo
 		t.Fatal("neither connection of the address works after another took the place of one")
 	}
 
-	// Both in a request: a newcomer waits, whatever its address.
+	// Both in a request: a newcomer waits, whatever its address. serve
+	// says so the first time it holds one, once it has taken it from the
+	// backlog: from then on, only a change of the other two lets it in.
+	const holds = "connlimit: every connection is in a request"
+	if strings.Contains(logs.String(), holds) {
+		t.Fatalf("serve held a connection before both of the cap were in requests:\n%s", logs)
+	}
 	kept.beginIngest(t, key)
 	other.beginIngest(t, key)
 	answered := make(chan error, 1)
 	late := dialServe(t, "127.0.0.3", addr, roots)
 	go func() { answered <- late.health(20 * time.Second) }()
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(logs.String(), holds); time.Sleep(5 * time.Millisecond) {
+		select {
+		case err := <-answered:
+			t.Fatalf("a connection was answered (%v) while the 2 of the cap were in requests:\n%s", err, logs)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not hold the newcomer while the 2 of the cap were in requests:\n%s", logs)
+		}
+	}
 	select {
 	case err := <-answered:
 		t.Fatalf("a connection was answered (%v) while the 2 of the cap were in requests:\n%s", err, logs)
-	case <-time.After(700 * time.Millisecond):
+	default:
 	}
 	// The client gives up its request; serve closes the connection.
 	kept.conn.Close()

@@ -139,15 +139,17 @@ func inputs(p string) map[string]string {
 var allTools = []string{"list_files", "read_file", "search", "write_file", "edit_file", "delete_file"}
 
 // assertRefused runs every tool on p and requires a refusal whose text
-// contains want, and no change anywhere on disk.
+// contains want, and no change anywhere on disk. The tools share one
+// fixture: each is judged on the tree as it found it, which a refusal
+// leaves as it was.
 func assertRefused(t *testing.T, links map[string]string, p, want string, tools ...string) {
 	t.Helper()
 	if len(tools) == 0 {
 		tools = allTools
 	}
+	f := newLinkFixture(t, links)
 	for _, tool := range tools {
 		t.Run(tool, func(t *testing.T) {
-			f := newLinkFixture(t, links)
 			before := f.snapshot(t)
 			res, err := f.ws.Call(tool, json.RawMessage(inputs(p)[tool]))
 			if err != nil {
