@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/internal/scripttest"
 )
 
 // The agent is untrusted: a model, or a third-party program with a shell.
@@ -114,10 +115,7 @@ func TestPublishRunsNoProgramTheAgentConfigured(t *testing.T) {
 
 			marker := filepath.Join(t.TempDir(), "ran")
 			script := filepath.Join(t.TempDir(), "fsmonitor")
-			writeFile(t, script, "#!/bin/sh\necho \"fsmonitor $*\" >> '"+marker+"'\nexit 1\n")
-			if err := os.Chmod(script, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			scripttest.Write(t, script, "#!/bin/sh\necho \"fsmonitor $*\" >> '"+marker+"'\nexit 1\n")
 			p.write(t, ws, "[core]\n\tfsmonitor = "+script+"\n")
 
 			_, err := ws.Publish(context.Background(), "a")

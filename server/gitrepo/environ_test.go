@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/internal/scripttest"
 )
 
 // configOf is the configuration an environment gives git through
@@ -137,10 +138,7 @@ func TestForcedConfigOutranksTheRepositorysConfig(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
 	script := func(name string) string {
 		p := filepath.Join(t.TempDir(), name)
-		writeFile(t, p, "#!/bin/sh\necho "+name+" >> '"+marker+"'\nexit 1\n")
-		if err := os.Chmod(p, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		scripttest.Write(t, p, "#!/bin/sh\necho "+name+" >> '"+marker+"'\nexit 1\n")
 		return p
 	}
 	appendFile(t, filepath.Join(work, ".git", "config"), "[core]\n"+

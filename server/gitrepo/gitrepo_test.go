@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/internal/scripttest"
 )
 
 // The agent's edits in the tests: add, modify and delete, at the top and
@@ -207,10 +208,7 @@ func TestOpenFailuresLeaveNothing(t *testing.T) {
 // installHook makes a hook in the bare repository remote.
 func installHook(t *testing.T, remote, name, script string) {
 	t.Helper()
-	path := filepath.Join(remote, "hooks", name)
-	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	scripttest.Write(t, filepath.Join(remote, "hooks", name), "#!/bin/sh\n"+script)
 }
 
 func TestPushRejectedThenRetried(t *testing.T) {
@@ -291,10 +289,7 @@ func TestPublishIgnoresTheAgentsGitConfigAndHooks(t *testing.T) {
 	wsGit(t, ws, "config", "remote.origin.url", "file://"+decoy)
 	marker := filepath.Join(t.TempDir(), "hook-ran")
 	for _, hook := range []string{"pre-commit", "prepare-commit-msg", "post-commit", "pre-push"} {
-		writeFile(t, filepath.Join(gitDirOf(ws), "hooks", hook), "#!/bin/sh\necho "+hook+" >> '"+marker+"'\n")
-		if err := os.Chmod(filepath.Join(gitDirOf(ws), "hooks", hook), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		scripttest.Write(t, filepath.Join(gitDirOf(ws), "hooks", hook), "#!/bin/sh\necho "+hook+" >> '"+marker+"'\n")
 	}
 
 	publish(t, ws, true)
@@ -353,10 +348,7 @@ func TestNew(t *testing.T) {
 		t.Errorf("New with a missing git = %v", err)
 	}
 	notGit := filepath.Join(t.TempDir(), "fake-git")
-	writeFile(t, notGit, "#!/bin/sh\necho 'git version 2.20.1'\n")
-	if err := os.Chmod(notGit, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	scripttest.Write(t, notGit, "#!/bin/sh\necho 'git version 2.20.1'\n")
 	if _, err := New(Config{Git: notGit}); err == nil || !strings.Contains(err.Error(), "2.32 or newer") {
 		t.Errorf("New with an old git = %v", err)
 	}

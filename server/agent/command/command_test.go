@@ -16,15 +16,14 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/engine"
+	"github.com/docsapi/docsapi-go/server/internal/scripttest"
 )
 
 // script writes a shell script acting as a coding agent and returns its path.
 func script(t *testing.T, body string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "agent.sh")
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	scripttest.Write(t, p, "#!/bin/sh\n"+body+"\n")
 	return p
 }
 
