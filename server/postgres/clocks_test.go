@@ -139,7 +139,10 @@ func testClocksApartRunAJobOnce(t *testing.T, aheadA, aheadB time.Duration) {
 	eventually(t, 30*time.Second, "replica A did not complete the job", func() bool {
 		j, err := sa.Job(ctx, "alpha", "job-1")
 		final = j
-		return err == nil && j.Status == store.JobStatusCompleted
+		// The call is counted once FinishJob returns, after the commit
+		// that shows the job completed.
+		fs, _ := sa.finished()
+		return err == nil && j.Status == store.JobStatusCompleted && len(fs["job-1"]) > 0
 	})
 	byJob, overlap := log.snapshot()
 	for _, o := range overlap {

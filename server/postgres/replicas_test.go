@@ -243,7 +243,10 @@ func testKilledMidJobIsTakenOver(t *testing.T, aheadA, aheadB time.Duration) {
 	eventually(t, 15*time.Second, "replica B did not complete the job", func() bool {
 		j, err := sb.Job(ctx, "alpha", "job-1")
 		final = j
-		return err == nil && j.Status == store.JobStatusCompleted
+		// The call is counted once FinishJob returns, after the commit
+		// that shows the job completed.
+		fs, _ := sb.finished()
+		return err == nil && j.Status == store.JobStatusCompleted && len(fs["job-1"]) > 0
 	})
 
 	byJob, overlap := log.snapshot()

@@ -33,6 +33,8 @@ type visitorState struct {
 	latest  int64
 	salted  bool
 	batches int // AddVisitors calls that added their batch
+
+	saltLookups int // the racySalt mutant's lookups of a salt
 }
 
 type dayPath struct {
@@ -396,13 +398,24 @@ func (m *memStore) VisitorSalt(_ context.Context, day time.Time) ([]byte, error)
 		// requests at once each store, and get, their own.
 		m.mu.Lock()
 		s, ok := m.visitors.salts[at]
+		m.visitors.saltLookups++
+		lookups := m.visitors.saltLookups
 		m.mu.Unlock()
 		if ok {
 			return s, nil
 		}
 		s = fresh()
-		for range 20 {
-			runtime.Gosched() // widen the race window
+		// Widens the race window: waits a while for another request to
+		// look the day up too, so that the suite sees two salts whenever
+		// requests come at once, not only when the scheduler interleaves
+		// them.
+		for deadline := time.Now().Add(100 * time.Millisecond); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			m.mu.Lock()
+			other := m.visitors.saltLookups != lookups
+			m.mu.Unlock()
+			if other {
+				break
+			}
 		}
 		m.mu.Lock()
 		defer m.mu.Unlock()
