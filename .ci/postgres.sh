@@ -3,15 +3,29 @@
 #   export DOCSAPI_TEST_POSTGRES_URL=postgres://...
 # for the caller to eval. It installs PostgreSQL first when the machine has
 # none. The cluster lives in a temporary folder (in memory when there is
-# room); stop it with
-#   "$DOCSAPI_TEST_POSTGRES_BIN/pg_ctl" -D "$DOCSAPI_TEST_POSTGRES_DIR/data" stop
-# (as the postgres user when you are root).
+# room); in the shell that evaluated those lines,
+#   bash .ci/postgres.sh stop
+# stops it and removes its folder.
 set -euo pipefail
+
+as_owner() { "$@"; }
+if [ "$(id -u)" = 0 ]; then
+  # initdb refuses to run as root: the cluster belongs to the postgres user.
+  as_owner() { su postgres -s /bin/sh -c "$(printf '%q ' "$@")"; }
+fi
+
+if [ "${1:-}" = stop ]; then
+  dir=${DOCSAPI_TEST_POSTGRES_DIR:?"no DOCSAPI_TEST_POSTGRES_DIR: run this in the shell that evaluated .ci/test-env.sh"}
+  as_owner "$DOCSAPI_TEST_POSTGRES_BIN/pg_ctl" -D "$dir/data" -m fast -w stop >&2
+  rm -rf "$dir"
+  exit 0
+fi
 
 pgbin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
 if [ -z "$(pgbin)" ]; then
-  echo "installing PostgreSQL" >&2
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql) >&2
+  # shellcheck source=apt.sh
+  . "$(dirname "$0")/apt.sh"
+  apt_install postgresql
 fi
 bin=$(pgbin)
 [ -n "$bin" ] || { echo "no PostgreSQL server found or installed" >&2; exit 1; }
@@ -26,12 +40,7 @@ else
   dir=$(mktemp -d)
 fi
 chmod 755 "$dir"
-as_owner() { "$@"; }
-if [ "$(id -u)" = 0 ]; then
-  # initdb refuses to run as root: the cluster belongs to the postgres user.
-  chown postgres "$dir"
-  as_owner() { su postgres -s /bin/sh -c "$(printf '%q ' "$@")"; }
-fi
+[ "$(id -u)" != 0 ] || chown postgres "$dir"
 as_owner "$bin/initdb" -D "$dir/data" -A trust -U postgres --no-sync >"$dir/initdb.log" 2>&1 ||
   { cat "$dir/initdb.log" >&2; exit 1; }
 # fsync off: a test cluster needs speed, not durability across power loss.

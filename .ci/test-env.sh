@@ -10,13 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# apt_install installs Debian packages, as root or through sudo.
-apt_install() {
-  echo "installing $*" >&2
-  local sudo=""
-  [ "$(id -u)" = 0 ] || sudo=sudo
-  ($sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@") >&2
-}
+# shellcheck source=apt.sh
+. .ci/apt.sh
 
 command -v bwrap >/dev/null || apt_install bubblewrap
 # The sandbox tests skip only where the kernel forbids user namespaces. When
