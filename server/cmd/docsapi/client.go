@@ -26,15 +26,16 @@ DOCSAPI_PROJECT.`
 // flag on purpose: a key on the command line ends up in shell history and in
 // every user's view of ps.
 type clientFlags struct {
-	fs                        *flag.FlagSet
-	baseURL, project, keyFile string
-	verbose                   bool
+	fs               *flag.FlagSet
+	baseURL, keyFile string
+	project          projectFlag
+	verbose          bool
 }
 
 func (c *clientFlags) register(fs *flag.FlagSet) {
 	c.fs = fs
 	fs.StringVar(&c.baseURL, "base-url", "", "API base `URL`, such as a self-hosted server's\n(env DOCSAPI_BASE_URL; default "+docsapi.DefaultBaseURL+")")
-	fs.StringVar(&c.project, "project", "", "project `ID` (env DOCSAPI_PROJECT)")
+	c.project.register(fs, "project `ID`")
 	fs.StringVar(&c.keyFile, "key-file", "", "read the admin API key from `FILE` instead of the env DOCSAPI_KEY")
 	fs.BoolVar(&c.verbose, "verbose", false, "log every HTTP request's method, path, status and duration to stderr (never the key)")
 }
@@ -56,10 +57,8 @@ func (c *clientFlags) client(s *stdio) (*apiClient, error) {
 	if base == "" {
 		base = docsapi.DefaultBaseURL
 	}
-	project := c.project
-	if !given(c.fs, "project") {
-		project = s.getenv("DOCSAPI_PROJECT")
-	}
+	// A missing key is told first: it is what a first run lacks.
+	project, projectErr := c.project.get(s)
 
 	var key, keySource string
 	if given(c.fs, "key-file") {
@@ -83,8 +82,8 @@ func (c *clientFlags) client(s *stdio) (*apiClient, error) {
 			}
 		}
 	}
-	if project == "" {
-		return nil, usagef("no project: pass --project ID or set DOCSAPI_PROJECT")
+	if projectErr != nil {
+		return nil, projectErr
 	}
 
 	if u, err := url.Parse(base); err == nil && u.Scheme == "http" && !isLoopback(u.Hostname()) {

@@ -25,7 +25,8 @@ docsapi feedback list --project handbook --source code_snippet --format json --l
 		setup: func(fs *flag.FlagSet) runFunc {
 			var sf storageFlags
 			sf.register(fs)
-			project := fs.String("project", "", "project `ID` (required)")
+			var project projectFlag
+			project.register(fs, "project `ID`")
 			source := fs.String("source", "", "only this `SOURCE`: code_snippet, contextual, agent or thumbs_only")
 			var statuses listFlag
 			fs.Var(&statuses, "status", "only these `STATUSES`: pending, in_progress, resolved, dismissed;\nrepeat or separate with commas")
@@ -38,13 +39,15 @@ docsapi feedback list --project handbook --source code_snippet --format json --l
 				if err := checkListFormat(*format); err != nil {
 					return err
 				}
-				f := store.FeedbackFilter{ProjectID: *project, Source: store.FeedbackSource(*source)}
+				projectID, err := project.get(s)
+				if err != nil {
+					return err
+				}
+				f := store.FeedbackFilter{ProjectID: projectID, Source: store.FeedbackSource(*source)}
 				for _, st := range statuses {
 					f.Statuses = append(f.Statuses, store.FeedbackStatus(st))
 				}
 				switch {
-				case *project == "":
-					return usagef("--project is required")
 				case *limit < 0:
 					return usagef("--limit %d: must be 0 (all) or more", *limit)
 				case f.Source != "" && !f.Source.Known():
@@ -169,13 +172,15 @@ has changes nothing.` + storageHelp,
 		setup: func(fs *flag.FlagSet) runFunc {
 			var sf storageFlags
 			sf.register(fs)
-			project := fs.String("project", "", "project `ID` (required)")
+			var project projectFlag
+			project.register(fs, "project `ID`")
 			return func(ctx context.Context, s *stdio, args []string) error {
 				if err := wantArgs(args, "ID", "STATUS"); err != nil {
 					return err
 				}
-				if *project == "" {
-					return usagef("--project is required")
+				projectID, err := project.get(s)
+				if err != nil {
+					return err
 				}
 				status := store.FeedbackStatus(args[1])
 				if !status.Known() {
@@ -186,9 +191,9 @@ has changes nothing.` + storageHelp,
 					return err
 				}
 				defer st.Close()
-				e, err := srv.SetFeedbackStatus(ctx, *project, args[0], status)
+				e, err := srv.SetFeedbackStatus(ctx, projectID, args[0], status)
 				if errors.Is(err, store.ErrNotFound) {
-					return &hintError{err: fmt.Errorf("no feedback %q in project %q", args[0], *project), hint: "list the entries with 'docsapi feedback list --project " + *project + "'"}
+					return &hintError{err: fmt.Errorf("no feedback %q in project %q", args[0], projectID), hint: "list the entries with 'docsapi feedback list --project " + projectID + "'"}
 				}
 				if err != nil {
 					return err

@@ -31,7 +31,8 @@ docsapi site token create --project handbook --origin https://docs.example.com -
 		setup: func(fs *flag.FlagSet) runFunc {
 			var sf storageFlags
 			sf.register(fs)
-			project := fs.String("project", "", "`ID` of the project whose pages use the token (required)")
+			var project projectFlag
+			project.register(fs, "`ID` of the project whose pages use the token")
 			var origins listFlag
 			fs.Var(&origins, "origin", "`ORIGIN` allowed to use the token, such as https://docs.example.com;\nrepeat or separate with commas (required)")
 			name := fs.String("name", "", "what the token is for, shown by 'site token list'")
@@ -39,10 +40,11 @@ docsapi site token create --project handbook --origin https://docs.example.com -
 				if err := wantArgs(args); err != nil {
 					return err
 				}
-				switch {
-				case *project == "":
-					return usagef("--project is required")
-				case len(origins) == 0:
+				projectID, err := project.get(s)
+				if err != nil {
+					return err
+				}
+				if len(origins) == 0 {
 					return usagef("--origin is required: the origins of the site's pages, such as https://docs.example.com")
 				}
 				srv, st, loc, err := openAdmin(ctx, s, &sf, false)
@@ -50,7 +52,7 @@ docsapi site token create --project handbook --origin https://docs.example.com -
 					return err
 				}
 				defer st.Close()
-				tok, err := srv.CreateSiteToken(ctx, server.SiteTokenParams{Project: *project, Name: *name, Origins: origins})
+				tok, err := srv.CreateSiteToken(ctx, server.SiteTokenParams{Project: projectID, Name: *name, Origins: origins})
 				if err != nil {
 					return err
 				}

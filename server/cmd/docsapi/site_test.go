@@ -26,7 +26,7 @@ func TestSiteTokenCommands(t *testing.T) {
 	}
 	token := strings.TrimSpace(r.stdout)
 	runCLI(t, env, "", "site", "token", "create", "--project", "handbook").expect(t, exitUsage, "--origin is required")
-	runCLI(t, env, "", "site", "token", "create", "--origin", "https://a.example").expect(t, exitUsage, "--project is required")
+	runCLI(t, env, "", "site", "token", "create", "--origin", "https://a.example").expect(t, exitUsage, "no project: pass --project ID or set DOCSAPI_PROJECT")
 	runCLI(t, env, "", "site", "token", "create", "--project", "handbook", "--origin", "https://docs.example.com/guide").
 		expect(t, exitFailure, "no path, query or fragment")
 	runCLI(t, env, "", "site", "token", "create", "--project", "handbook", "--origin", "*.example.com").expect(t, exitFailure, "scheme must be http or https")
@@ -102,6 +102,12 @@ func TestFeedbackCommands(t *testing.T) {
 	}
 	runCLI(t, env, "", "feedback", "set-status", "--project", "handbook", "fb_2", "closed").expect(t, exitUsage, `unknown status "closed"`)
 	runCLI(t, env, "", "feedback", "set-status", "--project", "handbook", "fb_9", "resolved").expect(t, exitFailure, `no feedback "fb_9"`, "docsapi feedback list")
-	runCLI(t, env, "", "feedback", "list").expect(t, exitUsage, "--project is required")
+	runCLI(t, env, "", "feedback", "list").expect(t, exitUsage, "no project: pass --project ID or set DOCSAPI_PROJECT")
+	// DOCSAPI_PROJECT names the project as it does for the API's commands.
+	r = runCLI(t, withEnv(env, "DOCSAPI_PROJECT", "handbook"), "", "feedback", "list", "--limit", "1", "--format", "json")
+	if r.expect(t, exitOK); !strings.Contains(r.stdout, `"fb_3"`) {
+		t.Fatalf("feedback list with DOCSAPI_PROJECT:\n%s", r.stdout)
+	}
+	runCLI(t, withEnv(env, "DOCSAPI_PROJECT", "handbook"), "", "feedback", "set-status", "fb_9", "resolved").expect(t, exitFailure, `no feedback "fb_9" in project "handbook"`)
 	runCLI(t, env, "", "feedback", "list", "--project", "handbook", "--status", "open").expect(t, exitUsage, `unknown --status "open"`)
 }
