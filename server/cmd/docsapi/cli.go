@@ -311,7 +311,7 @@ Usage:
 		for _, c := range cmds {
 			for _, n := range names {
 				if c.name == n || strings.HasPrefix(c.name, n+" ") {
-					fmt.Fprintf(&b, "  %-16s %s\n", c.name, c.summary)
+					fmt.Fprintf(&b, "  %-*s  %s\n", nameWidth(cmds), c.name, c.summary)
 				}
 			}
 		}
@@ -321,8 +321,10 @@ Usage:
 	section("Client (any API base URL; key in DOCSAPI_KEY)", "jobs", "views")
 	section("Other", "version")
 	b.WriteString(`Environment:
-  DOCSAPI_KEY, DOCSAPI_BASE_URL, DOCSAPI_PROJECT
-      the client commands' admin API key, server and project
+  DOCSAPI_KEY, DOCSAPI_BASE_URL
+      the client commands' admin API key and server
+  DOCSAPI_PROJECT
+      the project of every command that takes --project
   DOCSAPI_LISTEN, DOCSAPI_DATA, DOCSAPI_DATABASE_URL, DOCSAPI_CONFIG
       serve's address, and the storage and configuration file of serve and
       the project and key commands
@@ -337,10 +339,20 @@ func subcommandList(cmds []*command, group string) string {
 	var b strings.Builder
 	for _, c := range cmds {
 		if strings.HasPrefix(c.name, group+" ") {
-			fmt.Fprintf(&b, "  %-16s %s\n", c.name, c.summary)
+			fmt.Fprintf(&b, "  %-*s  %s\n", nameWidth(cmds), c.name, c.summary)
 		}
 	}
 	return b.String()
+}
+
+// nameWidth is the length of the longest command name, so that every
+// summary in a list starts in the same column.
+func nameWidth(cmds []*command) int {
+	w := 0
+	for _, c := range cmds {
+		w = max(w, len(c.name))
+	}
+	return w
 }
 
 func groupUsage(cmds []*command, group string) string {

@@ -142,6 +142,26 @@ func TestHelp(t *testing.T) {
 	if r := runCLI(t, nil, "", "help", "nope"); r.code != exitUsage {
 		t.Errorf("help of an unknown command: exit %d", r.code)
 	}
+	// The command lists put every summary in one column, past the longest
+	// name and two spaces.
+	for _, args := range [][]string{{"--help"}, {"site", "--help"}, {"feedback", "--help"}} {
+		column := -1
+		for _, line := range strings.Split(runCLI(t, nil, "", args...).stdout, "\n") {
+			for _, c := range commands() {
+				if !strings.HasPrefix(line, "  "+c.name+" ") {
+					continue
+				}
+				at := len(line) - len(strings.TrimLeft(line[2+len(c.name):], " "))
+				if at-2-len(c.name) < 2 || column >= 0 && at != column {
+					t.Errorf("%q: the summary of %s starts at column %d, want one column for all, two spaces past the longest name:\n%s", args, c.name, at, line)
+				}
+				column = at
+			}
+		}
+		if column < 0 {
+			t.Errorf("%q lists no command", args)
+		}
+	}
 }
 
 func TestServeHelpShowsAValidConfigFile(t *testing.T) {
