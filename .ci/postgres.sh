@@ -16,8 +16,12 @@ fi
 
 if [ "${1:-}" = stop ]; then
   dir=${DOCSAPI_TEST_POSTGRES_DIR:?"no DOCSAPI_TEST_POSTGRES_DIR: run this in the shell that evaluated .ci/test-env.sh"}
+  [ -f "$dir/data/PG_VERSION" ] || { echo "$dir holds no cluster: nothing stopped or removed" >&2; exit 1; }
   as_owner "$DOCSAPI_TEST_POSTGRES_BIN/pg_ctl" -D "$dir/data" -m fast -w stop >&2
-  rm -rf "$dir"
+  # Only what this script made there, however the variable was set.
+  rm -rf "$dir/data"
+  rm -f "$dir/initdb.log" "$dir/server.log"
+  rmdir "$dir" 2>/dev/null || true
   exit 0
 fi
 
