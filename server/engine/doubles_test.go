@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/internal/sqlitetest"
 	"github.com/docsapi/docsapi-go/server/sqlite"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -330,13 +329,10 @@ func newWorld(t *testing.T, agent func(context.Context, int, Task) error) *world
 	t.Helper()
 	w := &world{
 		t:     t,
-		path:  filepath.Join(t.TempDir(), "docsapi.db"),
+		path:  sqlitetest.FreshFile(t),
 		repos: newRepos(true),
 		agent: newAgent(agent),
 		prs:   newPRs(),
-	}
-	if err := os.WriteFile(w.path, emptyDatabase, 0o600); err != nil {
-		t.Fatal(err)
 	}
 	w.store = w.openStore()
 	if err := w.store.CreateProject(t.Context(), store.Project{
@@ -345,30 +341,6 @@ func newWorld(t *testing.T, agent func(context.Context, int, Task) error) *world
 		t.Fatalf("CreateProject: %v", err)
 	}
 	return w
-}
-
-// emptyDatabase is the file of a database the migrations made, which each
-// world copies: that takes half the time of migrating a new file. TestMain
-// makes it, outside any bubble.
-var emptyDatabase []byte
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "engine-test-")
-	if err == nil {
-		path := filepath.Join(dir, "docsapi.db")
-		var s *sqlite.Store
-		if s, err = sqlite.Open(context.Background(), path); err == nil {
-			if err = s.Close(); err == nil {
-				emptyDatabase, err = os.ReadFile(path)
-			}
-		}
-		os.RemoveAll(dir)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "making the empty database:", err)
-		os.Exit(1)
-	}
-	os.Exit(m.Run())
 }
 
 // openStore opens another Store on the world's database file, as another
