@@ -23,14 +23,8 @@ func (e *env) addViews(counts ...store.ViewCount) {
 
 func (e *env) views(key, query string) docsapi.ViewsPage {
 	e.T.Helper()
-	resp, body := e.Do(key, "GET", "/v1/analytics/alpha/views"+query, "")
-	if resp.StatusCode != http.StatusOK {
-		e.T.Fatalf("views%s: %d %s", query, resp.StatusCode, body)
-	}
 	var page docsapi.ViewsPage
-	if err := json.Unmarshal(body, &page); err != nil {
-		e.T.Fatalf("views%s: %v", query, err)
-	}
+	e.GetJSON(key, "/v1/analytics/alpha/views"+query, &page)
 	return page
 }
 

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -44,14 +43,8 @@ func (e *env) addVisitors(counts ...store.VisitorCount) {
 
 func (e *env) visitorsPage(key, query string) docsapi.VisitorsPage {
 	e.T.Helper()
-	resp, body := e.Do(key, "GET", "/v1/analytics/alpha/visitors"+query, "")
-	if resp.StatusCode != http.StatusOK {
-		e.T.Fatalf("visitors%s: %d %s", query, resp.StatusCode, body)
-	}
 	var page docsapi.VisitorsPage
-	if err := json.Unmarshal(body, &page); err != nil {
-		e.T.Fatalf("visitors%s: %v", query, err)
-	}
+	e.GetJSON(key, "/v1/analytics/alpha/visitors"+query, &page)
 	return page
 }
 

@@ -1,8 +1,6 @@
 package ingest_test
 
 import (
-	"encoding/json"
-	"net/http"
 	"testing"
 
 	docsapi "github.com/docsapi/docsapi-go"
@@ -24,13 +22,7 @@ func newEnv(t testing.TB, mutate ...func(*server.Config)) *env {
 // SDK.
 func (e *env) views(key, query string) docsapi.ViewsPage {
 	e.T.Helper()
-	resp, body := e.Do(key, "GET", "/v1/analytics/alpha/views"+query, "")
-	if resp.StatusCode != http.StatusOK {
-		e.T.Fatalf("views%s: %d %s", query, resp.StatusCode, body)
-	}
 	var page docsapi.ViewsPage
-	if err := json.Unmarshal(body, &page); err != nil {
-		e.T.Fatalf("views%s: %v", query, err)
-	}
+	e.GetJSON(key, "/v1/analytics/alpha/views"+query, &page)
 	return page
 }
