@@ -79,7 +79,7 @@ func NewTab(t *testing.T, browser, base string) *Tab {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(browser),
-		chromedp.WindowSize(1280, 900),
+		chromedp.WindowSize(DesktopWidth, 900),
 	)
 	if os.Geteuid() == 0 {
 		// Chromium refuses to run as root with its sandbox (CI runs as
@@ -157,6 +157,28 @@ func (b *Tab) Screenshot(name string) {
 		b.T.Fatal(err)
 	}
 }
+
+// ScreenshotBoth saves the page as a desktop shows it (name.png) and as a
+// phone 390 pixels wide does (name-phone.png), failing the test if at the
+// phone's width the page is wider than the screen: a table or a chart
+// must scroll inside its own box, never the page. The tab is left at the
+// desktop's size.
+func (b *Tab) ScreenshotBoth(name string) {
+	b.T.Helper()
+	b.Screenshot(name)
+	b.Do("a phone's screen", chromedp.EmulateViewport(PhoneWidth, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)))
+	if wide := Eval[bool](b, `document.documentElement.scrollWidth > window.innerWidth`); wide {
+		b.T.Errorf("%s: the page is wider than a phone's screen", name)
+	}
+	b.Screenshot(name + "-phone")
+	b.Do("a desktop's screen", chromedp.EmulateViewport(DesktopWidth, 900))
+}
+
+// The widths, in CSS pixels, at which the pages are tested.
+const (
+	PhoneWidth   = 390
+	DesktopWidth = 1280
+)
 
 // WaitText waits until the element sel says text.
 func (b *Tab) WaitText(sel, text string) {
