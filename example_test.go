@@ -299,11 +299,13 @@ func ExampleAnalyticsService_AllFeedback() {
 			comment = *e.Comment
 		}
 		switch e.Source {
-		case docsapi.FeedbackSourceContextual:
-			fmt.Printf("%s helpful=%v %s\n", e.Path, e.Helpful, comment)
+		case docsapi.FeedbackSourceContextual, docsapi.FeedbackSourceThumbsOnly:
+			// yes, no, or unknown when the server sent no vote (the hosted
+			// service sends none on thumbs-only entries).
+			fmt.Printf("%s helpful=%s %s\n", e.Path, e.Helpful, comment)
 		case docsapi.FeedbackSourceCodeSnippet:
 			fmt.Printf("%s code block in %s: %s\n", e.Path, e.Lang, comment)
-		default: // agent, thumbs_only, or a source added since
+		default: // agent, or a source added since
 			fmt.Printf("%s [%s] %s\n", e.Path, e.Source, comment)
 		}
 	}

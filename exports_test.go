@@ -384,10 +384,10 @@ var decodedFixtures = map[string]any{
 		Feedback: []FeedbackEntry{
 			{ID: "fb_01", Path: "/quickstart", Comment: strPtr("The install step is missing the Windows command."),
 				CreatedAt: mustTime("2026-01-05T09:30:00Z"), Source: FeedbackSourceContextual, Status: FeedbackStatusPending,
-				Helpful: false, Contact: "ada@example.com"},
+				Helpful: VoteNo, Contact: "ada@example.com"},
 			{ID: "fb_02", Path: "/quickstart", Comment: strPtr(""), // an empty box, not a missing one
 				CreatedAt: mustTime("2026-01-05T10:00:00Z"), Source: FeedbackSourceContextual, Status: FeedbackStatusResolved,
-				Helpful: true},
+				Helpful: VoteYes},
 			{ID: "fb_03", Path: "/api-reference/auth", Comment: strPtr("This example sends the key in the query string."),
 				CreatedAt: mustTime("2026-01-06T12:00:00.123Z"), Source: FeedbackSourceCodeSnippet, Status: FeedbackStatusInProgress,
 				Code: "curl https://api.example.com/v1/jobs?key=...", Lang: "bash"},
@@ -669,16 +669,70 @@ func TestExportsOnePageMethodsReturnNilOnError(t *testing.T) {
 	}
 }
 
-// A field the contract gives to another source is kept all the same: a
-// thumbs-only entry that carries helpful keeps it.
-func TestFeedbackEntryKeepsFieldsOfAnotherSource(t *testing.T) {
-	const body = `{"feedback":[{"id":"t","path":"/a","comment":null,"createdAt":null,"source":"thumbs_only","status":"pending",` +
-		`"helpful":true,"contact":null}],"nextCursor":null,"hasMore":false}`
-	var page FeedbackPage
-	if err := json.Unmarshal([]byte(body), &page); err != nil {
-		t.Fatal(err)
+// The vote keeps yes, no and none apart, whatever the source: a
+// thumbs-only entry's vote (which the self-hosted server sends) decodes as
+// yes or no, and an entry without one, or with null, as unknown, never as
+// "no". The entries come through AllFeedback from a double of the API.
+func TestFeedbackVotes(t *testing.T) {
+	c, mt := newTestClient(t)
+	entry := func(id, source, extra string) string {
+		return `{"id":"` + id + `","path":"/a","comment":null,"createdAt":null,"source":"` + source + `","status":"pending"` + extra + `}`
 	}
-	if len(page.Feedback) != 1 || !page.Feedback[0].Helpful {
-		t.Fatalf("entries = %+v, want one with Helpful", page.Feedback)
+	body := `{"feedback":[` + strings.Join([]string{
+		entry("up", "thumbs_only", `,"helpful":true`),
+		entry("down", "thumbs_only", `,"helpful":false`),
+		entry("hosted-thumbs", "thumbs_only", ``),
+		entry("contextual-none", "contextual", `,"contact":null`),
+		entry("contextual-null", "contextual", `,"helpful":null,"contact":null`),
+		entry("contextual-no", "contextual", `,"helpful":false,"contact":null`),
+	}, ",") + `],"nextCursor":null,"hasMore":false}`
+	serve(t, mt, on(http.MethodGet, "/v1/analytics/proj/feedback", replyJSON(http.StatusOK, body)))
+	got := map[string]Vote{}
+	for e, err := range c.Analytics.AllFeedback(t.Context(), "", FeedbackParams{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[e.ID] = e.Helpful
+	}
+	want := map[string]Vote{"up": VoteYes, "down": VoteNo, "hosted-thumbs": VoteUnknown,
+		"contextual-none": VoteUnknown, "contextual-null": VoteUnknown, "contextual-no": VoteNo}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("votes (-want +got):\n%s", diff)
+	}
+}
+
+// A Vote prints as a word and encodes as the API's helpful, so that an
+// entry written out with encoding/json and read back keeps its vote.
+func TestVoteTextAndJSON(t *testing.T) {
+	for _, tc := range []struct {
+		v          Vote
+		word, json string
+	}{{VoteYes, "yes", "true"}, {VoteNo, "no", "false"}, {VoteUnknown, "unknown", "null"}} {
+		if got := tc.v.String(); got != tc.word {
+			t.Errorf("%d.String() = %q, want %q", tc.v, got, tc.word)
+		}
+		b, err := json.Marshal(tc.v)
+		if err != nil || string(b) != tc.json {
+			t.Errorf("json.Marshal(%v) = %s, %v; want %s", tc.v, b, err, tc.json)
+		}
+		back := Vote(9)
+		if err := json.Unmarshal(b, &back); err != nil || back != tc.v {
+			t.Errorf("json.Unmarshal(%s) = %v, %v; want %v", b, back, err, tc.v)
+		}
+	}
+	entry := FeedbackEntry{ID: "a", Helpful: VoteNo}
+	b, err := json.Marshal(entry)
+	if err != nil || !strings.Contains(string(b), `"Helpful":false`) {
+		t.Errorf("an entry encodes as %s, %v", b, err)
+	}
+	if s := Vote(7).String(); s != "Vote(7)" {
+		t.Errorf("an unknown value prints as %q", s)
+	}
+	if _, err := json.Marshal(Vote(7)); err == nil {
+		t.Error("an unknown value was encoded")
+	}
+	var v Vote
+	if err := json.Unmarshal([]byte(`"yes"`), &v); err == nil {
+		t.Error(`"yes" was decoded as a vote`)
 	}
 }

@@ -2,10 +2,13 @@ package docsapi
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"iter"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -28,7 +31,7 @@ const (
 	FeedbackSourceCodeSnippet FeedbackSource = "code_snippet" // about a code block: Code, Filename, Lang
 	FeedbackSourceContextual  FeedbackSource = "contextual"   // the page's feedback form: Helpful, Contact
 	FeedbackSourceAgent       FeedbackSource = "agent"        // left by an AI agent
-	FeedbackSourceThumbsOnly  FeedbackSource = "thumbs_only"  // a thumbs up or down without a form
+	FeedbackSourceThumbsOnly  FeedbackSource = "thumbs_only"  // a thumbs up or down without a form: Helpful, when sent
 )
 
 // Known reports whether the source is one the contract documents.
@@ -60,6 +63,71 @@ func (s FeedbackStatus) Known() bool {
 		return true
 	}
 	return false
+}
+
+// Vote is a reader's answer to "was this page helpful?". Its zero value,
+// VoteUnknown, stands for no answer sent: a plain bool would read a missing
+// vote as "no".
+type Vote int8
+
+// The answers a Vote holds.
+const (
+	// VoteUnknown: the server sent no vote (or null). The hosted service
+	// sends none on thumbs-only entries, though the reader voted.
+	VoteUnknown Vote = iota
+	// VoteYes: the page was helpful (a thumbs up).
+	VoteYes
+	// VoteNo: the page was not helpful (a thumbs down).
+	VoteNo
+)
+
+// voteOf is the Vote of the wire's helpful: nil is VoteUnknown.
+func voteOf(helpful *bool) Vote {
+	switch {
+	case helpful == nil:
+		return VoteUnknown
+	case *helpful:
+		return VoteYes
+	}
+	return VoteNo
+}
+
+// String returns "yes", "no" or "unknown".
+func (v Vote) String() string {
+	switch v {
+	case VoteYes:
+		return "yes"
+	case VoteNo:
+		return "no"
+	case VoteUnknown:
+		return "unknown"
+	}
+	return "Vote(" + strconv.Itoa(int(v)) + ")"
+}
+
+// MarshalJSON writes the vote as the API does: true, false, or null for
+// VoteUnknown, so that an entry encoded with encoding/json keeps the
+// three answers apart.
+func (v Vote) MarshalJSON() ([]byte, error) {
+	switch v {
+	case VoteYes:
+		return []byte("true"), nil
+	case VoteNo:
+		return []byte("false"), nil
+	case VoteUnknown:
+		return []byte("null"), nil
+	}
+	return nil, fmt.Errorf("docsapi: cannot encode %v", v)
+}
+
+// UnmarshalJSON reads true, false or null, as MarshalJSON writes them.
+func (v *Vote) UnmarshalJSON(b []byte) error {
+	var helpful *bool
+	if err := json.Unmarshal(b, &helpful); err != nil {
+		return fmt.Errorf("docsapi: a vote is true, false or null: %w", err)
+	}
+	*v = voteOf(helpful)
+	return nil
 }
 
 // FeedbackParams selects feedback entries. The zero value asks for every
@@ -149,7 +217,8 @@ type FeedbackPage struct {
 // keeps null apart from "" as a nil pointer, since "left the box empty" and
 // "had no box" differ in a report; for the other nullable strings (Contact,
 // Filename, Lang) null carries nothing that "" does not, and decodes to "".
-// A null CreatedAt is the zero time.
+// A null or absent helpful is VoteUnknown, apart from either answer. A null
+// CreatedAt is the zero time.
 type FeedbackEntry struct {
 	// ID identifies the entry.
 	ID string
@@ -166,9 +235,11 @@ type FeedbackEntry struct {
 	// Status is the entry's triage status, possibly one the SDK does not know.
 	Status FeedbackStatus
 
-	// Helpful is the reader's answer to "was this page helpful?"
-	// (contextual feedback only).
-	Helpful bool
+	// Helpful is the reader's answer to "was this page helpful?":
+	// VoteYes, VoteNo, or VoteUnknown when the server sent none. The
+	// hosted service sends it on contextual feedback; the self-hosted
+	// server on thumbs-only feedback too.
+	Helpful Vote
 	// Contact is the e-mail address the reader left, or "" (contextual
 	// feedback only).
 	Contact string
@@ -216,13 +287,11 @@ func (w *feedbackEntryWire) entry(what string) (FeedbackEntry, error) {
 		CreatedAt: created,
 		Source:    w.Source,
 		Status:    w.Status,
+		Helpful:   voteOf(w.Helpful),
 		Contact:   deref(w.Contact),
 		Code:      deref(w.Code),
 		Filename:  deref(w.Filename),
 		Lang:      deref(w.Lang),
-	}
-	if w.Helpful != nil {
-		e.Helpful = *w.Helpful
 	}
 	return e, nil
 }

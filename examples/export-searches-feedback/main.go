@@ -33,7 +33,8 @@
 // result was opened. feedback.csv has id,created_at,path,source,status,
 // comment,helpful,contact,code,filename,lang: the columns of a source other
 // than the entry's stay empty, and so does a comment the server sent as null
-// (helpful is true or false for contextual feedback only).
+// (helpful is yes or no where the server sent the reader's vote, and empty
+// where it sent none).
 package main
 
 import (
@@ -155,8 +156,8 @@ func writeFeedback(ctx context.Context, client *docsapi.Client, params docsapi.F
 		if e.Comment != nil {
 			comment = *e.Comment
 		}
-		if e.Source == docsapi.FeedbackSourceContextual {
-			helpful = strconv.FormatBool(e.Helpful)
+		if e.Helpful != docsapi.VoteUnknown {
+			helpful = e.Helpful.String()
 		}
 		w.Write([]string{e.ID, timestamp(e.CreatedAt), e.Path, string(e.Source), string(e.Status),
 			comment, helpful, e.Contact, e.Code, e.Filename, e.Lang})

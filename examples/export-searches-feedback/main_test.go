@@ -69,6 +69,11 @@ func newAPI() *api {
 			e["code"], e["filename"], e["lang"] = "go run .", nil, "bash"
 		case "thumbs_only":
 			e["comment"], e["createdAt"] = nil, nil
+			// The self-hosted server sends the vote; the hosted service
+			// does not.
+			if i%3 == 0 {
+				e["helpful"] = i%2 == 0
+			}
 		}
 		a.feedback = append(a.feedback, e)
 	}
@@ -196,8 +201,11 @@ func expectedFeedback(entries []map[string]any) string {
 	b.WriteString("id,created_at,path,source,status,comment,helpful,contact,code,filename,lang\n")
 	for _, e := range entries {
 		helpful := ""
-		if e["source"] == "contextual" {
-			helpful = str(e["helpful"])
+		switch e["helpful"] {
+		case true:
+			helpful = "yes"
+		case false:
+			helpful = "no"
 		}
 		fields := []string{str(e["id"]), str(e["createdAt"]), str(e["path"]), str(e["source"]), str(e["status"]),
 			str(e["comment"]), helpful, str(e["contact"]), str(e["code"]), str(e["filename"]), str(e["lang"])}
