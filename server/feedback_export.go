@@ -153,13 +153,17 @@ func writeBadCursor(w http.ResponseWriter, err error) {
 }
 
 // feedbackEntry is f as the export shows it: each source with its own
-// fields (see wire.FeedbackEntry), so a thumbs-only entry shows the base
-// fields alone, as the hosted service's do.
+// fields (see wire.FeedbackEntry). A thumbs-only entry carries its vote,
+// which the hosted service's leave out: an addition clients that follow
+// the hosted contract ignore, and without which its direction is lost.
 func feedbackEntry(f store.Feedback) wire.FeedbackEntry {
 	e := wire.FeedbackEntry{ID: f.ID, Path: f.Path, Comment: f.Comment, CreatedAt: wire.NullTime(f.CreatedAt), Source: string(f.Source), Status: string(f.Status)}
 	switch f.Source {
+	case store.FeedbackSourceThumbsOnly:
+		e.Vote = &wire.Vote{Helpful: f.Helpful}
 	case store.FeedbackSourceContextual:
-		e.Contextual = &wire.Contextual{Helpful: f.Helpful, Contact: wire.NullString(f.Contact)}
+		e.Vote = &wire.Vote{Helpful: f.Helpful}
+		e.Contextual = &wire.Contextual{Contact: wire.NullString(f.Contact)}
 	case store.FeedbackSourceCodeSnippet:
 		e.CodeSnippet = &wire.CodeSnippet{Code: f.Code, Filename: wire.NullString(f.Filename), Lang: wire.NullString(f.Lang)}
 	}

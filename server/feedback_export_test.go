@@ -34,10 +34,13 @@ func (e *env) feedbackPage(key, query string) (entries []map[string]any, next *s
 
 // Each source shows exactly its fields, as the contract says: contextual
 // adds helpful and contact, code_snippet adds code, filename and lang, and
-// thumbs_only shows the base fields alone.
+// thumbs_only adds its vote, helpful (the self-hosted addition), true or
+// false as the reader voted. An SDK reads each vote as it was given.
 func TestFeedbackExportShowsEachSourcesFields(t *testing.T) {
 	e := newSiteEnv(t)
 	e.MustPost("feedback", `{"path": "/a", "helpful": true}`)
+	e.Clock.Advance(time.Second)
+	e.MustPost("feedback", `{"path": "/a", "helpful": false}`)
 	e.Clock.Advance(time.Second)
 	e.MustPost("feedback", `{"path": "/b", "helpful": false, "comment": "Unclear."}`)
 	e.Clock.Advance(time.Second)
@@ -54,11 +57,12 @@ func TestFeedbackExportShowsEachSourcesFields(t *testing.T) {
 		return m
 	}
 	want := []map[string]any{
-		{"path": "/c", "comment": "Fails.", "createdAt": "2026-08-14T09:00:02Z", "source": "code_snippet", "status": "pending",
+		{"path": "/c", "comment": "Fails.", "createdAt": "2026-08-14T09:00:03Z", "source": "code_snippet", "status": "pending",
 			"code": "go run .", "filename": nil, "lang": nil},
-		{"path": "/b", "comment": "Unclear.", "createdAt": "2026-08-14T09:00:01Z", "source": "contextual", "status": "pending",
+		{"path": "/b", "comment": "Unclear.", "createdAt": "2026-08-14T09:00:02Z", "source": "contextual", "status": "pending",
 			"helpful": false, "contact": nil},
-		{"path": "/a", "comment": nil, "createdAt": "2026-08-14T09:00:00Z", "source": "thumbs_only", "status": "pending"},
+		{"path": "/a", "comment": nil, "createdAt": "2026-08-14T09:00:01Z", "source": "thumbs_only", "status": "pending", "helpful": false},
+		{"path": "/a", "comment": nil, "createdAt": "2026-08-14T09:00:00Z", "source": "thumbs_only", "status": "pending", "helpful": true},
 	}
 	var got []map[string]any
 	for _, m := range entries {
@@ -66,6 +70,16 @@ func TestFeedbackExportShowsEachSourcesFields(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("entries (-want +got):\n%s", diff)
+	}
+
+	var page docsapi.FeedbackPage
+	e.GetJSON("ro", "/v1/analytics/alpha/feedback", &page)
+	var votes []docsapi.Vote
+	for _, f := range page.Feedback {
+		votes = append(votes, f.Helpful)
+	}
+	if diff := cmp.Diff([]docsapi.Vote{docsapi.VoteUnknown, docsapi.VoteNo, docsapi.VoteNo, docsapi.VoteYes}, votes); diff != "" {
+		t.Fatalf("the votes as the SDK reads them, code snippet first (-want +got):\n%s", diff)
 	}
 }
 

@@ -73,9 +73,8 @@ func TestFeedbackWidgetInBrowser(t *testing.T) {
 		}
 		got = append(got, fmt.Sprintf("%s %s %v %q", f.Path, f.Source, f.Helpful, comment))
 	}
-	// Newest first; a vote alone is thumbs-only, and shows no vote in the
-	// list (it is counted by page).
-	want := []string{`/api/auth thumbs_only false ""`, `/quickstart contextual true "Step 2 worked."`}
+	// Newest first; a vote alone is thumbs-only, and keeps its direction.
+	want := []string{`/api/auth thumbs_only no ""`, `/quickstart contextual yes "Step 2 worked."`}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("stored %q, want %q", got, want)
 	}

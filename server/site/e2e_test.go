@@ -60,16 +60,15 @@ func TestSDKFeedbackAndSearchesEndToEnd(t *testing.T) {
 	returns404 := "Returns 404."
 	want := []docsapi.FeedbackEntry{
 		{Path: "/quickstart", Comment: &empty, CreatedAt: t0.Add(4 * time.Minute), Source: docsapi.FeedbackSourceContextual,
-			Status: docsapi.FeedbackStatusPending, Helpful: true},
+			Status: docsapi.FeedbackStatusPending, Helpful: docsapi.VoteYes},
 		{Path: "/api/auth", CreatedAt: t0.Add(3 * time.Minute), Source: docsapi.FeedbackSourceCodeSnippet,
 			Status: docsapi.FeedbackStatusPending, Code: "print(1)"},
 		{Path: "/api/auth", Comment: &returns404, CreatedAt: t0.Add(2 * time.Minute), Source: docsapi.FeedbackSourceCodeSnippet,
 			Status: docsapi.FeedbackStatusPending, Code: "curl -H 'Authorization: Bearer $KEY' https://api.example.com", Filename: "auth.sh", Lang: "bash"},
 		{Path: "/quickstart", Comment: &failing, CreatedAt: t0.Add(time.Minute), Source: docsapi.FeedbackSourceContextual,
-			Status: docsapi.FeedbackStatusPending, Contact: "ada@example.com"},
-		// Thumbs-only entries show the base fields alone, as the hosted
-		// service's do: the vote is counted by page.
-		{Path: "/quickstart", CreatedAt: t0, Source: docsapi.FeedbackSourceThumbsOnly, Status: docsapi.FeedbackStatusPending},
+			Status: docsapi.FeedbackStatusPending, Helpful: docsapi.VoteNo, Contact: "ada@example.com"},
+		// A thumbs-only entry carries its vote (a self-hosted addition).
+		{Path: "/quickstart", CreatedAt: t0, Source: docsapi.FeedbackSourceThumbsOnly, Status: docsapi.FeedbackStatusPending, Helpful: docsapi.VoteYes},
 	}
 	if diff := cmp.Diff(want, entries, cmpopts.IgnoreFields(docsapi.FeedbackEntry{}, "ID")); diff != "" {
 		t.Fatalf("AllFeedback (-want +got):\n%s", diff)

@@ -1,9 +1,9 @@
 package wire
 
 // FeedbackEntry is one piece of feedback (the FeedbackEntry schema): the
-// base fields every entry has, and the fields of its source, present as a
-// group or absent: Contextual for contextual entries, CodeSnippet for
-// code_snippet ones, neither for the others.
+// base fields every entry has, and groups of fields present or absent as a
+// whole: Vote for contextual and thumbs_only entries, Contextual for
+// contextual ones, CodeSnippet for code_snippet ones.
 type FeedbackEntry struct {
 	ID        string  `json:"id"`
 	Path      string  `json:"path"`
@@ -11,13 +11,20 @@ type FeedbackEntry struct {
 	CreatedAt *string `json:"createdAt"`
 	Source    string  `json:"source"` // a FeedbackSource
 	Status    string  `json:"status"` // a FeedbackStatus
+	*Vote
 	*Contextual
 	*CodeSnippet
 }
 
-// Contextual is the fields of a contextual entry.
+// Vote is the reader's answer to "was this page helpful?", which
+// contextual and thumbs_only entries carry. A group of its own, since
+// contextual entries share it with thumbs_only ones, which have no contact.
+type Vote struct {
+	Helpful bool `json:"helpful"`
+}
+
+// Contextual is the fields of a contextual entry besides its Vote.
 type Contextual struct {
-	Helpful bool    `json:"helpful"`
 	Contact *string `json:"contact"`
 }
 

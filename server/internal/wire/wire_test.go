@@ -43,7 +43,7 @@ var schemas = map[string]reflect.Type{
 
 // groups are the types embedded as a whole in another, which have no
 // schema of their own.
-var groups = []string{"Contextual", "CodeSnippet"}
+var groups = []string{"Vote", "Contextual", "CodeSnippet"}
 
 // field is a JSON property as a wire type encodes it.
 type field struct {
@@ -213,15 +213,17 @@ func TestEncoding(t *testing.T) {
 			Points: []wire.ViewsPoint{{At: wire.Time(at.Truncate(time.Hour)), Human: 1, AI: 2, Bots: 4, Total: 3}}},
 			`{"interval":"hour","dateFrom":"2026-08-14T09:00:00Z","dateTo":"2026-08-14T10:00:00Z","path":null,"points":[{"at":"2026-08-14T09:00:00Z","human":1,"ai":2,"bots":4,"total":3}]}`},
 		{"feedback page", wire.FeedbackPage{Feedback: []wire.FeedbackEntry{
-			{ID: "a", Path: "/a", CreatedAt: wire.NullTime(at), Source: "thumbs_only", Status: "pending"},
+			{ID: "a", Path: "/a", CreatedAt: wire.NullTime(at), Source: "thumbs_only", Status: "pending", Vote: &wire.Vote{Helpful: true}},
 			{ID: "b", Path: "/b", Comment: &comment, CreatedAt: wire.NullTime(at), Source: "contextual", Status: "resolved",
-				Contextual: &wire.Contextual{Contact: wire.NullString("")}},
+				Vote: &wire.Vote{}, Contextual: &wire.Contextual{Contact: wire.NullString("")}},
+			{ID: "d", Path: "/d", CreatedAt: wire.NullTime(at), Source: "agent", Status: "pending"},
 			{ID: "c", Path: "/c", Comment: new(string), CreatedAt: wire.NullTime(at), Source: "code_snippet", Status: "dismissed",
 				CodeSnippet: &wire.CodeSnippet{Code: "x := 1", Filename: wire.NullString("main.go"), Lang: wire.NullString("")}},
 		}, NextCursor: wire.NullString("c1"), HasMore: true},
 			`{"feedback":[` +
-				`{"id":"a","path":"/a","comment":null,"createdAt":"2026-08-14T09:21:07.482Z","source":"thumbs_only","status":"pending"},` +
+				`{"id":"a","path":"/a","comment":null,"createdAt":"2026-08-14T09:21:07.482Z","source":"thumbs_only","status":"pending","helpful":true},` +
 				`{"id":"b","path":"/b","comment":"Unclear \u003cb\u003e.","createdAt":"2026-08-14T09:21:07.482Z","source":"contextual","status":"resolved","helpful":false,"contact":null},` +
+				`{"id":"d","path":"/d","comment":null,"createdAt":"2026-08-14T09:21:07.482Z","source":"agent","status":"pending"},` +
 				`{"id":"c","path":"/c","comment":"","createdAt":"2026-08-14T09:21:07.482Z","source":"code_snippet","status":"dismissed","code":"x := 1","filename":"main.go","lang":null}` +
 				`],"nextCursor":"c1","hasMore":true}`},
 		{"feedback by page", wire.FeedbackByPage{Feedback: []wire.PageFeedback{{Path: "/a", ThumbsUp: 1, ThumbsDown: 2, Code: 3, Total: 7}}},
