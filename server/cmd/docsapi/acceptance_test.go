@@ -127,9 +127,16 @@ func TestAcceptance(t *testing.T) {
 
 	// A job whose agent fails: exit code 3, the job printed.
 	r = cli(append(client, "DOCSAPI_PROJECT=broken"), "Fix the typos\n", "jobs", "create", "--prompt", "-", "--wait", "--poll-interval", "50ms", "--timeout", "2m")
-	r.expect(t, exitJobFailed, "failed")
-	if failed := decodeJob(t, r.stdout); failed.Status != docsapi.JobStatusFailed {
+	r.expect(t, exitJobFailed, "failed", "docsapi jobs failure --project broken")
+	failed := decodeJob(t, r.stdout)
+	if failed.Status != docsapi.JobStatusFailed {
 		t.Fatalf("the failed job: %+v", failed)
+	}
+	// The operator reads why, as the client's message says, from the
+	// storage while the server runs.
+	r = cli([]string{"DOCSAPI_DATA=" + data}, "", "jobs", "failure", "--project", "broken", failed.ID)
+	if r.expect(t, exitOK); !strings.HasPrefix(r.stdout, "job "+failed.ID+" in project broken: failed") || !strings.Contains(r.stdout, "the model refused") {
+		t.Fatalf("jobs failure:\n%s", r.stdout)
 	}
 
 	// Page views through the ingestion endpoint; the crawler is kept but

@@ -63,9 +63,11 @@ var groups = map[string]string{
 	"project":  "manage the projects in the server's storage",
 	"key":      "manage the admin API keys in the server's storage",
 	"site":     "manage the site tokens with which docs pages record feedback and searches",
-	"feedback": "list readers' feedback and move it through its statuses",
-	"jobs":     "start and follow agent jobs (client)",
+	"feedback": "readers' feedback: export it through the API (client); list it and change its status on the server's storage",
+	"jobs":     "start and follow agent jobs (client), and read why one failed on the server's storage",
 	"views":    "export page-view analytics (client)",
+	"visitors": "export unique-visitor analytics (client)",
+	"searches": "export what readers searched for (client)",
 }
 
 // commands lists every command, in the order help shows them.
@@ -87,8 +89,12 @@ func commands() []*command {
 		jobsWaitCommand(),
 		jobsMessageCommand(),
 		jobsListCommand(),
+		jobsFailureCommand(),
 		viewsExportCommand(),
 		viewsSeriesCommand(),
+		visitorsExportCommand(),
+		searchesExportCommand(),
+		feedbackExportCommand(),
 		versionCommand(),
 	}
 }
@@ -306,33 +312,55 @@ Usage:
   docsapi <command> [flags] [arguments]
 
 `)
-	section := func(title string, names ...string) {
+	section := func(title string, side commandSide) {
 		b.WriteString(title + ":\n")
 		for _, c := range cmds {
-			for _, n := range names {
-				if c.name == n || strings.HasPrefix(c.name, n+" ") {
-					fmt.Fprintf(&b, "  %-*s  %s\n", nameWidth(cmds), c.name, c.summary)
-				}
+			if sideOf(c) == side {
+				fmt.Fprintf(&b, "  %-*s  %s\n", nameWidth(cmds), c.name, c.summary)
 			}
 		}
 		b.WriteByte('\n')
 	}
-	section("Self-hosting (on the server's storage)", "serve", "project", "key", "site", "feedback")
-	section("Client (any API base URL; key in DOCSAPI_KEY)", "jobs", "views")
-	section("Other", "version")
+	section("Self-hosting (on the server's storage)", onStorage)
+	section("Client (any API base URL; key in DOCSAPI_KEY)", throughAPI)
+	section("Other", elsewhere)
 	b.WriteString(`Environment:
   DOCSAPI_KEY, DOCSAPI_BASE_URL
       the client commands' admin API key and server
   DOCSAPI_PROJECT
       the project of every command that takes --project
   DOCSAPI_LISTEN, DOCSAPI_DATA, DOCSAPI_DATABASE_URL, DOCSAPI_CONFIG
-      serve's address, and the storage and configuration file of serve and
-      the project and key commands
+      serve's address, and the storage and configuration file of every
+      self-hosting command
 
 `)
 	b.WriteString(exitCodesHelp)
 	b.WriteString("\nRun 'docsapi <command> --help' for a command's flags and examples.\n")
 	return b.String()
+}
+
+// commandSide is what a command works on, which sorts the command list:
+// a group such as feedback has commands on both sides.
+type commandSide int
+
+const (
+	onStorage  commandSide = iota // the server's storage (--data, --database)
+	throughAPI                    // the API, with a key (--base-url)
+	elsewhere                     // neither, such as version
+)
+
+// sideOf tells a command's side by its flags, so that the list cannot
+// disagree with what the command needs.
+func sideOf(c *command) commandSide {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	c.setup(fs)
+	switch {
+	case fs.Lookup("base-url") != nil:
+		return throughAPI
+	case fs.Lookup("data") != nil:
+		return onStorage
+	}
+	return elsewhere
 }
 
 func subcommandList(cmds []*command, group string) string {

@@ -118,6 +118,7 @@ func TestHelp(t *testing.T) {
 		{"--help"}, {"help"}, {"help", "jobs", "create"}, {"jobs", "create", "--help"},
 		{"jobs", "create", "-h"}, {"jobs", "--help"}, {"help", "jobs"}, {"serve", "--help"},
 		{"key", "create", "--help"}, {"views", "export", "--help"}, {"jobs", "get", "x", "--help"},
+		{"visitors", "export", "--help"}, {"searches", "export", "--help"}, {"feedback", "export", "--help"}, {"jobs", "failure", "--help"},
 	} {
 		r := runCLI(t, nil, "", args...)
 		r.expect(t, exitOK)
@@ -135,8 +136,29 @@ func TestHelp(t *testing.T) {
 		if strings.Contains(h, "\n  -") && !strings.Contains(h, "\n  --") {
 			t.Errorf("help of %s shows single-dash flags:\n%s", c.name, h)
 		}
-		if strings.HasPrefix(c.name, "jobs ") && c.name != "jobs get" && c.name != "jobs list" && !strings.Contains(h, "3    the job ended failed") {
+		if strings.HasPrefix(c.name, "jobs ") && c.name != "jobs get" && c.name != "jobs list" && c.name != "jobs failure" && !strings.Contains(h, "3    the job ended failed") {
 			t.Errorf("help of %s does not document the exit codes", c.name)
+		}
+	}
+	// Each command is listed once, in the section of what it works on,
+	// whatever its group: a group may have commands on both sides.
+	main := runCLI(t, nil, "", "--help").stdout
+	for section, names := range map[string][]string{
+		"Self-hosting (on the server's storage)":        {"serve", "feedback list", "feedback set-status", "jobs failure"},
+		"Client (any API base URL; key in DOCSAPI_KEY)": {"jobs create", "views export", "visitors export", "searches export", "feedback export"},
+		"Other": {"version"},
+	} {
+		_, list, _ := strings.Cut(main, "\n"+section+":\n")
+		list, _, _ = strings.Cut(list, "\n\n")
+		for _, n := range names {
+			if !strings.Contains(list, "\n  "+n+" ") && !strings.HasPrefix(list, "  "+n+" ") {
+				t.Errorf("section %q does not list %s:\n%s", section, n, list)
+			}
+		}
+	}
+	for _, c := range commands() {
+		if n := strings.Count(main, "\n  "+c.name+" "); n != 1 {
+			t.Errorf("the help lists %s %d times", c.name, n)
 		}
 	}
 	if r := runCLI(t, nil, "", "help", "nope"); r.code != exitUsage {
@@ -144,7 +166,7 @@ func TestHelp(t *testing.T) {
 	}
 	// The command lists put every summary in one column, past the longest
 	// name and two spaces.
-	for _, args := range [][]string{{"--help"}, {"site", "--help"}, {"feedback", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"site", "--help"}, {"feedback", "--help"}, {"jobs", "--help"}} {
 		column := -1
 		for _, line := range strings.Split(runCLI(t, nil, "", args...).stdout, "\n") {
 			for _, c := range commands() {

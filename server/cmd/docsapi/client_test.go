@@ -192,7 +192,7 @@ func TestWaitOutcomes(t *testing.T) {
 			exitOK, completed, []string{"job job_1: active", "job job_1: completed, pull request https://github.com/acme/handbook/pull/7"}},
 		{"completed by jobs wait", []docsapi.JobStatus{active, completed}, []string{"jobs", "wait", "job_1"}, exitOK, completed, []string{"completed"}},
 		{"failed", []docsapi.JobStatus{active, failed}, []string{"jobs", "create", "--prompt", "x", "--wait"},
-			exitJobFailed, failed, []string{"job job_1: failed", "job job_1 failed"}},
+			exitJobFailed, failed, []string{"job job_1: failed", "job job_1 failed; the API does not say why", "'docsapi jobs failure --project handbook job_1'"}},
 		{"failed, by jobs wait", []docsapi.JobStatus{active, failed}, []string{"jobs", "wait", "job_1"}, exitJobFailed, failed, nil},
 		{"archived", []docsapi.JobStatus{active, archived}, []string{"jobs", "wait", "job_1"}, exitOK, archived, []string{"was archived"}},
 		{"an unknown status keeps waiting", []docsapi.JobStatus{active, "reviewing", completed}, []string{"jobs", "wait", "job_1"},

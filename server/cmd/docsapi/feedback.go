@@ -16,10 +16,13 @@ import (
 func feedbackListCommand() *command {
 	return &command{
 		name:    "feedback list",
-		summary: "list readers' feedback of a project, newest first",
+		summary: "list readers' feedback in the server's storage, newest first",
 		help: `Lists the feedback entries of a project, newest first: a table (comments cut
 to one line), or JSON lines with --format json (every field). --status and
---source select entries as the export's filters do.` + storageHelp,
+--source select entries as the export's filters do.
+
+It reads a self-hosted server's storage; 'feedback export' exports the same
+entries through the API, with an API key, from any server.` + storageHelp,
 		examples: `docsapi feedback list --project handbook --status pending,in_progress
 docsapi feedback list --project handbook --source code_snippet --format json --limit 0`,
 		setup: func(fs *flag.FlagSet) runFunc {
@@ -164,7 +167,7 @@ func feedbackSetStatusCommand() *command {
 	return &command{
 		name:    "feedback set-status",
 		args:    "ID STATUS",
-		summary: "move a feedback entry to another status",
+		summary: "move a feedback entry in the server's storage to another status",
 		help: `Moves the feedback entry with this ID (as 'feedback list' shows it) to
 STATUS: pending, in_progress, resolved or dismissed. Setting the status it
 has changes nothing.` + storageHelp,

@@ -314,7 +314,10 @@ func finishWait(s *stdio, c *apiClient, jobID string, job *docsapi.Job, err erro
 		}
 		return nil
 	case errors.As(err, &failed):
-		return &exitError{code: exitJobFailed, msg: fmt.Sprintf("job %s failed; the reason is kept for the server's operator", failed.Job.ID)}
+		// The API keeps the reason from its clients; on a self-hosted
+		// server, its operator reads it from the storage.
+		return &exitError{code: exitJobFailed, msg: fmt.Sprintf("job %s failed; the API does not say why: a self-hosted server's operator reads the reason with 'docsapi jobs failure --project %s %s'",
+			failed.Job.ID, c.project, failed.Job.ID)}
 	case errors.As(err, &timeout):
 		again := ""
 		switch {
