@@ -405,6 +405,12 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	if err != nil {
 		return set.inConfig(err)
 	}
+	if setting, other := checkLocalRepositories(ctx, projects.store, parts); setting != nil || other != nil {
+		if setting != nil {
+			return set.inConfig(errors.Join(setting, other))
+		}
+		return other
+	}
 	var tlsConfig *tls.Config
 	if set.tlsCert != "" {
 		cert, err := tls.LoadX509KeyPair(set.tlsCert, set.tlsKey)
