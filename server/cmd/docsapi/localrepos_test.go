@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // localProject is a configuration of one project on repository, with the
@@ -121,7 +123,10 @@ func TestServeChecksLocalRepositories(t *testing.T) {
 			repo, ref := tc.setup(t, dir)
 			config := localProject(t, dir, repo, ref)
 			env := map[string]string{"HOME": dir, "DOCSAPI_DATA": filepath.Join(dir, "data")}
-			r := runCLI(t, env, "", "serve", "--config", config, "--listen", "127.0.0.1:0")
+			// Bounded: a serve that wrongly starts ends, and fails the test.
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			r := runCLIContext(ctx, t, env, "", "serve", "--config", config, "--listen", "127.0.0.1:0")
 			r.expect(t, exitUsage, append([]string{"configuration file " + config + `: projects[1] ("handbook"): repository `}, tc.says...)...)
 			if strings.Contains(r.stderr, "git.invalid") {
 				t.Errorf("the remote repository was checked:\n%s", r.stderr)
@@ -149,7 +154,9 @@ func TestServeNamesEveryBadLocalRepository(t *testing.T) {
 	config := writeFile(t, filepath.Join(dir, "docsapi.json"), `{"projects": [
   {"id": "a", "repository": "`+file+`", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": "off"}},
   {"id": "b", "repository": "b.git", "host": {"kind": "push-only"}, "agent": {"kind": "command", "command": "sh", "sandbox": "off"}}]}`)
-	r := runCLI(t, map[string]string{"HOME": dir}, "", "serve", "--config", config, "--data", filepath.Join(dir, "data"))
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	r := runCLIContext(ctx, t, map[string]string{"HOME": dir}, "", "serve", "--config", config, "--data", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0")
 	r.expect(t, exitUsage,
 		`projects[0] ("a"): repository `+file+` is a file, not a git repository: set "repository"`,
 		`projects[1] ("b"): repository `+filepath.Join(dir, "b.git")+" does not exist")
