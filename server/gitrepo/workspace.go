@@ -126,6 +126,25 @@ func parseLsRemote(out string) remoteRefs {
 	return refs
 }
 
+// base is the ref a job on ref starts from: the branch or tag ref, or
+// for "" the branch HEAD names. Open and CheckLocal both choose with it, so
+// that a repository the start-up check accepts is one a job can clone.
+func (refs remoteRefs) base(ref string) (string, Problem) {
+	switch {
+	case ref != "" && refs.ids["refs/heads/"+ref] != "":
+		return "refs/heads/" + ref, 0
+	case ref != "" && refs.ids["refs/tags/"+ref] != "":
+		return "refs/tags/" + ref, 0
+	case ref != "":
+		return "", NoRef
+	case strings.HasPrefix(refs.head, "refs/heads/") && refs.ids["HEAD"] != "":
+		return refs.head, 0
+	case len(refs.ids) == 0:
+		return "", NoCommits
+	}
+	return "", NoDefaultBranch
+}
+
 // clone asks the remote which refs exist, brings the repository's mirror
 // up to date with the ones the job needs (its branch if it exists, and its
 // base), and builds the workspace's repository from the mirror.
@@ -151,19 +170,13 @@ func (w *Workspace) clone(ctx context.Context, spec engine.RepoSpec) error {
 	}
 	refs := parseLsRemote(out)
 
-	var baseRef string
-	switch {
-	case ref != "" && refs.ids["refs/heads/"+ref] != "":
-		baseRef = "refs/heads/" + ref
-	case ref != "" && refs.ids["refs/tags/"+ref] != "":
-		baseRef = "refs/tags/" + ref
-	case ref != "":
+	baseRef, problem := refs.base(ref)
+	switch problem {
+	case NoRef:
 		return engine.Permanent(fmt.Errorf("gitrepo: clone: the ref %q does not exist in %s", ref, w.shown))
-	case strings.HasPrefix(refs.head, "refs/heads/") && refs.ids["HEAD"] != "":
-		baseRef = refs.head
-	case len(refs.ids) == 0:
+	case NoCommits:
 		return engine.Permanent(fmt.Errorf("gitrepo: clone: %s has no commits", w.shown))
-	default:
+	case NoDefaultBranch:
 		return engine.Permanent(fmt.Errorf("gitrepo: clone: cannot tell the default branch of %s; give the job a ref", w.shown))
 	}
 	_, continued := refs.ids[branchRef]

@@ -1,78 +1,180 @@
+//go:build unix
+
 package main
 
 import (
+	"context"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
-
-	docsapi "github.com/docsapi/docsapi-go"
 )
 
-// readmeBlock returns the code block that follows the marker comment in
-// the server's guide (server/README.md).
-func readmeBlock(t *testing.T, marker string) string {
+// readmeBlocks returns the shell blocks that follow the marker comments
+// "<!-- marker N of M" in the server's guide (server/README.md), in order,
+// checking that there are M of them.
+func readmeBlocks(t *testing.T, marker string) []string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(b), "<!-- "+marker)
-	if !ok {
-		t.Fatalf("server/README.md has no %q marker", marker)
+	markerRE := regexp.MustCompile(`<!-- ` + regexp.QuoteMeta(marker) + ` (\d+) of (\d+)`)
+	var blocks []string
+	total := 0
+	rest := string(b)
+	for {
+		loc := markerRE.FindStringSubmatchIndex(rest)
+		if loc == nil {
+			break
+		}
+		n, _ := strconv.Atoi(rest[loc[2]:loc[3]])
+		total, _ = strconv.Atoi(rest[loc[4]:loc[5]])
+		if n != len(blocks)+1 {
+			t.Fatalf("server/README.md: %s block %d comes where %d should", marker, n, len(blocks)+1)
+		}
+		rest = rest[loc[1]:]
+		_, after, ok := strings.Cut(rest, "```sh\n")
+		if !ok {
+			t.Fatalf("server/README.md: no shell block after %s marker %d", marker, n)
+		}
+		block, after, ok := strings.Cut(after, "```")
+		if !ok {
+			t.Fatalf("server/README.md: the shell block after %s marker %d does not end", marker, n)
+		}
+		blocks, rest = append(blocks, block), after
 	}
-	_, rest, _ = strings.Cut(rest, "```json\n")
-	block, _, ok := strings.Cut(rest, "```")
-	if !ok {
-		t.Fatalf("server/README.md has no code block after the %q marker", marker)
+	if len(blocks) == 0 || len(blocks) != total {
+		t.Fatalf("server/README.md has %d %s blocks, marked as %d", len(blocks), marker, total)
 	}
-	return block
+	return blocks
 }
 
-// The server guide's offline configuration is accepted by serve as written,
-// beside the bare repository it names; and, where the sandbox works, a job
-// runs through it: the agent's change is pushed to the job's branch.
-func TestReadmeOfflineConfigRunsAJob(t *testing.T) {
+// freePort is a TCP port of 127.0.0.1 that nothing listened on a moment
+// ago.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// The server guide's offline recipe, run as written with bash from a new
+// folder and the freshly built docsapi on PATH: it makes its repository,
+// starts the server, and its job completes and pushes its branch. Only the
+// port differs (8080 may be taken on a shared machine). The agent runs in
+// the sandbox, as the recipe says.
+func TestReadmeOfflineRecipe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs a server")
+	}
+	requireSandbox(t)
 	gitBin, err := exec.LookPath("git")
 	if err != nil {
 		t.Skip("git is not installed")
 	}
-	dir := t.TempDir()
-	config := writeFile(t, filepath.Join(dir, "docsapi.json"), readmeBlock(t, "offline-config"))
-	bare := filepath.Join(dir, "handbook.git")
-	gitOut(t, gitBin, dir, "init", "--bare", bare)
-	scratch := filepath.Join(dir, "scratch")
-	gitOut(t, gitBin, dir, "clone", bare, scratch)
-	writeFile(t, filepath.Join(scratch, "README.md"), "# Handbook\n")
-	gitOut(t, gitBin, scratch, "add", "README.md")
-	gitOut(t, gitBin, scratch, "commit", "-m", "Initial docs")
-	gitOut(t, gitBin, scratch, "push", "origin", "HEAD:main")
-	env := map[string]string{"HOME": dir}
-	runCLI(t, env, "", "serve", "--config", config, "--print-config").expect(t, exitOK, "the configuration is valid")
-
-	requireSandbox(t)
-	addr, logs, stop := serveInProcess(t, env, "--config", config)
-	defer func() {
-		if code := stop(); code != exitOK {
-			t.Errorf("exit %d:\n%s", code, logs)
-		}
-	}()
-	// serve made the project; a key for it, in the data folder the file names.
-	r := runCLI(t, withEnv(env, "DOCSAPI_DATA", filepath.Join(dir, "data")), "", "key", "create", "--project", "handbook", "--scope", "write")
-	r.expect(t, exitOK)
-	c, err := docsapi.NewClient(strings.TrimSpace(r.stdout), docsapi.WithBaseURL("http://"+addr), docsapi.WithProjectID("handbook"))
+	bash, err := exec.LookPath("bash")
 	if err != nil {
+		t.Skip("bash is not installed")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	bin := buildDocsapi(ctx, t)
+	blocks := readmeBlocks(t, "offline-recipe")
+	if len(blocks) != 3 {
+		t.Fatalf("the recipe has %d blocks; this test runs three: set-up, serve, client", len(blocks))
+	}
+	port := freePort(t)
+	for i := range blocks {
+		blocks[i] = strings.ReplaceAll(blocks[i], "127.0.0.1:8080", "127.0.0.1:"+port)
+	}
+
+	dir := t.TempDir()
+	// A reader's environment: docsapi on PATH, a home with nothing in it,
+	// and the git identity a reader has configured.
+	env := []string{
+		"PATH=" + filepath.Dir(bin) + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"HOME=" + t.TempDir(), "LANG=C.UTF-8", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=Reader", "GIT_AUTHOR_EMAIL=reader@example.com",
+		"GIT_COMMITTER_NAME=Reader", "GIT_COMMITTER_EMAIL=reader@example.com",
+	}
+	shell := func(block string) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, bash, "-e", "-u", "-o", "pipefail", "-c", block)
+		cmd.Dir, cmd.Env = dir, env
+		return cmd
+	}
+	if out, err := shell(blocks[0]).CombinedOutput(); err != nil {
+		t.Fatalf("block 1: %v\n%s", err, out)
+	}
+
+	// Block 2 runs until it is interrupted, as in a terminal: Ctrl-C
+	// signals the foreground process group.
+	logs := &syncBuffer{}
+	serve := shell(blocks[1])
+	serve.Stdout, serve.Stderr = logs, logs
+	serve.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
-	job, err := c.AgentJobs.CreateAndWait(t.Context(), "", docsapi.CreateJobParams{Prompt: "Say hello to new readers."},
-		docsapi.WaitParams{MinInterval: 20 * time.Millisecond, MaxInterval: 200 * time.Millisecond, Timeout: 2 * time.Minute})
-	if err != nil {
-		t.Fatalf("the job: %v\n%s", err, logs)
+	served := make(chan error, 1)
+	go func() { served <- serve.Wait() }()
+	defer func() {
+		syscall.Kill(-serve.Process.Pid, syscall.SIGKILL) // whatever is left, should the test fail first
+	}()
+	for {
+		resp, err := http.Get("http://127.0.0.1:" + port + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		select {
+		case err := <-served:
+			t.Fatalf("block 2 ended (%v) before the server answered:\n%s", err, logs)
+		case <-ctx.Done():
+			t.Fatalf("the server did not answer in time:\n%s", logs)
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
-	got := gitOut(t, gitBin, dir, "--git-dir", bare, "show", job.Source.Ref+":README.md")
-	if got != "# Handbook\nSay hello to new readers.\n" {
-		t.Errorf("README.md on %s:\n%s", job.Source.Ref, got)
+
+	out, err := shell(blocks[2]).CombinedOutput()
+	if err != nil {
+		t.Fatalf("block 3: %v\n%s\nthe server's log:\n%s", err, out, logs)
+	}
+	jobID := regexp.MustCompile(`job_[A-Za-z0-9]+`).FindString(string(out))
+	if jobID == "" || !strings.Contains(string(out), "completed") {
+		t.Fatalf("block 3 shows no completed job:\n%s", out)
+	}
+	// The job's branch, in the repository the recipe made, holds the
+	// agent's change; the recipe's last line showed it.
+	branch := "docs-agent/" + jobID
+	if !strings.Contains(string(out), "origin/"+branch) {
+		t.Errorf("block 3 does not show the branch %s:\n%s", branch, out)
+	}
+	if got := gitOut(t, gitBin, dir, "--git-dir", "handbook.git", "show", branch+":README.md"); got != "# Handbook\nSay hello to new readers.\n" {
+		t.Errorf("README.md on %s:\n%s", branch, got)
+	}
+
+	if err := syscall.Kill(-serve.Process.Pid, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("block 2 after Ctrl-C: %v\n%s", err, logs)
+		}
+	case <-ctx.Done():
+		t.Fatalf("the server did not stop after Ctrl-C:\n%s", logs)
 	}
 }

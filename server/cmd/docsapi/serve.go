@@ -43,6 +43,10 @@ Storage is a SQLite database in a folder (--data, the default) or a
 PostgreSQL database (--database). The configuration file (--config, JSON)
 says how each project's jobs run; its projects are created in the storage if
 missing, and their repository, ref and model updated when they changed.
+A project whose repository is on this machine (a path or a file:// URL)
+must be a git repository with the ref as a branch or tag (or, with no ref,
+a default branch): otherwise serve refuses to start and says what to run.
+Remote repositories are not checked at start, which needs no network.
 
 Settings come from flags, then the environment (DOCSAPI_LISTEN,
 DOCSAPI_METRICS_LISTEN, DOCSAPI_DATA, DOCSAPI_DATABASE_URL, DOCSAPI_CONFIG,
@@ -404,6 +408,12 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	parts, err := buildParts(set.file.Git, projects, log)
 	if err != nil {
 		return set.inConfig(err)
+	}
+	if setting, other := checkLocalRepositories(ctx, projects.store, parts); setting != nil || other != nil {
+		if setting != nil {
+			return set.inConfig(errors.Join(setting, other))
+		}
+		return other
 	}
 	var tlsConfig *tls.Config
 	if set.tlsCert != "" {

@@ -14,7 +14,10 @@
 // user namespaces are allowed; elsewhere the quickstart says so and runs it
 // with the sandbox off. It needs git (2.32 or newer) on PATH; nothing leaves
 // the machine. Pass
-// -keep to keep the temporary folder (database and repository) for a look.
+// -keep to keep the temporary folder (database and repository) for a look,
+// and -serve to keep the server running after the tour, with its
+// dashboard, until Ctrl-C: it prints the dashboard's address and the key to
+// sign in with.
 package main
 
 import (
@@ -29,8 +32,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	docsapi "github.com/docsapi/docsapi-go"
@@ -58,20 +63,32 @@ func main() {
 		}
 		return
 	}
-	keep := flag.Bool("keep", false, "keep the temporary folder (database and git repository)")
+	var opts options
+	flag.BoolVar(&opts.keep, "keep", false, "keep the temporary folder (database and git repository)")
+	flag.BoolVar(&opts.serve, "serve", false, "keep the server and its dashboard running after the tour, until interrupted (Ctrl-C)")
 	flag.Parse()
-	if err := run(context.Background(), os.Stdout, *keep); err != nil {
+	// An interrupt ends the wait of -serve, and the deferred shutdowns run.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Stdout, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		stop()
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, out io.Writer, keep bool) error {
+// options are the quickstart's flags.
+type options struct {
+	keep  bool // keep the temporary folder
+	serve bool // serve until ctx ends, after the tour
+}
+
+func run(ctx context.Context, out io.Writer, opts options) error {
 	dir, err := os.MkdirTemp("", "docsapi-quickstart-")
 	if err != nil {
 		return err
 	}
-	if keep {
+	if opts.keep {
 		fmt.Fprintln(out, "Working folder (kept):", dir)
 	} else {
 		defer os.RemoveAll(dir)
@@ -110,7 +127,9 @@ func run(ctx context.Context, out io.Writer, keep bool) error {
 	if err != nil {
 		return err
 	}
-	srv, err := server.New(server.Config{Store: st, Jobs: eng, PageViews: rec})
+	// The dashboard's sessions are sealed with a secret New draws for this
+	// run alone: they end with it.
+	srv, err := server.New(server.Config{Store: st, Jobs: eng, PageViews: rec, Dashboard: server.DashboardConfig{Enabled: true}})
 	if err != nil {
 		return err
 	}
@@ -144,7 +163,7 @@ func run(ctx context.Context, out io.Writer, keep bool) error {
 		rec.Close(shutdown)
 	}()
 	fmt.Fprintf(out, "    API:  %s/api\n    docs: %s/\n", base, base)
-	fmt.Fprintf(out, "    admin key (shown once): %s…\n", key.Secret[:12])
+	fmt.Fprintf(out, "    admin key: %s… (in full with -serve, to sign in to the dashboard)\n", key.Secret[:12])
 
 	step(out, "3. Readers visit the docs site (humans, AI agents, crawlers)")
 	n, err := visitDocs(ctx, base)
@@ -197,8 +216,27 @@ func run(ctx context.Context, out io.Writer, keep bool) error {
 		return err
 	}
 	fmt.Fprintf(out, "    %-24s %6d %6d %6d\n", "(totals)", page.Totals.Human, page.Totals.AI, page.Totals.Total)
-	step(out, "Done.")
+	if !opts.serve {
+		step(out, "Done. The server stops now; run with -serve to keep it running and look at its dashboard.")
+		return nil
+	}
+
+	step(out, "7. The server keeps running (-serve): the dashboard")
+	fmt.Fprintf(out, "    dashboard: %s/api/dashboard/\n", base)
+	fmt.Fprintf(out, "    sign in with this admin key (printed this once; the server keeps only its hash):\n    %s\n", key.Secret)
+	fmt.Fprintf(out, "    API: %s/api (the same key, as DOCSAPI_KEY, with DOCSAPI_BASE_URL=%s/api DOCSAPI_PROJECT=%s)\n", base, base, project)
+	fmt.Fprintln(out, "    Stop with Ctrl-C: the server and the key end with this program", keptOrNot(opts.keep, dir))
+	<-ctx.Done()
+	step(out, "Stopped.")
 	return nil
+}
+
+// keptOrNot says what becomes of the temporary folder at the end.
+func keptOrNot(keep bool, dir string) string {
+	if keep {
+		return "(" + dir + " is kept)."
+	}
+	return "(its temporary folder is removed; -keep keeps it)."
 }
 
 // agentSandbox says how the agent will run. A real deployment requires the

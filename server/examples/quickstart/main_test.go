@@ -23,8 +23,16 @@ func TestMain(m *testing.M) {
 		// no GORACE to say otherwise.
 		syscall.Exit(0)
 	}
+	if os.Getenv(asMain) == "1" {
+		// The quickstart as its users run it: flags, signals and all.
+		main()
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
+
+// asMain, set to 1, makes the test binary run the quickstart's main.
+const asMain = "QUICKSTART_TEST_MAIN"
 
 // TestQuickstart runs the quickstart as the README's first command does and
 // checks what it shows: the job's final state, the pushed change, and the
@@ -34,7 +42,7 @@ func TestQuickstart(t *testing.T) {
 		t.Skip("git is not installed")
 	}
 	var out bytes.Buffer
-	if err := run(context.Background(), &out, false); err != nil {
+	if err := run(context.Background(), &out, options{}); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
 	text := out.String()
