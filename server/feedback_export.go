@@ -85,10 +85,14 @@ func (s *Server) feedbackByPage(w http.ResponseWriter, r *http.Request, c keyaut
 }
 
 // parseFeedbackFilter reads dateFrom, dateTo (exact instants: entries keep
-// their time), source and status (a comma-separated list).
+// their time), source, status (a comma-separated list) and path (one
+// page, exactly; empty for any).
 func parseFeedbackFilter(qs *exportQuery) store.FeedbackFilter {
 	var f store.FeedbackFilter
 	f.From, f.To = qs.dates()
+	if v, ok := qs.one("path"); ok {
+		f.Path = v
+	}
 	if v, ok := qs.one("source"); ok {
 		if src := store.FeedbackSource(v); slices.Contains(feedbackSources, src) {
 			f.Source = src
@@ -142,9 +146,14 @@ func joinValues[T ~string](vs []T) string {
 }
 
 // feedbackScope is the scope of a feedback cursor: the project and every
-// filter, statuses in a canonical order.
+// filter, statuses in a canonical order. The path is a part only when one
+// is asked for, so that cursors sealed before it was a filter stay valid.
 func feedbackScope(f store.FeedbackFilter) []byte {
-	return scope("feedback", f.ProjectID, timeParam(f.From), timeParam(f.To), string(f.Source), statusesParam(f.Statuses))
+	parts := []string{"feedback", f.ProjectID, timeParam(f.From), timeParam(f.To), string(f.Source), statusesParam(f.Statuses)}
+	if f.Path != "" {
+		parts = append(parts, f.Path)
+	}
+	return scope(parts...)
 }
 
 // writeBadCursor answers a refused cursor.
