@@ -53,8 +53,9 @@ const (
 // among text's first SummaryScan characters, the first line that holds
 // more than white space, with its runs of white space made one space and
 // none at either end; a line longer than MaxSummaryLength characters is
-// cut to MaxSummaryLength-1 and ends with "…". "" if there is no such
-// line.
+// cut to at most MaxSummaryLength-1, at the last space of its second half
+// if it has one (a word is not cut), and ends with "…". "" if there is no
+// such line.
 func PromptSummary(text string) string {
 	n := 0
 	for i := range text {
@@ -76,7 +77,11 @@ func PromptSummary(text string) string {
 		n := 0
 		for i := range s {
 			if n == MaxSummaryLength-1 {
-				return strings.TrimRightFunc(s[:i], unicode.IsSpace) + "…"
+				cut := s[:i]
+				if j := strings.LastIndexByte(cut, ' '); s[i] != ' ' && j >= 0 && utf8.RuneCountInString(cut[:j]) >= MaxSummaryLength/2 {
+					cut = cut[:j]
+				}
+				return strings.TrimRightFunc(cut, unicode.IsSpace) + "…"
 			}
 			n++
 		}
