@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -27,53 +28,63 @@ var (
 // feedbackExport: GET /v1/analytics/{projectId}/feedback, newest first,
 // by cursor (see cursor.go).
 func (s *Server) feedbackExport(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
-	qs := newExportQuery(r.URL.RawQuery)
+	page, next, details, err := s.feedbackPage(r.Context(), c.Project.ID, r.URL.RawQuery)
+	switch {
+	case len(details) > 0:
+		respond.ErrorDetails(w, http.StatusBadRequest, "invalid query parameters", details)
+		return
+	case err != nil:
+		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(c.Project.ID), "exporting feedback")
+		return
+	}
+	out := wire.FeedbackPage{Feedback: make([]wire.FeedbackEntry, len(page.Entries)), HasMore: page.HasMore, NextCursor: wire.NullString(next)}
+	for i, e := range page.Entries {
+		out.Feedback[i] = feedbackEntry(e)
+	}
+	respond.JSON(w, http.StatusOK, out)
+}
+
+// feedbackPage reads the page of a project's feedback that raw, the query
+// string of GET .../feedback, asks for, and the cursor of the page after
+// it ("" on the last); the dashboard reads feedback through it too.
+// details lists what is wrong with the query (a 400); err is the store's.
+func (s *Server) feedbackPage(ctx context.Context, projectID, raw string) (page store.FeedbackPage, next string, details []wire.ErrorDetail, err error) {
+	qs := newExportQuery(raw)
 	f := parseFeedbackFilter(qs)
 	q := store.FeedbackQuery{FeedbackFilter: f, Limit: qs.limit(defaultFeedbackLimit, maxFeedbackLimit)}
 	cursor, hasCursor := qs.one("cursor")
 	if len(qs.details) > 0 {
-		respond.ErrorDetails(w, http.StatusBadRequest, "invalid query parameters", qs.details)
-		return
+		return page, "", qs.details, nil
 	}
-	q.ProjectID = c.Project.ID
+	q.ProjectID = projectID
 	scope := feedbackScope(q.FeedbackFilter)
 	key := s.cursorKey
 	if hasCursor && cursor != "" {
 		at, id, err := openTimeID(key, scope, cursor)
 		if err != nil {
-			writeBadCursor(w, err)
-			return
+			return page, "", []wire.ErrorDetail{{Message: err.Error()}}, nil
 		}
 		q.After = &store.FeedbackKey{CreatedAt: at, ID: id}
 	}
-	page, err := s.cfg.Store.QueryFeedback(r.Context(), q)
-	if err != nil {
-		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(c.Project.ID), "exporting feedback")
-		return
-	}
-	out := wire.FeedbackPage{Feedback: make([]wire.FeedbackEntry, len(page.Entries)), HasMore: page.HasMore}
-	for i, e := range page.Entries {
-		out.Feedback[i] = feedbackEntry(e)
+	if page, err = s.cfg.Store.QueryFeedback(ctx, q); err != nil {
+		return page, "", nil, err
 	}
 	if page.HasMore {
 		last := page.Entries[len(page.Entries)-1]
-		out.NextCursor = wire.NullString(sealTimeID(key, scope, last.CreatedAt, last.ID))
+		next = sealTimeID(key, scope, last.CreatedAt, last.ID)
 	}
-	respond.JSON(w, http.StatusOK, out)
+	return page, next, nil, nil
 }
 
 // feedbackByPage: GET /v1/analytics/{projectId}/feedback/by-page. It has
 // no cursor: hasMore says that paths were left out.
 func (s *Server) feedbackByPage(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
-	qs := newExportQuery(r.URL.RawQuery)
-	q := store.FeedbackByPageQuery{FeedbackFilter: parseFeedbackFilter(qs), Limit: qs.limit(defaultFeedbackByPageLimit, maxFeedbackLimit)}
-	if len(qs.details) > 0 {
-		respond.ErrorDetails(w, http.StatusBadRequest, "invalid query parameters", qs.details)
+	res, details, err := s.feedbackCounts(r.Context(), c.Project.ID, r.URL.RawQuery)
+	switch {
+	case len(details) > 0:
+		respond.ErrorDetails(w, http.StatusBadRequest, "invalid query parameters", details)
 		return
-	}
-	q.ProjectID = c.Project.ID
-	res, err := s.cfg.Store.FeedbackByPage(r.Context(), q)
-	if err != nil {
+	case err != nil:
 		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(c.Project.ID), "counting feedback by page")
 		return
 	}
@@ -84,11 +95,29 @@ func (s *Server) feedbackByPage(w http.ResponseWriter, r *http.Request, c keyaut
 	respond.JSON(w, http.StatusOK, out)
 }
 
+// feedbackCounts counts a project's feedback per page as raw, the query
+// string of GET .../feedback/by-page, asks; the dashboard counts through
+// it too. details lists what is wrong with the query; err is the store's.
+func (s *Server) feedbackCounts(ctx context.Context, projectID, raw string) (store.FeedbackByPage, []wire.ErrorDetail, error) {
+	qs := newExportQuery(raw)
+	q := store.FeedbackByPageQuery{FeedbackFilter: parseFeedbackFilter(qs), Limit: qs.limit(defaultFeedbackByPageLimit, maxFeedbackLimit)}
+	if len(qs.details) > 0 {
+		return store.FeedbackByPage{}, qs.details, nil
+	}
+	q.ProjectID = projectID
+	res, err := s.cfg.Store.FeedbackByPage(ctx, q)
+	return res, nil, err
+}
+
 // parseFeedbackFilter reads dateFrom, dateTo (exact instants: entries keep
-// their time), source and status (a comma-separated list).
+// their time), source, status (a comma-separated list) and path (one
+// page, exactly; empty for any).
 func parseFeedbackFilter(qs *exportQuery) store.FeedbackFilter {
 	var f store.FeedbackFilter
 	f.From, f.To = qs.dates()
+	if v, ok := qs.one("path"); ok {
+		f.Path = v
+	}
 	if v, ok := qs.one("source"); ok {
 		if src := store.FeedbackSource(v); slices.Contains(feedbackSources, src) {
 			f.Source = src
@@ -142,9 +171,14 @@ func joinValues[T ~string](vs []T) string {
 }
 
 // feedbackScope is the scope of a feedback cursor: the project and every
-// filter, statuses in a canonical order.
+// filter, statuses in a canonical order. The path is a part only when one
+// is asked for, so that cursors sealed before it was a filter stay valid.
 func feedbackScope(f store.FeedbackFilter) []byte {
-	return scope("feedback", f.ProjectID, timeParam(f.From), timeParam(f.To), string(f.Source), statusesParam(f.Statuses))
+	parts := []string{"feedback", f.ProjectID, timeParam(f.From), timeParam(f.To), string(f.Source), statusesParam(f.Statuses)}
+	if f.Path != "" {
+		parts = append(parts, f.Path)
+	}
+	return scope(parts...)
 }
 
 // writeBadCursor answers a refused cursor.

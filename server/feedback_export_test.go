@@ -158,6 +158,7 @@ func TestFeedbackCursor(t *testing.T) {
 		{"another status filter", "ro", "/v1/analytics/alpha/feedback?status=resolved&cursor=" + cursors[0]},
 		{"another source filter", "ro", "/v1/analytics/alpha/feedback?source=contextual&cursor=" + cursors[0]},
 		{"another range", "ro", "/v1/analytics/alpha/feedback?dateFrom=2026-01-01&cursor=" + cursors[0]},
+		{"another page path", "ro", "/v1/analytics/alpha/feedback?path=/guide&cursor=" + cursors[0]},
 		{"the searches export", "ro", "/v1/analytics/alpha/searches?cursor=" + cursors[0]},
 	} {
 		resp, body := e.Do(tc.key, "GET", tc.target, "")
@@ -200,6 +201,10 @@ func TestFeedbackExportFiltersAndByPage(t *testing.T) {
 		"?dateFrom=2026-08-14T09:30:00Z":         2,
 		"?dateTo=2026-08-14T10:00:00Z":           3,
 		"?dateFrom=2026-08-14&dateTo=2026-08-15": 5,
+		"?path=/a":                               3,
+		"?path=/b&source=thumbs_only":            1,
+		"?path=/":                                0,
+		"?path=":                                 5,
 	} {
 		if got := count(query); got != want {
 			t.Errorf("feedback%s: %d entries, want %d", query, got, want)
@@ -213,6 +218,11 @@ func TestFeedbackExportFiltersAndByPage(t *testing.T) {
 	}}
 	if diff := cmp.Diff(want, byPage); diff != "" {
 		t.Errorf("by-page (-want +got):\n%s", diff)
+	}
+	e.GetJSON("ro", "/v1/analytics/alpha/feedback/by-page?path=/b", &byPage)
+	want = docsapi.FeedbackByPageResult{Feedback: []docsapi.PageFeedback{{Path: "/b", ThumbsUp: 2, Total: 2}}}
+	if diff := cmp.Diff(want, byPage); diff != "" {
+		t.Errorf("by-page of /b (-want +got):\n%s", diff)
 	}
 	e.GetJSON("ro", "/v1/analytics/alpha/feedback/by-page?limit=1&status=pending", &byPage)
 	want = docsapi.FeedbackByPageResult{Feedback: []docsapi.PageFeedback{{Path: "/a", ThumbsUp: 1, ThumbsDown: 1, Code: 1, Total: 3}}, HasMore: true}

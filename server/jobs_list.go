@@ -81,12 +81,18 @@ func parseJobsQuery(raw string) (q store.JobsQuery, cursor, problems string) {
 	q.Statuses = parseStatuses(qs, jobStatuses)
 	q.Limit = qs.limit(defaultJobsLimit, maxJobsLimit)
 	cursor, _ = qs.one("cursor")
-	if len(qs.details) == 0 {
-		return q, cursor, ""
+	return q, cursor, problemsOf(qs.details)
+}
+
+// problemsOf writes every problem of a query in one message, each naming
+// its parameter, or "" when there is none.
+func problemsOf(details []wire.ErrorDetail) string {
+	if len(details) == 0 {
+		return ""
 	}
-	msgs := make([]string, len(qs.details))
-	for i, d := range qs.details {
+	msgs := make([]string, len(details))
+	for i, d := range details {
 		msgs[i] = d.Message
 	}
-	return q, cursor, "invalid query parameters: " + strings.Join(msgs, "; ")
+	return "invalid query parameters: " + strings.Join(msgs, "; ")
 }

@@ -52,6 +52,9 @@ type Config struct {
 	Auth    *keyauth.Authenticator
 	Jobs    Jobs
 	Site    *site.Endpoints // what the site endpoints met today
+
+	// Feedback is what the feedback page reads and does (feedback.go).
+	Feedback Feedback
 }
 
 // Jobs is what the pages read and do of a project's jobs: what the API's
@@ -120,6 +123,9 @@ func (s *Dashboard) Routes(mux Mux) {
 	mux.Handle("GET /dashboard/projects/{projectId}/jobs", s.dashPage(keyauth.Agent, store.ScopeRead, s.dashJobs))
 	mux.Handle("GET /dashboard/projects/{projectId}/jobs/{id}", s.dashPage(keyauth.Agent, store.ScopeRead, s.dashJob))
 	mux.Handle("POST /dashboard/projects/{projectId}/jobs/{id}/archive", s.dashPage(keyauth.Agent, store.ScopeWrite, s.dashArchive))
+	mux.Handle("GET /dashboard/projects/{projectId}/searches", s.dashPage(keyauth.Analytics, store.ScopeRead, s.dashSearches))
+	mux.Handle("GET /dashboard/projects/{projectId}/feedback", s.dashPage(keyauth.Analytics, store.ScopeRead, s.dashFeedback))
+	mux.Handle("POST /dashboard/projects/{projectId}/feedback/{id}/status", s.dashPage(keyauth.Analytics, store.ScopeWrite, s.dashFeedbackStatus))
 	mux.Handle("GET /dashboard/", http.HandlerFunc(s.dashNotFound))
 }
 

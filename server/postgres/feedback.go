@@ -79,6 +79,9 @@ func feedbackWhere(f store.FeedbackFilter, args *params) string {
 	if f.Source != "" {
 		where = append(where, `source = `+args.add(string(f.Source)))
 	}
+	if f.Path != "" {
+		where = append(where, `path = `+args.add(f.Path))
+	}
 	return strings.Join(where, ` AND `)
 }
 

@@ -38,7 +38,11 @@ const jobQuery = `SELECT ` + jobColumns + `, p.texts, p.ats
 	WHERE `
 
 // scanJob reads a row of jobQuery.
-func scanJob(row pgx.CollectableRow) (store.Job, error) {
+func scanJob(row pgx.CollectableRow) (store.Job, error) { return scanJobAnd(row) }
+
+// scanJobAnd reads a row of jobQuery's columns followed by the columns of
+// extra.
+func scanJobAnd(row pgx.CollectableRow, extra ...any) (store.Job, error) {
 	var (
 		j                                      store.Job
 		status                                 string
@@ -47,10 +51,10 @@ func scanJob(row pgx.CollectableRow) (store.Job, error) {
 		texts                                  []string
 		ats                                    []pgtype.Timestamptz
 	)
-	if err := row.Scan(
+	if err := row.Scan(append([]any{
 		&j.ID, &j.ProjectID, &status, &j.Repository, &j.Ref, &j.Model, &j.Branch, &j.Handled,
 		&j.PRLink, &j.FailureReason, &j.Attempts, &owner, &leaseExp, &created,
-		&updated, &archivedAt, &texts, &ats); err != nil {
+		&updated, &archivedAt, &texts, &ats}, extra...)...); err != nil {
 		return store.Job{}, err
 	}
 	if len(texts) != len(ats) {

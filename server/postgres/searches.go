@@ -137,7 +137,7 @@ func (t txn) QuerySearches(ctx context.Context, q store.SearchesQuery) (store.Se
 		     GROUP BY query),
 		 total AS (SELECT coalesce(sum(hits), 0)::bigint AS n FROM agg),
 		 page AS (
-		     SELECT * FROM agg WHERE $4 OR hits < $5 OR (hits = $5 AND query > $6)
+		     SELECT * FROM agg WHERE ($4 OR hits < $5 OR (hits = $5 AND query > $6)) AND (NOT $8 OR clicks = 0)
 		     ORDER BY hits DESC, query LIMIT $7)
 		 SELECT t.n, p.query, p.hits, p.clicks, p.last_at,
 		     (SELECT c.path FROM search_clicks c
@@ -146,7 +146,7 @@ func (t txn) QuerySearches(ctx context.Context, q store.SearchesQuery) (store.Se
 		 FROM total t LEFT JOIN page p ON true
 		 ORDER BY p.hits DESC, p.query`,
 		q.ProjectID, dayBound(q.From, pgtype.NegativeInfinity), dayBound(q.To, pgtype.Infinity),
-		q.After == nil, afterHits, afterQuery, q.Limit)
+		q.After == nil, afterHits, afterQuery, q.Limit, q.Unclicked)
 	if err != nil {
 		return store.SearchesResult{}, err
 	}

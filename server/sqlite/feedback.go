@@ -75,6 +75,9 @@ func feedbackWhere(f store.FeedbackFilter) (string, []any) {
 	if f.Source != "" {
 		where, args = append(where, `source = ?`), append(args, string(f.Source))
 	}
+	if f.Path != "" {
+		where, args = append(where, `path = ?`), append(args, f.Path)
+	}
 	return strings.Join(where, ` AND `), args
 }
 

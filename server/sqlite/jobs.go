@@ -38,15 +38,18 @@ func loadJob(ctx context.Context, q querier, where string, args ...any) (job sto
 }
 
 // scanJob reads a row of jobColumns: a job without its prompts.
-func scanJob(sc scanner) (store.Job, error) {
+func scanJob(sc scanner) (store.Job, error) { return scanJobAnd(sc) }
+
+// scanJobAnd reads a row of jobColumns followed by the columns of extra.
+func scanJobAnd(sc scanner, extra ...any) (store.Job, error) {
 	var (
 		j     store.Job
 		owner sql.NullString
 	)
-	err := sc.Scan(
+	err := sc.Scan(append([]any{
 		&j.ID, &j.ProjectID, (*string)(&j.Status), &j.Repository, &j.Ref, &j.Model, &j.Branch, &j.Handled, &j.PRLink,
 		&j.FailureReason, &j.Attempts, &owner, timeCol{&j.LeaseExpiresAt}, timeCol{&j.CreatedAt},
-		timeCol{&j.UpdatedAt}, timeCol{&j.ArchivedAt})
+		timeCol{&j.UpdatedAt}, timeCol{&j.ArchivedAt}}, extra...)...)
 	j.LeaseOwner = owner.String
 	return j, err
 }

@@ -105,9 +105,9 @@ func (t txn) QuerySearches(ctx context.Context, q store.SearchesQuery) (store.Se
 		`SELECT query, SUM(hits) AS h, SUM(clicks), MAX(last_at) FROM search_queries
 		 WHERE project_id = ? AND day >= ? AND day < ?
 		 GROUP BY query
-		 HAVING ? OR h < ? OR (h = ? AND query > ?)
+		 HAVING (? OR h < ? OR (h = ? AND query > ?)) AND (NOT ? OR SUM(clicks) = 0)
 		 ORDER BY h DESC, query LIMIT ?`,
-		q.ProjectID, lo, hi, first, afterHits, afterHits, afterQuery, q.Limit)
+		q.ProjectID, lo, hi, first, afterHits, afterHits, afterQuery, q.Unclicked, q.Limit)
 	res.Rows, err = collect(rows, err, func(sc scanner) (store.SearchRow, error) {
 		var r store.SearchRow
 		err := sc.Scan(&r.Query, &r.Hits, &r.Clicks, timeCol{&r.LastSearchedAt})

@@ -566,5 +566,9 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 		if p := plan(query, args...); !strings.Contains(p, "jobs_by_time") || strings.Contains(p, "TEMP B-TREE FOR ORDER BY") {
 			t.Errorf("%s: plan %q does not use jobs_by_time without sorting", name, p)
 		}
+		// Each job's first prompt is one seek of the prompts' primary key.
+		if p := plan(query, args...); !strings.Contains(p, "SEARCH p USING PRIMARY KEY (job_id=? AND position=?)") {
+			t.Errorf("%s: plan %q does not find the first prompt by its primary key", name, p)
+		}
 	}
 }

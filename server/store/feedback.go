@@ -91,13 +91,15 @@ type FeedbackKey struct {
 func (f Feedback) Key() FeedbackKey { return FeedbackKey{CreatedAt: f.CreatedAt, ID: f.ID} }
 
 // FeedbackFilter selects entries: those of one project created in [From,
-// To) (a zero bound leaves that side open), of Source ("" for any) and in
-// one of Statuses (empty for any).
+// To) (a zero bound leaves that side open), of Source ("" for any), in
+// one of Statuses (empty for any) and about Path ("" for any; else that
+// page exactly, byte for byte, so that "/a" never selects "/a/b").
 type FeedbackFilter struct {
 	ProjectID string
 	From, To  time.Time
 	Source    FeedbackSource
 	Statuses  []FeedbackStatus
+	Path      string
 }
 
 // FeedbackQuery asks QueryFeedback for a page.

@@ -238,6 +238,10 @@ type SearchesQuery struct {
 	From, To  time.Time
 	Limit     int        // rows per page, at least 1
 	After     *SearchKey // nil: the first page
+	// Unclicked selects only the queries after which no result was
+	// opened in the range (Clicks 0): what readers looked for and did
+	// not find. Total still counts every query's searches.
+	Unclicked bool
 }
 
 // SearchRow is one query of QuerySearches over its range.

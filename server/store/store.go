@@ -210,6 +210,10 @@ type Job struct {
 	Model      string
 	Branch     string   // the branch the job's changes go to
 	Prompts    []Prompt // the create prompt, then each follow-up, in order
+	// Summary is what a list shows of the job: PromptSummary of its first
+	// prompt. ListJobs sets it, and carries no Prompts; the methods that
+	// return Prompts leave it empty.
+	Summary string
 	// Handled counts the prompts the last completed run took into account.
 	Handled       int
 	PRLink        string

@@ -167,7 +167,9 @@ func (b *Tab) ScreenshotBoth(name string) {
 	b.T.Helper()
 	b.Screenshot(name)
 	b.Do("a phone's screen", chromedp.EmulateViewport(PhoneWidth, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)))
-	if wide := Eval[bool](b, `document.documentElement.scrollWidth > window.innerWidth`); wide {
+	// clientWidth, not innerWidth: a phone's browser zooms out to show a
+	// page wider than its screen, and innerWidth grows with the page.
+	if wide := Eval[bool](b, `document.documentElement.scrollWidth > document.documentElement.clientWidth`); wide {
 		b.T.Errorf("%s: the page is wider than a phone's screen", name)
 	}
 	b.Screenshot(name + "-phone")

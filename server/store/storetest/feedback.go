@@ -179,6 +179,26 @@ func testFeedback(t *testing.T, open opener) {
 			diff(t, "p2", []string{"d"}, ids(mustQueryFeedback(t, s, feedbackOf("p2")).Entries))
 			diff(t, "unknown project", []string{}, ids(mustQueryFeedback(t, s, feedbackOf("p3")).Entries))
 		}},
+		{"PathSelectsOnePageExactly", func(t *testing.T, s store.Store) {
+			withProjects(t, s)
+			add := func(project, id, path string, helpful bool) {
+				n := store.NewFeedback{ID: id, ProjectID: project, Path: path, Source: store.FeedbackSourceThumbsOnly, Helpful: helpful, CreatedAt: At(0)}
+				mustAddFeedback(t, s, n)
+			}
+			add("p1", "a", "/guide", true)
+			add("p1", "b", "/guide/install", false)
+			add("p1", "c", "/Guide", true)
+			add("p1", "d", "/guide", false)
+			add("p2", "e", "/guide", true)
+			q := feedbackOf("p1")
+			q.Path = "/guide"
+			diff(t, "QueryFeedback of /guide", []string{"d", "a"}, ids(mustQueryFeedback(t, s, q).Entries))
+			q.Path = "/guide/"
+			diff(t, "QueryFeedback of /guide/", []string{}, ids(mustQueryFeedback(t, s, q).Entries))
+			res, err := s.FeedbackByPage(t.Context(), store.FeedbackByPageQuery{FeedbackFilter: store.FeedbackFilter{ProjectID: "p1", Path: "/guide"}, Limit: 10})
+			must(t, "FeedbackByPage", err)
+			diff(t, "FeedbackByPage of /guide", store.FeedbackByPage{Rows: []store.PageFeedback{{Path: "/guide", ThumbsUp: 1, ThumbsDown: 1, Total: 2}}}, res)
+		}},
 		{"SetStatusMovesAnEntryAndKeepsUpdatedAtWhenRepeated", func(t *testing.T, s store.Store) {
 			withProjects(t, s)
 			n := newFeedback("p1", "f1", At(0))

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,8 +42,10 @@ func jobIDs(jobs []store.Job) []string {
 	return out
 }
 
-// listed is j as ListJobs returns it: without its prompts.
+// listed is j as ListJobs returns it: without its prompts, with the
+// summary of the first.
 func listed(j store.Job) store.Job {
+	j.Summary = store.PromptSummary(j.Prompts[0].Text)
 	j.Prompts = nil
 	return j
 }
@@ -72,6 +75,41 @@ func testJobList(t *testing.T, open opener) {
 			page := mustListJobs(t, s, jobsOf("p1"))
 			diff(t, "ListJobs p1", []string{"j3", "j2", "j10", "j1"}, jobIDs(page.Jobs))
 			diff(t, "ListJobs p1 jobs", store.JobsPage{Jobs: want}, page)
+		}},
+		{"SummaryIsTheFirstPromptsFirstLineInItsFirstCharacters", func(t *testing.T, s store.Store) {
+			withProjects(t, s)
+			// The scan counts characters, not bytes: the 1000 characters
+			// of "long" end with "héllo", its first 1000 bytes in "héll".
+			prompts := map[string]string{
+				"lines":  "\n  \r\n Fix   the\tinstall guide \r\nThen the FAQ",
+				"long":   strings.Repeat(" ", store.SummaryScan-5) + "héllo wörld",
+				"wide":   strings.Repeat("ü", store.MaxSummaryLength+1),
+				"blank":  " \n\t\n",
+				"follow": "First",
+			}
+			want := map[string]string{
+				"lines":  "Fix the install guide",
+				"long":   "héllo",
+				"wide":   strings.Repeat("ü", store.MaxSummaryLength-1) + "…",
+				"blank":  "",
+				"follow": "First",
+			}
+			for id, text := range prompts {
+				n := NewJob("p1", id, At(0))
+				n.Prompt = text
+				mustCreateJob(t, s, n)
+			}
+			mustAddPrompt(t, s, "p1", "follow", "Second", At(time.Minute))
+			got := map[string]string{}
+			for _, j := range mustListJobs(t, s, jobsOf("p1")).Jobs {
+				got[j.ID] = j.Summary
+			}
+			diff(t, "summaries", want, got)
+			for id, text := range prompts {
+				if id != "follow" && store.PromptSummary(text) != want[id] {
+					t.Errorf("PromptSummary(prompt of %s) = %q, want %q", id, store.PromptSummary(text), want[id])
+				}
+			}
 		}},
 		{"PagesNeverRepeatOrSkipWhileJobsArrive", func(t *testing.T, s store.Store) {
 			withProjects(t, s)

@@ -14,23 +14,25 @@ import (
 // operators read (the job list, the views over time), and the subtests
 // that must fail with each.
 var operatorMutants = map[string][]string{
-	"jobsOldestFirst":       {"JobList/ListIsNewestFirstWithTiesByIDAndEveryFieldButPrompts", "JobList/PagesNeverRepeatOrSkipWhileJobsArrive"},
-	"jobsTiesByIDAscending": {"JobList/ListIsNewestFirstWithTiesByIDAndEveryFieldButPrompts", "JobList/PagesNeverRepeatOrSkipWhileJobsArrive"},
-	"jobsAfterInclusive":    {"JobList/PagesNeverRepeatOrSkipWhileJobsArrive"},
-	"jobsListPrompts":       {"JobList/ListIsNewestFirstWithTiesByIDAndEveryFieldButPrompts"},
-	"jobsIgnoreStatus":      {"JobList/FiltersSelectByStatusAndHalfOpenRange"},
-	"jobsToInclusive":       {"JobList/FiltersSelectByStatusAndHalfOpenRange"},
-	"jobsOfEveryProject":    {"JobList/FiltersSelectByStatusAndHalfOpenRange"},
-	"jobsHasMoreOffByOne":   {"JobList/PagesReportHasMoreExactlyAndEmptyPagesAreEmpty"},
-	"jobsNilPage":           {"JobList/PagesReportHasMoreExactlyAndEmptyPagesAreEmpty"},
-	"jobsNoValidation":      {"JobList/InvalidQueryIsRefused"},
-	"seriesDropsBots":       {"ViewSeries/DailyPointsAddUpEveryPathBotsIncludedAndEmptyDaysAreZero"},
-	"seriesSkipsEmpty":      {"ViewSeries/DailyPointsAddUpEveryPathBotsIncludedAndEmptyDaysAreZero", "ViewSeries/HourlyPointsCrossMidnight"},
-	"seriesToInclusive":     {"ViewSeries/RangeIsHalfOpen"},
-	"seriesIgnoresPath":     {"ViewSeries/PathSelectsOnePathAndProjectsNeverLeak"},
-	"seriesPathPrefix":      {"ViewSeries/PathSelectsOnePathAndProjectsNeverLeak"},
-	"seriesLeaksProjects":   {"ViewSeries/PathSelectsOnePathAndProjectsNeverLeak"},
-	"seriesNoValidation":    {"ViewSeries/InvalidQueryIsRefused"},
+	"jobsOldestFirst":         {"JobList/ListIsNewestFirstWithTiesByIDAndEveryFieldButPrompts", "JobList/PagesNeverRepeatOrSkipWhileJobsArrive"},
+	"jobsTiesByIDAscending":   {"JobList/ListIsNewestFirstWithTiesByIDAndEveryFieldButPrompts", "JobList/PagesNeverRepeatOrSkipWhileJobsArrive"},
+	"jobsAfterInclusive":      {"JobList/PagesNeverRepeatOrSkipWhileJobsArrive"},
+	"jobsListPrompts":         {"JobList/ListIsNewestFirstWithTiesByIDAndEveryFieldButPrompts"},
+	"jobsIgnoreStatus":        {"JobList/FiltersSelectByStatusAndHalfOpenRange"},
+	"jobsSummaryOfLastPrompt": {"JobList/SummaryIsTheFirstPromptsFirstLineInItsFirstCharacters", "JobList/ListIsNewestFirstWithTiesByIDAndEveryFieldButPrompts"},
+	"jobsSummaryScansBytes":   {"JobList/SummaryIsTheFirstPromptsFirstLineInItsFirstCharacters"},
+	"jobsToInclusive":         {"JobList/FiltersSelectByStatusAndHalfOpenRange"},
+	"jobsOfEveryProject":      {"JobList/FiltersSelectByStatusAndHalfOpenRange"},
+	"jobsHasMoreOffByOne":     {"JobList/PagesReportHasMoreExactlyAndEmptyPagesAreEmpty"},
+	"jobsNilPage":             {"JobList/PagesReportHasMoreExactlyAndEmptyPagesAreEmpty"},
+	"jobsNoValidation":        {"JobList/InvalidQueryIsRefused"},
+	"seriesDropsBots":         {"ViewSeries/DailyPointsAddUpEveryPathBotsIncludedAndEmptyDaysAreZero"},
+	"seriesSkipsEmpty":        {"ViewSeries/DailyPointsAddUpEveryPathBotsIncludedAndEmptyDaysAreZero", "ViewSeries/HourlyPointsCrossMidnight"},
+	"seriesToInclusive":       {"ViewSeries/RangeIsHalfOpen"},
+	"seriesIgnoresPath":       {"ViewSeries/PathSelectsOnePathAndProjectsNeverLeak"},
+	"seriesPathPrefix":        {"ViewSeries/PathSelectsOnePathAndProjectsNeverLeak"},
+	"seriesLeaksProjects":     {"ViewSeries/PathSelectsOnePathAndProjectsNeverLeak"},
+	"seriesNoValidation":      {"ViewSeries/InvalidQueryIsRefused"},
 }
 
 // newestJobFirst orders jobs as ListJobs does.
@@ -77,6 +79,14 @@ func (m *memStore) ListJobs(_ context.Context, q store.JobsQuery) (store.JobsPag
 			}
 		}
 		c := cloneJob(j)
+		first := c.Prompts[0].Text
+		switch {
+		case m.is("jobsSummaryOfLastPrompt"):
+			first = c.Prompts[len(c.Prompts)-1].Text
+		case m.is("jobsSummaryScansBytes") && len(first) > store.SummaryScan:
+			first = strings.ToValidUTF8(first[:store.SummaryScan], "")
+		}
+		c.Summary = store.PromptSummary(first)
 		if !m.is("jobsListPrompts") {
 			c.Prompts = nil
 		}

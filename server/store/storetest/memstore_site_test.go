@@ -51,6 +51,8 @@ var siteMutants = map[string][]string{
 	"feedbackAfterInclusive":     {"Feedback/PagesAreNewestFirstAndNeverRepeatWhileEntriesArrive"},
 	"feedbackIgnoresStatus":      {"Feedback/FiltersSelectBySourceStatusAndHalfOpenRange"},
 	"feedbackToInclusive":        {"Feedback/FiltersSelectBySourceStatusAndHalfOpenRange"},
+	"feedbackIgnoresPath":        {"Feedback/PathSelectsOnePageExactly"},
+	"feedbackPathPrefix":         {"Feedback/PathSelectsOnePageExactly"},
 	"feedbackLeaksProjects":      {"Feedback/FiltersSelectBySourceStatusAndHalfOpenRange", "Feedback/TakenIDConflictsAndMissingProjectIsNotFound"},
 	"statusRepeatMovesUpdatedAt": {"Feedback/SetStatusMovesAnEntryAndKeepsUpdatedAtWhenRepeated"},
 	"statusAcrossProjects":       {"Feedback/SetStatusMovesAnEntryAndKeepsUpdatedAtWhenRepeated"},
@@ -65,6 +67,8 @@ var siteMutants = map[string][]string{
 	"searchesOrderByQuery":       {"Searches/RowsAreOrderedByHitsThenQueryAndPagedAfterAPlace"},
 	"searchesHasMoreOffByOne":    {"Searches/RowsAreOrderedByHitsThenQueryAndPagedAfterAPlace"},
 	"searchesToInclusive":        {"Searches/DayRangeIsHalfOpenOnWholeDays"},
+	"unclickedKeepsClicked":      {"Searches/UnclickedSelectsQueriesThatOpenedNothingInTheRange"},
+	"unclickedTotalOfGaps":       {"Searches/UnclickedSelectsQueriesThatOpenedNothingInTheRange"},
 	"searchesIgnoreCap":          {"Searches/QueriesPastTheDailyCapFoldIntoOther", "Searches/ConcurrentBatchesCountExactlyAndKeepTheCap"},
 	"capAdmitsInBatchOrder":      {"Searches/QueriesPastTheDailyCapFoldIntoOther"},
 	"foldsNotReported":           {"Searches/QueriesPastTheDailyCapFoldIntoOther"},
@@ -157,6 +161,10 @@ func (m *memStore) selects(f store.Feedback, q store.FeedbackFilter) bool {
 	case q.Source != "" && f.Source != q.Source:
 		return false
 	case len(q.Statuses) > 0 && !slices.Contains(q.Statuses, f.Status) && !m.is("feedbackIgnoresStatus"):
+		return false
+	case q.Path != "" && m.is("feedbackPathPrefix") && !strings.HasPrefix(f.Path, q.Path):
+		return false
+	case q.Path != "" && !m.is("feedbackPathPrefix") && f.Path != q.Path && !m.is("feedbackIgnoresPath"):
 		return false
 	}
 	return true
@@ -432,6 +440,14 @@ func (m *memStore) QuerySearches(_ context.Context, q store.SearchesQuery) (stor
 		}
 		res.Total += agg.hits
 	}
+	if m.is("unclickedTotalOfGaps") && q.Unclicked {
+		res.Total = 0
+		for _, r := range per {
+			if r.Clicks == 0 {
+				res.Total += r.Hits
+			}
+		}
+	}
 	opened := map[[2]string]int64{}
 	for k, n := range s.clicks {
 		if inRange(k.project, k.day) {
@@ -454,6 +470,9 @@ func (m *memStore) QuerySearches(_ context.Context, q store.SearchesQuery) (stor
 			}
 		}
 		if q.After != nil && (r.Hits > q.After.Hits || (r.Hits == q.After.Hits && r.Query <= q.After.Query)) {
+			continue
+		}
+		if q.Unclicked && r.Clicks > 0 && !m.is("unclickedKeepsClicked") {
 			continue
 		}
 		rows = append(rows, *r)

@@ -125,6 +125,38 @@ func testSearches(t *testing.T, open opener) {
 				t.Errorf("a page that ends with the last query: HasMore = true")
 			}
 		}},
+		{"UnclickedSelectsQueriesThatOpenedNothingInTheRange", func(t *testing.T, s store.Store) {
+			withProjects(t, s)
+			d0, d1 := searchDay(0).Add(time.Hour), searchDay(1).Add(time.Hour)
+			mustAddSearches(t, s, manyQueries,
+				search("gap", "", d0), search("gap", "", d0), search("gap", "", d1),
+				search("later", "", d0), search("later", "/found", d1),
+				search("found", "/found", d0), search("found", "", d0), search("found", "", d0), search("found", "", d0),
+				search("rare", "", d1))
+			p2 := search("elsewhere", "", d0)
+			p2.ProjectID = "p2"
+			mustAddSearches(t, s, manyQueries, p2)
+			q := searchesOf("p1")
+			q.Unclicked = true
+			diff(t, "every day", store.SearchesResult{Total: 10, Rows: []store.SearchRow{
+				{Query: "gap", Hits: 3, LastSearchedAt: d1},
+				{Query: "rare", Hits: 1, LastSearchedAt: d1},
+			}}, mustQuerySearches(t, s, q))
+			q.To = searchDay(1)
+			diff(t, "day 0", store.SearchesResult{Total: 7, Rows: []store.SearchRow{
+				{Query: "gap", Hits: 2, LastSearchedAt: d0},
+				{Query: "later", Hits: 1, LastSearchedAt: d0},
+			}}, mustQuerySearches(t, s, q))
+			q.Limit = 1
+			res := mustQuerySearches(t, s, q)
+			diff(t, "first page of day 0", []string{"gap"}, queries(res.Rows))
+			diff(t, "more after the first page", true, res.HasMore)
+			k := res.Rows[0].Key()
+			q.After = &k
+			res = mustQuerySearches(t, s, q)
+			diff(t, "second page of day 0", []string{"later"}, queries(res.Rows))
+			diff(t, "more after the second page", false, res.HasMore)
+		}},
 		{"DayRangeIsHalfOpenOnWholeDays", func(t *testing.T, s store.Store) {
 			withProjects(t, s)
 			mustAddSearches(t, s, manyQueries,

@@ -19,7 +19,7 @@ import (
 var assets embed.FS
 
 // pageFiles are the pages, each rendered inside layout.html.
-var pageFiles = []string{"login.html", "overview.html", "jobs.html", "job.html", "error.html"}
+var pageFiles = []string{"login.html", "overview.html", "jobs.html", "job.html", "error.html", "searches.html", "feedback.html"}
 
 var (
 	templates = parse()
@@ -37,6 +37,14 @@ var funcs = template.FuncMap{
 	"ago":     func(now, t time.Time) string { return Age(now.Sub(t)) },
 	"since":   func(now, t time.Time) string { return Since(now.Sub(t)) },
 	"percent": percent,
+	"vote":    Vote,
+	"plus":    func(a, b int64) int64 { return a + b },
+	"text": func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	},
 }
 
 func parse() map[string]*template.Template {
