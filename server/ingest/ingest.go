@@ -100,6 +100,18 @@ func New(cfg Config) *Handler {
 	return &Handler{cfg: cfg, commits: newGroupCommitter(cfg)}
 }
 
+// Stats counts what a Handler stored since it was made.
+type Stats struct {
+	// Views counts the page views stored (human, AI and bot), whose
+	// requests were answered 202.
+	Views int64
+}
+
+// Stats returns what h stored so far.
+func (h *Handler) Stats() Stats {
+	return Stats{Views: h.commits.stored.Load()}
+}
+
 // RecordViews: POST /v1/analytics/{projectId}/views for the project
 // projectID, whose key was admitted already.
 //

@@ -234,6 +234,9 @@ func (m *Metrics) ObserveFlush(f pageviews.FlushInfo) {
 func (m *Metrics) ObserveIngestCommit(c server.IngestCommitInfo) {
 	r := result(c.Err)
 	m.ingested.WithLabelValues(r).Add(float64(c.Views))
+	if c.Err == nil {
+		m.views.ingested.Add(c.Views)
+	}
 	m.commits.WithLabelValues(r).Observe(c.Duration.Seconds())
 }
 
