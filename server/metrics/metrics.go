@@ -68,6 +68,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Now tells the time the queue's depth is read at. Default time.Now.
 	Now func() time.Time
+	// Version is docsapi_build_info's version label (docsapi serve gives
+	// its own). Empty, it is the server module's version as the binary
+	// records it, or "unknown".
+	Version string
 }
 
 // Metrics holds the measurements and serves them. Its Observe methods are
@@ -148,7 +152,7 @@ func New(cfg Config) (*Metrics, error) {
 	for _, r := range connlimit.Reasons() {
 		m.refusals.WithLabelValues(string(r))
 	}
-	m.parts = []prometheus.Collector{m.requests, m.latency, m.runs, m.flushes, m.ingested, m.commits, m.site, m.refusals, m.views}
+	m.parts = []prometheus.Collector{buildInfo(cfg.Version), m.requests, m.latency, m.runs, m.flushes, m.ingested, m.commits, m.site, m.refusals, m.views}
 	if cfg.Jobs != nil {
 		m.parts = append(m.parts, newJobsCollector(cfg.Jobs, cfg.JobsTimeout, cfg.Now, cfg.Logger))
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -320,4 +321,20 @@ func TestFailedWritesCountApart(t *testing.T) {
 	want(t, got, `docsapi_pageviews_flush_duration_seconds_sum{result="error"}`, 3)
 	want(t, got, `docsapi_pageviews_flush_duration_seconds_bucket{result="error",le="2.5"}`, 0)
 	want(t, got, `docsapi_pageviews_flush_duration_seconds_bucket{result="error",le="5"}`, 1)
+}
+
+// docsapi_build_info is 1, labelled with the version given, the Go
+// version and the revision, as Prometheus' own *_build_info are.
+func TestBuildInfoIsExposed(t *testing.T) {
+	got := scrape(t, newMetrics(t, metrics.Config{Version: "v1.2.3-test"}).Handler())
+	s := series(got, "docsapi_build_info")
+	if len(s) != 1 {
+		t.Fatalf("docsapi_build_info: %v, want one series", s)
+	}
+	for _, label := range []string{`version="v1.2.3-test"`, `goversion="` + runtime.Version() + `"`, `revision="`} {
+		if !strings.Contains(s[0], label) {
+			t.Errorf("%s lacks %s", s[0], label)
+		}
+	}
+	want(t, got, s[0], 1)
 }

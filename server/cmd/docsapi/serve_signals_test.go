@@ -59,6 +59,15 @@ func TestServeCountsIngestedViews(t *testing.T) {
 		}
 	}
 
+	// Which build runs: serve's own version.
+	build := false
+	for _, l := range lines {
+		build = build || strings.HasPrefix(l, "docsapi_build_info{") && strings.Contains(l, `version="`+cliVersion()+`"`) && strings.HasSuffix(l, "} 1")
+	}
+	if !build {
+		t.Errorf("the scrape lacks docsapi_build_info of version %s:\n%s", cliVersion(), strings.Join(lines, "\n"))
+	}
+
 	if code := stop(); code != exitOK {
 		t.Fatalf("serve exited %d:\n%s", code, logs)
 	}
