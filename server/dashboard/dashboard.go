@@ -52,6 +52,10 @@ type Config struct {
 	Auth    *keyauth.Authenticator
 	Jobs    Jobs
 	Site    *site.Endpoints // what the site endpoints met today
+	// OnSignIn, if set, is told what came of every sign-in attempt: a
+	// SignIn constant. It runs on the request's goroutine, so it must
+	// return quickly.
+	OnSignIn func(result string)
 }
 
 // Jobs is what the pages read and do of a project's jobs: what the API's

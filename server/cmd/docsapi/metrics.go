@@ -26,6 +26,7 @@ func newServeMetrics(st store.Store, log *slog.Logger, eng *engine.Config, rec *
 	}
 	eng.OnRunEnd, rec.OnFlush = m.ObserveRun, m.ObserveFlush
 	srv.OnRequest, srv.OnIngestCommit, srv.OnSiteLimit = m.ObserveRequest, m.ObserveIngestCommit, m.ObserveSiteLimit
+	srv.OnPublicRequest, srv.OnSignIn = m.ObservePublicRequest, m.ObserveSignIn
 	conns.OnRefuse = m.ObserveRefusal
 	return m, nil
 }

@@ -53,6 +53,9 @@ func TestServeCountsIngestedViews(t *testing.T) {
 		`docsapi_pageviews_recorded_total{source="ingest"} 43`,
 		`docsapi_pageviews_flushed_total{source="ingest"} 43`,
 		`docsapi_pageviews_recorded_total{source="middleware"} 0`,
+		`docsapi_public_requests_total{endpoint="ingest",outcome="accepted"} 2`,
+		`docsapi_public_requests_total{endpoint="ingest",outcome="bad_body"} 1`,
+		`docsapi_dashboard_signins_total{result="ok"} 0`,
 	} {
 		if !hasLine(lines, want) {
 			t.Errorf("the scrape lacks %s:\n%s", want, strings.Join(lines, "\n"))
