@@ -1,9 +1,9 @@
 // Package site is the public site endpoints, which a documentation site's
 // pages call from readers' browsers: POST /v1/site/{projectId}/feedback and
 // /searches, their CORS preflights, and the script that sends them
-// (docsapi.js, with the feedback widget). They take no API key: a browser
-// must never hold one. What stands in their way instead, in the order it
-// is checked:
+// (docsapi.js, with the feedback widget, and its stylesheet docsapi.css).
+// They take no API key: a browser must never hold one. What stands in
+// their way instead, in the order it is checked:
 //
 //  1. a budget per client address (ratelimit.PerAddress), before anything
 //     costs a database read;
@@ -118,6 +118,7 @@ func (s *Endpoints) Routes(mux Mux) {
 	mux.Handle("OPTIONS /v1/site/{projectId}/feedback", s.observed(public.Preflight, s.preflight))
 	mux.Handle("OPTIONS /v1/site/{projectId}/searches", s.observed(public.Preflight, s.preflight))
 	mux.Handle("GET /v1/site/{projectId}/docsapi.js", http.HandlerFunc(serveScript))
+	mux.Handle("GET /v1/site/{projectId}/docsapi.css", http.HandlerFunc(serveStyle))
 }
 
 // Stats counts what the endpoints refused or folded since they were made
