@@ -52,7 +52,8 @@ const (
 	Busy = "busy"
 	// Cancelled: a request that ended before its views were stored.
 	Cancelled = "cancelled"
-	// Error: the store failed (5xx).
+	// Error: the store failed, or refused the write (a project removed
+	// meanwhile).
 	Error = "error"
 )
 
