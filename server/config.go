@@ -160,6 +160,15 @@ type Config struct {
 	// SiteLimitInfo). It runs on the request's goroutine, so it must
 	// return quickly.
 	OnSiteLimit func(SiteLimitInfo)
+	// OnPublicRequest, if set, is told what came of every request to a
+	// site endpoint and to the ingestion endpoint (see
+	// PublicRequestInfo). It runs on the request's goroutine, so it must
+	// return quickly.
+	OnPublicRequest func(PublicRequestInfo)
+	// OnSignIn, if set, is told of every attempt to sign in to the
+	// dashboard (see SignInInfo). It runs on the request's goroutine, so
+	// it must return quickly.
+	OnSignIn func(SignInInfo)
 }
 
 // JobEvents is told about job changes made through the API.

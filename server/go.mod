@@ -21,7 +21,6 @@ require (
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/dgryski/go-metro v0.0.0-20250106013310-edb8663e5e33 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
@@ -58,6 +57,7 @@ require (
 
 require (
 	github.com/axiomhq/hyperloglog v0.3.0
+	github.com/chromedp/cdproto v0.159.0
 	github.com/docsapi/docsapi-go v0.0.0
 )
 

@@ -39,3 +39,15 @@ func onIngestCommit(hook func(IngestCommitInfo)) func(ingest.CommitInfo) {
 	}
 	return func(info ingest.CommitInfo) { hook(IngestCommitInfo(info)) }
 }
+
+// IngestStats counts what the ingestion endpoint stored since the Server
+// was made, in this process.
+type IngestStats struct {
+	// Views counts the page views stored (human, AI and bot), whose
+	// requests were answered 202. They never pass through the recorder
+	// (Config.PageViews), so its pageviews.Stats does not count them.
+	Views int64
+}
+
+// IngestStats returns what the ingestion endpoint stored so far.
+func (s *Server) IngestStats() IngestStats { return IngestStats(s.ingest.Stats()) }

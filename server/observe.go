@@ -3,11 +3,14 @@ package server
 import (
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/dashboard"
+	"github.com/docsapi/docsapi-go/server/internal/public"
 	"github.com/docsapi/docsapi-go/server/site"
 )
 
 // What the server's hooks are told (Config.OnRequest, Config.OnIngestCommit,
-// Config.OnSiteLimit): server/metrics counts with them.
+// Config.OnSiteLimit, Config.OnPublicRequest, Config.OnSignIn):
+// server/metrics counts with them.
 
 // RequestInfo is what Config.OnRequest is told of a request.
 type RequestInfo struct {
@@ -57,4 +60,74 @@ const (
 type SiteLimitInfo struct {
 	Kind   string // SiteLimitFeedback or SiteLimitSearches
 	Reason string // SiteLimitCap or SiteLimitShare
+}
+
+// PublicRequestInfo is what Config.OnPublicRequest is told of a request
+// to a site endpoint or the ingestion endpoint. Both fields take values
+// of a fixed set (PublicRequestOutcomes lists every pair), never anything
+// the request held.
+type PublicRequestInfo struct {
+	// Endpoint is "feedback" or "searches" (POST /v1/site/...),
+	// "preflight" (their CORS preflights), or "ingest" (POST
+	// /v1/analytics/{projectId}/views).
+	Endpoint string
+	// Outcome is "accepted", or why the request was refused:
+	// "rate_limited" (the address's budget, or the key's for ingest),
+	// "bad_token" (a site token missing, unknown, revoked or of another
+	// project), "bad_key" (ingest: an API key refused), "origin" (an
+	// Origin the token does not allow), "bad_request" (a preflight
+	// asking for another method or header), "too_large", "bad_body",
+	// "share" and "cap" (feedback past a client's share of the day or the
+	// project's cap), "busy" (ingest: no room to queue the views),
+	// "cancelled" (ingest: the request ended first), "error" (the store
+	// failed or refused the write); or "honeypot" (answered as accepted,
+	// and dropped).
+	Outcome string
+}
+
+// PublicRequestOutcomes returns every PublicRequestInfo that
+// Config.OnPublicRequest may be told, so that a counter can start them
+// all at zero.
+func PublicRequestOutcomes() []PublicRequestInfo {
+	var all []PublicRequestInfo
+	for _, e := range public.Endpoints() {
+		for _, o := range public.Outcomes(e) {
+			all = append(all, PublicRequestInfo{Endpoint: e, Outcome: o})
+		}
+	}
+	return all
+}
+
+// onPublicRequest tells hook, if set, what came of a site request.
+func onPublicRequest(hook func(PublicRequestInfo)) func(endpoint, outcome string) {
+	if hook == nil {
+		return nil
+	}
+	return func(endpoint, outcome string) { hook(PublicRequestInfo{Endpoint: endpoint, Outcome: outcome}) }
+}
+
+// The values of SignInInfo.Result.
+const (
+	SignInOK      = dashboard.SignInOK      // a session opened
+	SignInRefused = dashboard.SignInRefused // the key was refused: unknown, revoked or expired
+	SignInLimited = dashboard.SignInLimited // the address had spent its budget of attempts (DashboardConfig.LoginPerAddress)
+	SignInInvalid = dashboard.SignInInvalid // the form came from another site, or without its CSRF token
+	SignInError   = dashboard.SignInError   // the store failed
+)
+
+// SignInInfo is what Config.OnSignIn is told of an attempt to sign in to
+// the dashboard.
+type SignInInfo struct {
+	Result string // a SignIn constant
+}
+
+// SignInResults returns every SignInInfo.Result.
+func SignInResults() []string { return dashboard.SignInResults() }
+
+// onSignIn tells hook, if set, of a sign-in attempt.
+func onSignIn(hook func(SignInInfo)) func(result string) {
+	if hook == nil {
+		return nil
+	}
+	return func(result string) { hook(SignInInfo{Result: result}) }
 }

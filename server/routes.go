@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/docsapi/docsapi-go/server/internal/keyauth"
+	"github.com/docsapi/docsapi-go/server/internal/public"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -48,7 +49,7 @@ func (s *Server) routes() *routeMux {
 	mux.Handle("POST /v2/agent/{projectId}/job/{id}/archive", s.api(keyauth.Agent, store.ScopeWrite, s.archiveJob))
 	mux.Handle("GET /v2/agent/{projectId}/jobs", s.api(keyauth.Agent, store.ScopeRead, s.listJobs))
 	mux.Handle("GET /v1/analytics/{projectId}/views", s.api(keyauth.Analytics, store.ScopeRead, s.views))
-	mux.Handle("POST /v1/analytics/{projectId}/views", s.api(keyauth.Ingest, store.ScopeWrite, s.recordViews))
+	mux.Handle("POST /v1/analytics/{projectId}/views", s.ingestRoute())
 	mux.Handle("GET /v1/analytics/{projectId}/visitors", s.api(keyauth.Analytics, store.ScopeRead, s.visitors))
 	mux.Handle("GET /v1/analytics/{projectId}/views/series", s.api(keyauth.Analytics, store.ScopeRead, s.viewsSeries))
 	mux.Handle("GET /v1/analytics/{projectId}/feedback", s.api(keyauth.Analytics, store.ScopeRead, s.feedbackExport))
@@ -67,7 +68,32 @@ func (s *Server) routes() *routeMux {
 	return mux
 }
 
-// recordViews: POST /v1/analytics/{projectId}/views (package ingest).
-func (s *Server) recordViews(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
-	s.ingest.RecordViews(w, r, c.Project.ID)
+// ingestRoute: POST /v1/analytics/{projectId}/views (package ingest),
+// behind the API's key checks, telling Config.OnPublicRequest what came
+// of each request: the handler's outcome, or, for a request the key
+// checks refused, the outcome of their status.
+func (s *Server) ingestRoute() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var outcome string
+		rec := &statusRecorder{ResponseWriter: w}
+		s.api(keyauth.Ingest, store.ScopeWrite, func(w http.ResponseWriter, r *http.Request, c keyauth.Caller) {
+			outcome = s.ingest.RecordViews(w, r, c.Project.ID)
+		}).ServeHTTP(rec, r)
+		if s.cfg.OnPublicRequest == nil {
+			return
+		}
+		if outcome == "" { // the key checks answered
+			switch status := rec.status(); {
+			case status == http.StatusTooManyRequests:
+				outcome = public.RateLimited
+			case status == http.StatusRequestEntityTooLarge:
+				outcome = public.TooLarge
+			case status >= http.StatusInternalServerError:
+				outcome = public.Error
+			default: // 401, 403: no key, a key refused, or one of another project or scope
+				outcome = public.BadKey
+			}
+		}
+		s.cfg.OnPublicRequest(PublicRequestInfo{Endpoint: public.Ingest, Outcome: outcome})
+	})
 }

@@ -67,14 +67,14 @@ func New(cfg Config) (*Server, error) {
 	})
 	s.site = site.New(site.Config{
 		Limits: siteLimits(cfg.Site), Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Proxies: s.proxies,
-		OnLimit: onSiteLimit(cfg.OnSiteLimit),
+		OnLimit: onSiteLimit(cfg.OnSiteLimit), OnRequest: onPublicRequest(cfg.OnPublicRequest),
 	})
 	if cfg.Dashboard.Enabled {
 		s.dash, err = dashboard.New(dashboard.Config{
 			MaxAge: cfg.Dashboard.MaxAge, IdleTimeout: cfg.Dashboard.IdleTimeout,
 			LoginPerAddress: ratelimit.Limit(cfg.Dashboard.LoginPerAddress), MaxAddresses: cfg.Site.MaxAddresses,
 			Secret: secret, Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Proxies: s.proxies,
-			Auth: s.auth, Jobs: dashJobs{s}, Feedback: dashFeedback{s}, Site: s.site,
+			Auth: s.auth, Jobs: dashJobs{s}, Feedback: dashFeedback{s}, Site: s.site, OnSignIn: onSignIn(cfg.OnSignIn),
 		})
 		if err != nil {
 			return nil, err

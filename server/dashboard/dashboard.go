@@ -52,6 +52,10 @@ type Config struct {
 	Auth    *keyauth.Authenticator
 	Jobs    Jobs
 	Site    *site.Endpoints // what the site endpoints met today
+	// OnSignIn, if set, is told what came of every sign-in attempt: a
+	// SignIn constant. It runs on the request's goroutine, so it must
+	// return quickly.
+	OnSignIn func(result string)
 
 	// Feedback is what the feedback page reads and does (feedback.go).
 	Feedback Feedback

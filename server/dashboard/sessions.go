@@ -162,6 +162,7 @@ func (s *Dashboard) dashLogin(w http.ResponseWriter, r *http.Request) {
 	frame := pages.Frame{Base: dashBase(r)}
 	sealer := s.sealer
 	if wait, limited := s.logins.Take(s.cfg.Proxies.Addr(r), s.cfg.Now()); limited {
+		s.signIn(SignInLimited)
 		w.Header().Set("Retry-After", ratelimit.RetryAfter(wait))
 		s.dashRenderLogin(w, r, sealer, http.StatusTooManyRequests, "Too many sign-in attempts from this address: wait a minute and try again.", "")
 		return
@@ -171,24 +172,49 @@ func (s *Dashboard) dashLogin(w http.ResponseWriter, r *http.Request) {
 		nonce, _ = session.DecodeID(c.Value)
 	}
 	if !s.dashFormOK(w, r, frame, sealer, loginPurpose, nonce) {
+		s.signIn(SignInInvalid)
 		return
 	}
 	secret := strings.TrimSpace(r.PostForm.Get("key"))
 	_, status, msg := s.cfg.Auth.VerifySecret(r.Context(), secret)
 	switch {
 	case status == http.StatusInternalServerError:
+		s.signIn(SignInError)
 		s.dashError(w, r, frame, status, msg)
 		return
 	case status != 0:
+		s.signIn(SignInRefused)
 		s.dashRenderLogin(w, r, sealer, status, "Sign-in failed: "+msg+".", "")
 		return
 	}
+	s.signIn(SignInOK)
 	now := s.cfg.Now().UTC().Truncate(time.Second)
 	sess := session.Session{ID: session.NewID(), KeyHash: keyauth.Hash(secret), Opened: now, Seen: now, Expires: now.Add(s.cfg.MaxAge)}
 	s.dropDashCookie(w, r, loginCookie)
 	s.setDashCookie(w, r, sessionCookie, sealer.Seal(sess))
 	dashHeaders(w.Header())
 	http.Redirect(w, r, frame.Base+"/", http.StatusSeeOther)
+}
+
+// What came of a sign-in attempt, as Config.OnSignIn is told.
+const (
+	SignInOK      = "ok"      // a session opened
+	SignInRefused = "refused" // the key was refused: unknown, revoked or expired
+	SignInLimited = "limited" // the address had spent its budget of attempts
+	SignInInvalid = "invalid" // the form came from another site, or without its CSRF token
+	SignInError   = "error"   // the store failed
+)
+
+// SignInResults returns every SignIn constant.
+func SignInResults() []string {
+	return []string{SignInOK, SignInRefused, SignInLimited, SignInInvalid, SignInError}
+}
+
+// signIn tells Config.OnSignIn, if set, of a sign-in's result.
+func (s *Dashboard) signIn(result string) {
+	if s.cfg.OnSignIn != nil {
+		s.cfg.OnSignIn(result)
+	}
 }
 
 // dashLogout: POST /dashboard/logout. The store records the session as

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/store"
@@ -92,6 +93,8 @@ type groupCommitter struct {
 	maxQueued int           // counts waiting; a lone request always fits
 	now       func() time.Time
 	onCommit  func(CommitInfo) // nil: none
+	// stored counts the views of successful commits (Handler.Stats).
+	stored atomic.Int64
 
 	mu       sync.Mutex
 	queue    []*viewsBatch
@@ -294,14 +297,19 @@ func (c *groupCommitter) commit(group []*viewsBatch) {
 	}
 	start := c.now()
 	err := c.addViews(counts)
-	// The hook hears of the commit before the requests are answered, so
-	// that whoever sees a 202 can count on the commit being counted.
+	took := c.now().Sub(start)
+	var views int64
+	for _, vc := range counts {
+		views += vc.Human + vc.AI + vc.Bot
+	}
+	// The counts and the hook hear of the commit before the requests are
+	// answered, so that whoever sees a 202 can count on the commit being
+	// counted.
+	if err == nil {
+		c.stored.Add(views)
+	}
 	if c.onCommit != nil {
-		var views int64
-		for _, vc := range counts {
-			views += vc.Human + vc.AI + vc.Bot
-		}
-		c.onCommit(CommitInfo{Requests: len(group), Views: views, Duration: c.now().Sub(start), Err: err})
+		c.onCommit(CommitInfo{Requests: len(group), Views: views, Duration: took, Err: err})
 	}
 	for _, b := range group {
 		b.done <- err

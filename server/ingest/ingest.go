@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/input"
+	"github.com/docsapi/docsapi-go/server/internal/public"
 	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/internal/strictjson"
 	"github.com/docsapi/docsapi-go/server/internal/wire"
@@ -100,6 +101,18 @@ func New(cfg Config) *Handler {
 	return &Handler{cfg: cfg, commits: newGroupCommitter(cfg)}
 }
 
+// Stats counts what a Handler stored since it was made.
+type Stats struct {
+	// Views counts the page views stored (human, AI and bot), whose
+	// requests were answered 202.
+	Views int64
+}
+
+// Stats returns what h stored so far.
+func (h *Handler) Stats() Stats {
+	return Stats{Views: h.commits.stored.Load()}
+}
+
 // RecordViews: POST /v1/analytics/{projectId}/views for the project
 // projectID, whose key was admitted already.
 //
@@ -110,19 +123,25 @@ func New(cfg Config) *Handler {
 // could not be told (a 503 after the request ended, which no client reads).
 // The views' visitors, if named, are added right after in the same group;
 // the answer does not wait for them (see groupCommitter).
-func (h *Handler) RecordViews(w http.ResponseWriter, r *http.Request, projectID string) {
+//
+// It returns what came of the request: a constant of package
+// internal/public (Accepted, TooLarge, BadBody, Busy, Cancelled, Error).
+func (h *Handler) RecordViews(w http.ResponseWriter, r *http.Request, projectID string) string {
 	pending := h.commits.arrive()
 	defer pending.leave()
 	body, bad := input.ReadBody(w, r, h.cfg.MaxBodyBytes)
 	if bad != nil {
 		respond.Error(w, bad.Status, bad.Message)
-		return
+		if bad.Status == http.StatusRequestEntityTooLarge {
+			return public.TooLarge
+		}
+		return public.BadBody
 	}
 	now := h.cfg.Now()
 	counts, visitors, details := parseIngest(body, now, h.cfg.Classifier)
 	if len(details) > 0 {
 		respond.ErrorDetails(w, http.StatusBadRequest, "invalid page views", details)
-		return
+		return public.BadBody
 	}
 	var total int64
 	for i := range counts {
@@ -138,16 +157,20 @@ func (h *Handler) RecordViews(w http.ResponseWriter, r *http.Request, projectID 
 	switch err := pending.submit(r.Context(), counts, sketches); {
 	case err == nil:
 		respond.JSON(w, http.StatusAccepted, map[string]int64{"accepted": total})
+		return public.Accepted
 	case errors.Is(err, errIngestQueueFull):
 		w.Header().Set("Retry-After", "1")
 		respond.Error(w, http.StatusServiceUnavailable, "the server is storing too many page views at once; nothing was recorded, retry later")
+		return public.Busy
 	case errors.Is(err, errIngestCancelled):
 		// The client went away (or the server is closing its
 		// connections): whatever is written here is likely unread.
 		w.Header().Set("Retry-After", "1")
 		respond.Error(w, http.StatusServiceUnavailable, "the request ended before its page views were stored")
+		return public.Cancelled
 	default:
 		respond.StoreError(w, r, h.cfg.Logger, err, "project "+respond.Quote(projectID), "recording page views")
+		return public.Error
 	}
 }
 

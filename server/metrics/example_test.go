@@ -43,6 +43,7 @@ func ExampleNew() {
 	srv, err := server.New(server.Config{
 		Store: st, Jobs: eng, PageViews: rec,
 		OnRequest: m.ObserveRequest, OnIngestCommit: m.ObserveIngestCommit, OnSiteLimit: m.ObserveSiteLimit,
+		OnPublicRequest: m.ObservePublicRequest, OnSignIn: m.ObserveSignIn,
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -3,7 +3,8 @@
 //
 // It is the only package of the module that imports the Prometheus client.
 // The packages it reads expose small hooks instead (server.Config.OnRequest,
-// OnIngestCommit and OnSiteLimit, engine.Config.OnRunEnd, pageviews.Config.OnFlush,
+// OnIngestCommit, OnSiteLimit, OnPublicRequest and OnSignIn,
+// engine.Config.OnRunEnd, pageviews.Config.OnFlush,
 // connlimit.Config.OnRefuse, pageviews.Recorder.Stats and store.JobCounter),
 // so a program that embeds them without metrics compiles none of it:
 //
@@ -12,7 +13,7 @@
 //	rec, err := pageviews.New(pageviews.Config{..., OnFlush: m.ObserveFlush})
 //	m.WatchPageViews(rec)
 //	srv, err := server.New(server.Config{..., OnRequest: m.ObserveRequest, OnIngestCommit: m.ObserveIngestCommit,
-//		OnSiteLimit: m.ObserveSiteLimit})
+//		OnSiteLimit: m.ObserveSiteLimit, OnPublicRequest: m.ObservePublicRequest, OnSignIn: m.ObserveSignIn})
 //	lim, err := connlimit.New(connlimit.Config{..., OnRefuse: m.ObserveRefusal})
 //	go http.ListenAndServe("127.0.0.1:9464", m.Handler()) // not the API's listener
 //
@@ -68,6 +69,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Now tells the time the queue's depth is read at. Default time.Now.
 	Now func() time.Time
+	// Version is docsapi_build_info's version label (docsapi serve gives
+	// its own). Empty, it is the server module's version as the binary
+	// records it, or "unknown".
+	Version string
 }
 
 // Metrics holds the measurements and serves them. Its Observe methods are
@@ -84,6 +89,8 @@ type Metrics struct {
 	commits  *prometheus.HistogramVec // result
 	site     *prometheus.CounterVec   // kind, reason
 	refusals *prometheus.CounterVec   // reason
+	public   *prometheus.CounterVec   // endpoint, outcome
+	signIns  *prometheus.CounterVec   // result
 	views    *viewsCollector
 	parts    []prometheus.Collector // all of the above, and the job counts with Config.Jobs
 	registry *prometheus.Registry
@@ -127,6 +134,12 @@ func New(cfg Config) (*Metrics, error) {
 			"Connections refused or closed, and public requests refused, by the connection limits, by reason: "+
 				"address_connections, address_waiting (an address's budgets), full (the cap, with no connection to take), "+
 				"evicted (a waiting connection closed for a client holding fewer), public_busy (a site request answered 503).", "reason"),
+		public: counter("docsapi_public_requests_total",
+			"Requests to the public endpoints (feedback, searches, their CORS preflights, and ingest: the ingestion endpoint), by outcome: accepted, or why refused "+
+				"(rate_limited, bad_token, bad_key, origin, bad_request, too_large, bad_body, share, cap, busy, cancelled, error; honeypot: answered as accepted and dropped).",
+			"endpoint", "outcome"),
+		signIns: counter("docsapi_dashboard_signins_total",
+			"Attempts to sign in to the dashboard, by result: ok, refused (the key), limited (the address's budget), invalid (the form's origin or CSRF token), error.", "result"),
 		views:    newViewsCollector(),
 		errorLog: cfg.Logger,
 	}
@@ -148,7 +161,13 @@ func New(cfg Config) (*Metrics, error) {
 	for _, r := range connlimit.Reasons() {
 		m.refusals.WithLabelValues(string(r))
 	}
-	m.parts = []prometheus.Collector{m.requests, m.latency, m.runs, m.flushes, m.ingested, m.commits, m.site, m.refusals, m.views}
+	for _, p := range server.PublicRequestOutcomes() {
+		m.public.WithLabelValues(p.Endpoint, p.Outcome)
+	}
+	for _, r := range server.SignInResults() {
+		m.signIns.WithLabelValues(r)
+	}
+	m.parts = []prometheus.Collector{buildInfo(cfg.Version), m.requests, m.latency, m.runs, m.flushes, m.ingested, m.commits, m.site, m.refusals, m.public, m.signIns, m.views}
 	if cfg.Jobs != nil {
 		m.parts = append(m.parts, newJobsCollector(cfg.Jobs, cfg.JobsTimeout, cfg.Now, cfg.Logger))
 	}
@@ -199,6 +218,18 @@ func (m *Metrics) ObserveSiteLimit(l server.SiteLimitInfo) {
 	m.site.WithLabelValues(l.Kind, l.Reason).Inc()
 }
 
+// ObservePublicRequest counts a request to a public endpoint by its
+// outcome; it is server.Config.OnPublicRequest.
+func (m *Metrics) ObservePublicRequest(p server.PublicRequestInfo) {
+	m.public.WithLabelValues(p.Endpoint, p.Outcome).Inc()
+}
+
+// ObserveSignIn counts an attempt to sign in to the dashboard; it is
+// server.Config.OnSignIn.
+func (m *Metrics) ObserveSignIn(s server.SignInInfo) {
+	m.signIns.WithLabelValues(s.Result).Inc()
+}
+
 // ObserveRefusal counts a refusal of the connection limits; it is
 // connlimit.Config.OnRefuse.
 func (m *Metrics) ObserveRefusal(r connlimit.Refusal) {
@@ -234,6 +265,9 @@ func (m *Metrics) ObserveFlush(f pageviews.FlushInfo) {
 func (m *Metrics) ObserveIngestCommit(c server.IngestCommitInfo) {
 	r := result(c.Err)
 	m.ingested.WithLabelValues(r).Add(float64(c.Views))
+	if c.Err == nil {
+		m.views.ingested.Add(c.Views)
+	}
 	m.commits.WithLabelValues(r).Observe(c.Duration.Seconds())
 }
 

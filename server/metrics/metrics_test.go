@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -115,7 +116,8 @@ func TestScrapeAfterRequestsARunAndAFlush(t *testing.T) {
 	// Before anything happened: the series that exist from the start.
 	before := scrape(t, h)
 	want(t, before, `docsapi_job_run_duration_seconds_count{outcome="completed"}`, 0)
-	want(t, before, `docsapi_pageviews_recorded_total`, 0)
+	want(t, before, `docsapi_pageviews_recorded_total{source="middleware"}`, 0)
+	want(t, before, `docsapi_pageviews_recorded_total{source="ingest"}`, 0)
 	want(t, before, `docsapi_jobs_read_ok`, 1)
 	want(t, before, `docsapi_jobs{status="active"}`, 0)
 
@@ -171,8 +173,11 @@ func TestScrapeAfterRequestsARunAndAFlush(t *testing.T) {
 	want(t, got, `docsapi_jobs_queued`, 0)
 	want(t, got, `docsapi_jobs_read_ok`, 1)
 
-	want(t, got, `docsapi_pageviews_recorded_total`, 9)
-	want(t, got, `docsapi_pageviews_flushed_total`, 5)
+	// The recorder's views and the ingestion endpoint's, apart.
+	want(t, got, `docsapi_pageviews_recorded_total{source="middleware"}`, 9)
+	want(t, got, `docsapi_pageviews_flushed_total{source="middleware"}`, 5)
+	want(t, got, `docsapi_pageviews_recorded_total{source="ingest"}`, 3)
+	want(t, got, `docsapi_pageviews_flushed_total{source="ingest"}`, 3)
 	want(t, got, `docsapi_pageviews_pending`, 4)
 	want(t, got, `docsapi_pageviews_folded_total`, 0)
 	want(t, got, `docsapi_pageviews_flush_errors_total`, 0)
@@ -287,10 +292,15 @@ func TestNewRefusesANegativeTimeout(t *testing.T) {
 func TestAbsentSourcesExportNothing(t *testing.T) {
 	m := newMetrics(t, metrics.Config{})
 	got := scrape(t, m.Handler())
-	for _, name := range []string{"docsapi_jobs", "docsapi_jobs_queued", "docsapi_jobs_read_ok", "docsapi_pageviews_recorded_total", "docsapi_pageviews_pending"} {
+	for _, name := range []string{"docsapi_jobs", "docsapi_jobs_queued", "docsapi_jobs_read_ok", "docsapi_pageviews_pending"} {
 		if s := series(got, name); len(s) != 0 {
 			t.Errorf("%s exported without its source: %v", name, s)
 		}
+	}
+	// The ingestion endpoint's views are told by a hook: they are there
+	// from the start, the recorder's are not.
+	if s := series(got, "docsapi_pageviews_recorded_total"); len(s) != 1 || s[0] != `docsapi_pageviews_recorded_total{source="ingest"}` {
+		t.Errorf("docsapi_pageviews_recorded_total without a recorder: %v, want the ingestion endpoint's alone", s)
 	}
 	want(t, got, `docsapi_job_run_duration_seconds_count{outcome="abandoned"}`, 0)
 }
@@ -305,9 +315,26 @@ func TestFailedWritesCountApart(t *testing.T) {
 	got := scrape(t, m.Handler())
 	want(t, got, `docsapi_ingest_views_total{result="error"}`, 7)
 	want(t, got, `docsapi_ingest_views_total{result="ok"}`, 1)
+	want(t, got, `docsapi_pageviews_recorded_total{source="ingest"}`, 1) // the stored view alone
 	want(t, got, `docsapi_ingest_commit_duration_seconds_sum{result="error"}`, 2)
 	want(t, got, `docsapi_ingest_commit_duration_seconds_count{result="ok"}`, 1)
 	want(t, got, `docsapi_pageviews_flush_duration_seconds_sum{result="error"}`, 3)
 	want(t, got, `docsapi_pageviews_flush_duration_seconds_bucket{result="error",le="2.5"}`, 0)
 	want(t, got, `docsapi_pageviews_flush_duration_seconds_bucket{result="error",le="5"}`, 1)
+}
+
+// docsapi_build_info is 1, labelled with the version given, the Go
+// version and the revision, as Prometheus' own *_build_info are.
+func TestBuildInfoIsExposed(t *testing.T) {
+	got := scrape(t, newMetrics(t, metrics.Config{Version: "v1.2.3-test"}).Handler())
+	s := series(got, "docsapi_build_info")
+	if len(s) != 1 {
+		t.Fatalf("docsapi_build_info: %v, want one series", s)
+	}
+	for _, label := range []string{`version="v1.2.3-test"`, `goversion="` + runtime.Version() + `"`, `revision="`} {
+		if !strings.Contains(s[0], label) {
+			t.Errorf("%s lacks %s", s[0], label)
+		}
+	}
+	want(t, got, s[0], 1)
 }

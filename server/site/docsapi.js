@@ -7,7 +7,10 @@
  *           data-token="site_..." defer></script>
  *
  * It renders a "Was this page helpful?" widget into #docsapi-feedback (or
- * at the end of <main>; data-widget="off" renders none), and offers:
+ * at the end of <main>; data-widget="off" renders none), styled by
+ * docsapi.css from beside this file, which it adds to the page's head
+ * (data-style="off" adds none; see that file for how a site restyles the
+ * widget), and offers:
  *
  *   DocsAPI.search(query, openedPath)       a search, and the result opened
  *   DocsAPI.codeFeedback({code, filename, lang, comment})
@@ -96,32 +99,59 @@
     return e;
   }
 
+  // stylesheet adds docsapi.css first in the head, so that the site's own
+  // stylesheets come after it and win any tie; a page that links it
+  // already gets no second copy. A stylesheet, not a <style> element or
+  // style attributes, so that a page's Content-Security-Policy only needs
+  // this server's origin in style-src, as it has it in script-src.
+  function stylesheet() {
+    if (script.getAttribute("data-style") === "off") {
+      return;
+    }
+    var href = base + "/docsapi.css";
+    var links = document.querySelectorAll('link[rel~="stylesheet"]');
+    for (var i = 0; i < links.length; i++) {
+      if (links[i].href === href) {
+        return;
+      }
+    }
+    var head = document.head || document.documentElement;
+    head.insertBefore(el("link", { rel: "stylesheet", href: href }), head.firstChild);
+  }
+
   function widget() {
     if (script.getAttribute("data-widget") === "off") {
       return;
     }
+    stylesheet();
     var mount = document.getElementById("docsapi-feedback");
     if (!mount) {
       mount = el("div", { id: "docsapi-feedback" });
       (document.querySelector("main") || document.body).appendChild(mount);
     }
     var form = el("form", { "class": "docsapi-feedback", "aria-label": "Page feedback" });
-    var question = el("p", {}, "Was this page helpful?");
-    var yes = el("button", { type: "button", "data-helpful": "true" }, "Yes");
-    var no = el("button", { type: "button", "data-helpful": "false" }, "No");
-    var more = el("div", { hidden: "" });
+    var question = el("p", { "class": "docsapi-question" }, "Was this page helpful?");
+    var yes = el("button", { type: "button", "class": "docsapi-vote", "data-helpful": "true" }, "Yes");
+    var no = el("button", { type: "button", "class": "docsapi-vote", "data-helpful": "false" }, "No");
+    var more = el("div", { "class": "docsapi-more", hidden: "" });
     var comment = el("textarea", { name: "comment", maxlength: "2000", rows: "3" });
     var contact = el("input", { name: "contact", type: "email", maxlength: "254", autocomplete: "email" });
     // The honeypot: hidden from people and from assistive technology; a bot
-    // that fills every field fills it, and its submission is dropped.
-    var trap = el("input", { name: "website", type: "text", tabindex: "-1", autocomplete: "off", "aria-hidden": "true",
-      style: "position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden" });
-    var submit = el("button", { type: "submit" }, "Send");
-    var skip = el("button", { type: "button" }, "No thanks");
-    var status = el("p", { role: "status", "aria-live": "polite" });
-    var commentLabel = el("label", {}, "Tell us more (optional) ");
+    // that fills every field fills it, and its submission is dropped. It is
+    // moved off screen through the style object, which a page's
+    // Content-Security-Policy allows where it forbids style attributes, so
+    // that it stays hidden without the stylesheet too.
+    var trap = el("input", { name: "website", type: "text", "class": "docsapi-hp", tabindex: "-1", autocomplete: "off", "aria-hidden": "true" });
+    trap.style.position = "absolute";
+    trap.style.left = "-10000px";
+    trap.style.width = trap.style.height = "1px";
+    trap.style.overflow = "hidden";
+    var submit = el("button", { type: "submit", "class": "docsapi-send" }, "Send");
+    var skip = el("button", { type: "button", "class": "docsapi-skip" }, "No thanks");
+    var status = el("p", { "class": "docsapi-status", role: "status", "aria-live": "polite" });
+    var commentLabel = el("label", { "class": "docsapi-field" }, "Tell us more (optional) ");
     commentLabel.appendChild(comment);
-    var contactLabel = el("label", {}, "Your email, if we may reply (optional) ");
+    var contactLabel = el("label", { "class": "docsapi-field" }, "Your email, if we may reply (optional) ");
     contactLabel.appendChild(contact);
     [commentLabel, contactLabel, trap, submit, skip].forEach(function (c) { more.appendChild(c); });
     [question, yes, no, more, status].forEach(function (c) { form.appendChild(c); });

@@ -9,6 +9,7 @@ import (
 
 	"github.com/docsapi/docsapi-go/server/internal/base62"
 	"github.com/docsapi/docsapi-go/server/internal/input"
+	"github.com/docsapi/docsapi-go/server/internal/public"
 	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -40,16 +41,16 @@ type feedbackBody struct {
 
 // recordFeedback: POST /v1/site/{projectId}/feedback. 202 means stored
 // (or caught by the honeypot, which answers alike); 400 names the field.
-func (s *Endpoints) recordFeedback(w http.ResponseWriter, r *http.Request, tok store.SiteToken) {
+func (s *Endpoints) recordFeedback(w http.ResponseWriter, r *http.Request, tok store.SiteToken) string {
 	var in feedbackBody
-	if !s.readSubmission(w, r, &in, func() *string { return in.Website }) {
-		return
+	if answered := s.readSubmission(w, r, &in, func() *string { return in.Website }); answered != "" {
+		return answered
 	}
 	now := s.cfg.Now().UTC().Truncate(time.Microsecond)
 	n, bad := parseFeedback(in)
 	if bad != nil {
 		respond.Error(w, bad.Status, bad.Message)
-		return
+		return badBody(bad)
 	}
 	n.ID, n.ProjectID, n.CreatedAt, n.DailyCap = "fb_"+base62.Random(20), tok.ProjectID, now, s.cfg.Limits.MaxFeedbackPerDay
 	addr := s.cfg.Proxies.Addr(r)
@@ -59,7 +60,7 @@ func (s *Endpoints) recordFeedback(w http.ResponseWriter, r *http.Request, tok s
 		s.limited(r, tok.ProjectID, shareFeedback, ReasonShare, now)
 		w.Header().Set("Retry-After", untilTomorrow(now))
 		respond.Error(w, http.StatusTooManyRequests, feedbackShareMessage(refused, addr, s.cfg.Limits))
-		return
+		return public.Share
 	}
 	_, err := s.cfg.Store.AddFeedback(r.Context(), n)
 	if err != nil {
@@ -68,13 +69,16 @@ func (s *Endpoints) recordFeedback(w http.ResponseWriter, r *http.Request, tok s
 	switch {
 	case err == nil:
 		writeAccepted(w)
+		return public.Accepted
 	case errors.Is(err, store.ErrFull):
 		s.counters.feedbackFull.Add(1)
 		s.limited(r, tok.ProjectID, shareFeedback, ReasonCap, now)
 		w.Header().Set("Retry-After", untilTomorrow(now))
 		respond.Error(w, http.StatusTooManyRequests, "this site has sent as much feedback as the server keeps in a day; nothing was stored")
+		return public.Cap
 	default:
 		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(tok.ProjectID), "recording feedback")
+		return public.Error
 	}
 }
 

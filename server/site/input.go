@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/docsapi/docsapi-go/server/internal/input"
+	"github.com/docsapi/docsapi-go/server/internal/public"
 	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/internal/strictjson"
 	"github.com/docsapi/docsapi-go/server/pageviews"
@@ -30,20 +31,29 @@ func sitePath(field, v string) (string, *input.Problem) {
 // body type), answering the request itself when there is nothing to store:
 // a refused body gets its 400 or 413, and a filled honeypot (what honeypot
 // returns: a form field hidden from people) the same 202 as a stored
-// submission, counted. It reports whether in is to be stored.
-func (s *Endpoints) readSubmission(w http.ResponseWriter, r *http.Request, in any, honeypot func() *string) bool {
+// submission, counted. It returns "" if in is to be stored, else the
+// outcome of the request it answered.
+func (s *Endpoints) readSubmission(w http.ResponseWriter, r *http.Request, in any, honeypot func() *string) (answered string) {
 	body, bad := input.ReadBody(w, r, s.cfg.Limits.MaxBodyBytes)
 	if bad == nil {
 		bad = input.DecodeJSON(body, in, strictjson.Options{})
 	}
 	if bad != nil {
 		respond.Error(w, bad.Status, bad.Message)
-		return false
+		return badBody(bad)
 	}
 	if h := honeypot(); h != nil && strings.TrimSpace(*h) != "" {
 		s.counters.honeypot.Add(1)
 		writeAccepted(w)
-		return false
+		return public.Honeypot
 	}
-	return true
+	return ""
+}
+
+// badBody is the outcome of a body refused with bad.
+func badBody(bad *input.Problem) string {
+	if bad.Status == http.StatusRequestEntityTooLarge {
+		return public.TooLarge
+	}
+	return public.BadBody
 }

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docsapi/docsapi-go/server/internal/input"
+	"github.com/docsapi/docsapi-go/server/internal/public"
 	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -24,15 +25,15 @@ type searchBody struct {
 
 // recordSearch: POST /v1/site/{projectId}/searches. 202 means counted (or
 // caught by the honeypot, which answers alike); 400 names the field.
-func (s *Endpoints) recordSearch(w http.ResponseWriter, r *http.Request, tok store.SiteToken) {
+func (s *Endpoints) recordSearch(w http.ResponseWriter, r *http.Request, tok store.SiteToken) string {
 	var in searchBody
-	if !s.readSubmission(w, r, &in, func() *string { return in.Website }) {
-		return
+	if answered := s.readSubmission(w, r, &in, func() *string { return in.Website }); answered != "" {
+		return answered
 	}
 	sr, bad := parseSearch(in)
 	if bad != nil {
 		respond.Error(w, bad.Status, bad.Message)
-		return
+		return badBody(bad)
 	}
 	sr.ProjectID, sr.At = tok.ProjectID, s.cfg.Now().UTC().Truncate(time.Microsecond)
 	// A search may add a query, and a pair of query and opened result,
@@ -53,7 +54,7 @@ func (s *Endpoints) recordSearch(w http.ResponseWriter, r *http.Request, tok sto
 	}
 	if err != nil {
 		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(tok.ProjectID), "recording a search")
-		return
+		return public.Error
 	}
 	s.counters.foldedSearches.Add(folds.Searches)
 	s.counters.unattributed.Add(folds.Clicks)
@@ -66,6 +67,7 @@ func (s *Endpoints) recordSearch(w http.ResponseWriter, r *http.Request, tok sto
 		s.limited(r, tok.ProjectID, shareSearches, reason, sr.At)
 	}
 	writeAccepted(w)
+	return public.Accepted
 }
 
 // parseSearch checks a search event and returns it normalised (see

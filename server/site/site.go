@@ -1,9 +1,9 @@
 // Package site is the public site endpoints, which a documentation site's
 // pages call from readers' browsers: POST /v1/site/{projectId}/feedback and
 // /searches, their CORS preflights, and the script that sends them
-// (docsapi.js, with the feedback widget). They take no API key: a browser
-// must never hold one. What stands in their way instead, in the order it
-// is checked:
+// (docsapi.js, with the feedback widget, and its stylesheet docsapi.css).
+// They take no API key: a browser must never hold one. What stands in
+// their way instead, in the order it is checked:
 //
 //  1. a budget per client address (ratelimit.PerAddress), before anything
 //     costs a database read;
@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/clientip"
+	"github.com/docsapi/docsapi-go/server/internal/public"
 	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
 	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/store"
@@ -54,6 +55,11 @@ type Config struct {
 	// and why (ReasonCap, ReasonShare). It runs on the request's
 	// goroutine, so it must return quickly.
 	OnLimit func(kind, reason string)
+	// OnRequest, if set, is told what came of every request to a site
+	// endpoint: its endpoint and outcome, constants of package
+	// internal/public. It runs on the request's goroutine, so it must
+	// return quickly.
+	OnRequest func(endpoint, outcome string)
 }
 
 // Limits bound the endpoints: server.SiteConfig, its defaults applied
@@ -107,11 +113,12 @@ type Mux interface {
 
 // Routes adds the public site endpoints and their script to mux.
 func (s *Endpoints) Routes(mux Mux) {
-	mux.Handle("POST /v1/site/{projectId}/feedback", s.guard(s.recordFeedback))
-	mux.Handle("POST /v1/site/{projectId}/searches", s.guard(s.recordSearch))
-	mux.Handle("OPTIONS /v1/site/{projectId}/feedback", http.HandlerFunc(s.preflight))
-	mux.Handle("OPTIONS /v1/site/{projectId}/searches", http.HandlerFunc(s.preflight))
+	mux.Handle("POST /v1/site/{projectId}/feedback", s.guard(public.Feedback, s.recordFeedback))
+	mux.Handle("POST /v1/site/{projectId}/searches", s.guard(public.Searches, s.recordSearch))
+	mux.Handle("OPTIONS /v1/site/{projectId}/feedback", s.observed(public.Preflight, s.preflight))
+	mux.Handle("OPTIONS /v1/site/{projectId}/searches", s.observed(public.Preflight, s.preflight))
 	mux.Handle("GET /v1/site/{projectId}/docsapi.js", http.HandlerFunc(serveScript))
+	mux.Handle("GET /v1/site/{projectId}/docsapi.css", http.HandlerFunc(serveStyle))
 }
 
 // Stats counts what the endpoints refused or folded since they were made
@@ -153,38 +160,53 @@ func (s *Endpoints) Today(project string, now time.Time) (feedback, searches Met
 	return t[shareFeedback], t[shareSearches]
 }
 
+// observed serves h, a handler that returns what came of the request (a
+// constant of package public), and tells Config.OnRequest.
+func (s *Endpoints) observed(endpoint string, h func(http.ResponseWriter, *http.Request) string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		outcome := h(w, r)
+		if s.cfg.OnRequest != nil {
+			s.cfg.OnRequest(endpoint, outcome)
+		}
+	})
+}
+
 // guard wraps a public site endpoint: the address budget, the token, the
 // origin and the declared body size, in that order (see the package's
 // doc). None of these refusals reads the body, so each closes the
 // connection (see package server's closeUnreadBodies). Once the origin is
 // known to be allowed, every answer carries Access-Control-Allow-Origin,
 // so that the page's script can read its errors; no other answer does.
-func (s *Endpoints) guard(h func(http.ResponseWriter, *http.Request, store.SiteToken)) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// h returns the outcome, as the guard's refusals do.
+func (s *Endpoints) guard(endpoint string, h func(http.ResponseWriter, *http.Request, store.SiteToken) string) http.Handler {
+	return s.observed(endpoint, func(w http.ResponseWriter, r *http.Request) string {
 		w.Header().Add("Vary", "Origin")
 		if !s.spendBudget(w, r) {
-			return
+			return public.RateLimited
 		}
 		tok, status, msg := s.token(r)
 		if status != 0 {
 			respond.Error(w, status, msg)
-			return
+			if status >= http.StatusInternalServerError {
+				return public.Error
+			}
+			return public.BadToken
 		}
 		origin, ok := requestOrigin(r)
 		switch {
 		case !ok:
 			respond.Error(w, http.StatusForbidden, "missing Origin header: the site endpoints answer pages of the site's allowed origins")
-			return
+			return public.Origin
 		case !slices.Contains(tok.Origins, origin):
 			respond.Error(w, http.StatusForbidden, "origin "+respond.Quote(origin)+" is not allowed to use this site token")
-			return
+			return public.Origin
 		}
 		w.Header().Set("Access-Control-Allow-Origin", origin)
 		if r.ContentLength > s.cfg.Limits.MaxBodyBytes {
 			respond.Error(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", s.cfg.Limits.MaxBodyBytes))
-			return
+			return public.TooLarge
 		}
-		h(w, r, tok)
+		return h(w, r, tok)
 	})
 }
 
@@ -263,43 +285,44 @@ func requestOrigin(r *http.Request) (string, bool) {
 // header. The origin must be one of an active token's of the project (the
 // token's own, when the query names it: a preflight carries no header
 // values), and the request may ask for no other method or header.
-func (s *Endpoints) preflight(w http.ResponseWriter, r *http.Request) {
+func (s *Endpoints) preflight(w http.ResponseWriter, r *http.Request) string {
 	w.Header().Add("Vary", "Origin, Access-Control-Request-Method, Access-Control-Request-Headers")
 	if !s.spendBudget(w, r) {
-		return
+		return public.RateLimited
 	}
 	origin, ok := requestOrigin(r)
 	if !ok || r.Header.Get("Access-Control-Request-Method") == "" {
 		// Not a CORS preflight: say what the resource allows.
 		w.Header().Set("Allow", "OPTIONS, POST")
 		w.WriteHeader(http.StatusNoContent)
-		return
+		return public.Accepted
 	}
 	if m := r.Header.Get("Access-Control-Request-Method"); m != http.MethodPost {
 		respond.Error(w, http.StatusForbidden, "method "+respond.Quote(m)+" is not allowed; the site endpoints take POST")
-		return
+		return public.BadRequest
 	}
 	for _, h := range strings.Split(r.Header.Get("Access-Control-Request-Headers"), ",") {
 		h = strings.ToLower(strings.TrimSpace(h))
 		if h != "" && h != "content-type" && h != strings.ToLower(TokenHeader) {
 			respond.Error(w, http.StatusForbidden, "header "+respond.Quote(h)+" is not allowed; the site endpoints take Content-Type and "+TokenHeader)
-			return
+			return public.BadRequest
 		}
 	}
 	allowed, err := s.projectOrigins(r)
 	if err != nil {
 		respond.InternalError(w, r, s.cfg.Logger, "loading site tokens", err)
-		return
+		return public.Error
 	}
 	if !slices.Contains(allowed, origin) {
 		respond.Error(w, http.StatusForbidden, "origin "+respond.Quote(origin)+" is not allowed to use this project's site endpoints")
-		return
+		return public.Origin
 	}
 	w.Header().Set("Access-Control-Allow-Origin", origin)
 	w.Header().Set("Access-Control-Allow-Methods", "POST")
 	w.Header().Set("Access-Control-Allow-Headers", "Content-Type, "+TokenHeader)
 	w.Header().Set("Access-Control-Max-Age", "600")
 	w.WriteHeader(http.StatusNoContent)
+	return public.Accepted
 }
 
 // projectOrigins lists the origins a preflight of r may be allowed for:

@@ -20,12 +20,13 @@ import (
 // connection limiter, which are made from them afterwards.
 func newServeMetrics(st store.Store, log *slog.Logger, eng *engine.Config, rec *pageviews.Config, srv *server.Config, conns *connlimit.Config) (*metrics.Metrics, error) {
 	jobs, _ := st.(store.JobCounter) // both backends count their jobs
-	m, err := metrics.New(metrics.Config{Jobs: jobs, Logger: log})
+	m, err := metrics.New(metrics.Config{Jobs: jobs, Logger: log, Version: cliVersion()})
 	if err != nil {
 		return nil, err
 	}
 	eng.OnRunEnd, rec.OnFlush = m.ObserveRun, m.ObserveFlush
 	srv.OnRequest, srv.OnIngestCommit, srv.OnSiteLimit = m.ObserveRequest, m.ObserveIngestCommit, m.ObserveSiteLimit
+	srv.OnPublicRequest, srv.OnSignIn = m.ObservePublicRequest, m.ObserveSignIn
 	conns.OnRefuse = m.ObserveRefusal
 	return m, nil
 }

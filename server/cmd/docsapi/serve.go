@@ -518,7 +518,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	case serveErr = <-served:
 		log.Error("docsapi: the HTTP server stopped", slog.Any("error", serveErr))
 	}
-	return shutdown(log, set.grace, []*http.Server{httpSrv, metricsSrv}, eng, rec, closeStore, serveErr)
+	return shutdown(log, set.grace, []*http.Server{httpSrv, metricsSrv}, eng, rec, srv.IngestStats, closeStore, serveErr)
 }
 
 // newHTTPServer is an http.Server for h with serve's timeouts and limits.
@@ -590,8 +590,9 @@ func (set *serveSettings) recorderConfig(sink pageviews.Sink, log *slog.Logger) 
 // shutdown stops everything in the order that loses nothing: no new
 // requests (on the API's listener and the metrics'), requests and jobs in
 // flight finish (within grace), the page views counted so far are written,
-// then the storage closes.
-func shutdown(log *slog.Logger, grace time.Duration, httpSrvs []*http.Server, eng *engine.Engine, rec *pageviews.Recorder, closeStore func() error, serveErr error) error {
+// then the storage closes. Its last line counts the page views of both
+// ways in: the recorder's and the ingestion endpoint's (ingested).
+func shutdown(log *slog.Logger, grace time.Duration, httpSrvs []*http.Server, eng *engine.Engine, rec *pageviews.Recorder, ingested func() server.IngestStats, closeStore func() error, serveErr error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -629,8 +630,11 @@ func shutdown(log *slog.Logger, grace time.Duration, httpSrvs []*http.Server, en
 	if err := closeStore(); err != nil {
 		errs = append(errs, fmt.Errorf("closing the storage: %w", err))
 	}
-	stats := rec.Stats()
-	log.Info("docsapi: stopped", slog.Int64("page_views_recorded", stats.Recorded), slog.Int64("page_views_written", stats.Flushed))
+	// An ingested view is written before it is counted, so it adds to
+	// both figures; page_views_ingested tells the two ways in apart.
+	stats, ing := rec.Stats(), ingested()
+	log.Info("docsapi: stopped", slog.Int64("page_views_recorded", stats.Recorded+ing.Views),
+		slog.Int64("page_views_written", stats.Flushed+ing.Views), slog.Int64("page_views_ingested", ing.Views))
 	return errors.Join(errs...)
 }
 

@@ -21,6 +21,7 @@ var feedbackSearchesOperations = map[string][]string{
 	"POST /v1/site/{projectId}/searches":                         {"202", "400", "401", "403", "413", "429", "500", "503"},
 	"OPTIONS /v1/site/{projectId}/searches":                      {"204", "403", "429", "500", "503"},
 	"GET /v1/site/{projectId}/docsapi.js":                        {"200", "503"},
+	"GET /v1/site/{projectId}/docsapi.css":                       {"200", "503"},
 }
 
 // openSiteOperations are the operations a request makes without any key,
@@ -30,6 +31,7 @@ var openSiteOperations = map[string]bool{
 	"OPTIONS /v1/site/{projectId}/feedback": true,
 	"OPTIONS /v1/site/{projectId}/searches": true,
 	"GET /v1/site/{projectId}/docsapi.js":   true,
+	"GET /v1/site/{projectId}/docsapi.css":  true,
 }
 
 // TestDocumentFeedbackAndSearches checks the document against CONTRACT.md

@@ -81,6 +81,8 @@ func TestDocumentResponses(t *testing.T) {
 					wantType = "application/yaml"
 				case strings.HasSuffix(path, ".js") && status == "200":
 					wantType = "text/javascript"
+				case strings.HasSuffix(path, ".css") && status == "200":
+					wantType = "text/css"
 				case status == "204":
 					if len(r.Content) != 0 {
 						t.Errorf("%s: content types %v, want none", where, keys(r.Content))

@@ -1,0 +1,76 @@
+// Package public names what came of the requests to the endpoints anyone
+// may call (the site endpoints, with a public token) or that take their
+// data from outside (the ingestion endpoint): the endpoint and the
+// outcome, as the hooks that count them are told (server.Config.
+// OnPublicRequest). Every value is one of the constants below, never
+// anything a request holds, so a metric labelled with them has a fixed set
+// of series whatever clients send.
+package public
+
+// The endpoints.
+const (
+	Feedback  = "feedback"  // POST /v1/site/{projectId}/feedback
+	Searches  = "searches"  // POST /v1/site/{projectId}/searches
+	Preflight = "preflight" // OPTIONS of either: the CORS preflights
+	Ingest    = "ingest"    // POST /v1/analytics/{projectId}/views
+)
+
+// The outcomes: Accepted, or why the request was refused (or, for
+// Honeypot, answered as accepted and dropped).
+const (
+	// Accepted: answered 2xx and kept (a search past a cap or share is
+	// accepted too, folded; docsapi_site_limited_total counts those).
+	Accepted = "accepted"
+	// RateLimited: the client address's budget (site endpoints), or the
+	// key's (ingestion).
+	RateLimited = "rate_limited"
+	// BadToken: a site token missing, unknown, revoked, given twice or of
+	// another project.
+	BadToken = "bad_token"
+	// BadKey: an API key missing, invalid, revoked, expired, of another
+	// project or without the write scope.
+	BadKey = "bad_key"
+	// Origin: no Origin, or one the token (or the project, for a
+	// preflight) does not allow.
+	Origin = "origin"
+	// BadRequest: a preflight asking for a method or header the
+	// endpoints do not take.
+	BadRequest = "bad_request"
+	// TooLarge: a body past the bound.
+	TooLarge = "too_large"
+	// BadBody: a body that is not what the endpoint takes.
+	BadBody = "bad_body"
+	// Honeypot: a submission that filled the hidden field, answered as
+	// accepted and dropped.
+	Honeypot = "honeypot"
+	// Share: feedback past its client address's or network's share of
+	// the day.
+	Share = "share"
+	// Cap: feedback past its project's cap of the day.
+	Cap = "cap"
+	// Busy: ingested views the server had no room to queue (503).
+	Busy = "busy"
+	// Cancelled: a request that ended before its views were stored.
+	Cancelled = "cancelled"
+	// Error: the store failed, or refused the write (a project removed
+	// meanwhile).
+	Error = "error"
+)
+
+// Outcomes returns every outcome of endpoint, nil for an unknown one.
+func Outcomes(endpoint string) []string {
+	switch endpoint {
+	case Feedback:
+		return []string{Accepted, RateLimited, BadToken, Origin, TooLarge, BadBody, Honeypot, Share, Cap, Error}
+	case Searches:
+		return []string{Accepted, RateLimited, BadToken, Origin, TooLarge, BadBody, Honeypot, Error}
+	case Preflight:
+		return []string{Accepted, RateLimited, Origin, BadRequest, Error}
+	case Ingest:
+		return []string{Accepted, RateLimited, BadKey, TooLarge, BadBody, Busy, Cancelled, Error}
+	}
+	return nil
+}
+
+// Endpoints returns every endpoint.
+func Endpoints() []string { return []string{Feedback, Searches, Preflight, Ingest} }
