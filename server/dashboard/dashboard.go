@@ -124,6 +124,7 @@ func (s *Dashboard) Routes(mux Mux) {
 	mux.Handle("POST /dashboard/logout", http.HandlerFunc(s.dashLogout))
 	mux.Handle("GET /dashboard/style.css", http.HandlerFunc(dashStyle))
 	mux.Handle("GET /dashboard/projects/{projectId}/{$}", s.dashPage(keyauth.Analytics, store.ScopeRead, s.dashOverview))
+	mux.Handle("GET /dashboard/projects/{projectId}/agents", s.dashPage(keyauth.Analytics, store.ScopeRead, s.dashAgents))
 	mux.Handle("GET /dashboard/projects/{projectId}/jobs", s.dashPage(keyauth.Agent, store.ScopeRead, s.dashJobs))
 	mux.Handle("GET /dashboard/projects/{projectId}/jobs/{id}", s.dashPage(keyauth.Agent, store.ScopeRead, s.dashJob))
 	mux.Handle("POST /dashboard/projects/{projectId}/jobs/{id}/archive", s.dashPage(keyauth.Agent, store.ScopeWrite, s.dashArchive))

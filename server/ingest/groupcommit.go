@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -367,6 +368,17 @@ func (c *groupCommitter) addViews(counts []store.ViewCount) (err error) {
 	return c.sink.AddViews(ctx, counts)
 }
 
+// addAgentCount adds a's views to its agent's entry of agents.
+func addAgentCount(agents []store.AgentCount, a store.AgentCount) []store.AgentCount {
+	for i := range agents {
+		if agents[i].Name == a.Name && agents[i].Class == a.Class {
+			agents[i].Views += a.Views
+			return agents
+		}
+	}
+	return append(agents, a)
+}
+
 // mergeCounts adds up the group's counts of the same project, path and
 // hour, so that the commit writes each row once. The store adds counts, so
 // the sum stored is the same either way.
@@ -388,9 +400,15 @@ func mergeCounts(group []*viewsBatch) []store.ViewCount {
 				out[i].Human += vc.Human
 				out[i].AI += vc.AI
 				out[i].Bot += vc.Bot
+				for _, a := range vc.Agents {
+					out[i].Agents = addAgentCount(out[i].Agents, a)
+				}
 				continue
 			}
 			at[k] = len(out)
+			// The agents are copied: merging must not change a
+			// request's own counts, which a failed commit may retry.
+			vc.Agents = slices.Clone(vc.Agents)
 			out = append(out, vc)
 		}
 	}

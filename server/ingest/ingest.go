@@ -43,7 +43,8 @@ var minIngestTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // ingestView is one entry of an ingestion body. The server classifies it
 // from userAgent, path and accept, exactly as the middleware classifies a
-// request, so that both sources count alike.
+// request, so that both sources count alike, AI and bot views per agent
+// name included.
 type ingestView struct {
 	Path      *string `json:"path"`
 	UserAgent string  `json:"userAgent"`
@@ -174,6 +175,18 @@ func (h *Handler) RecordViews(w http.ResponseWriter, r *http.Request, projectID 
 	}
 }
 
+// addAgent adds n views of the named agent to agents.
+func addAgent(agents []store.AgentCount, name string, class traffic.Class, n int64) []store.AgentCount {
+	ac := store.AgentClass(class.String())
+	for i := range agents {
+		if agents[i].Name == name && agents[i].Class == ac {
+			agents[i].Views += n
+			return agents
+		}
+	}
+	return append(agents, store.AgentCount{Name: name, Class: ac, Views: n})
+}
+
 // parseIngest reads {"views": [...]} and returns one count per view,
 // merged by path and hour, and the visitors of the views that name one
 // (humans and AI: bots are no visitors), or every problem found.
@@ -261,7 +274,7 @@ func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.Vi
 			out = append(out, store.ViewCount{Path: path, Hour: hour})
 		}
 		vc := &out[i]
-		class := cl.Classify(v.UserAgent, *v.Path, v.Accept)
+		class, agent := cl.ClassifyAgent(v.UserAgent, *v.Path, v.Accept)
 		switch class {
 		case traffic.Human:
 			vc.Human += n
@@ -269,6 +282,11 @@ func parseIngest(body []byte, now time.Time, cl *traffic.Classifier) ([]store.Vi
 			vc.AI += n
 		default:
 			vc.Bot += n
+		}
+		if agent != "" && class != traffic.Human {
+			// The name is the classifier's, never the user agent sent:
+			// a body of distinct user agents adds no names.
+			vc.Agents = addAgent(vc.Agents, agent, class, n)
 		}
 		if v.Visitor != nil && (class == traffic.Human || class == traffic.AI) { // bots are no visitors
 			vi := 0

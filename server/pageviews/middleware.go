@@ -57,14 +57,14 @@ func (r *Recorder) Middleware(cfg MiddlewareConfig) (func(http.Handler) http.Han
 				return
 			}
 			ua := headerOf(req, "User-Agent")
-			class := r.classes.Classify(ua, path, headerOf(req, "Accept"))
+			class, agent := r.classes.ClassifyAgent(ua, path, headerOf(req, "Accept"))
 			now := r.cfg.Now()
 			var visitor uint64
 			hasVisitor := false
 			if r.visSink != nil && visitorClass(class) >= 0 {
 				visitor, hasVisitor = r.visitorOf(cfg.Project, now, r.proxies.Addr(req), ua)
 			}
-			r.record(cfg.Project, cfg.Normalize(path), class, now, 1, visitor, hasVisitor)
+			r.record(cfg.Project, cfg.Normalize(path), class, agent, now, 1, visitor, hasVisitor)
 		})
 	}, nil
 }

@@ -1,15 +1,18 @@
 package pageviews
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/docsapi/docsapi-go/server/store"
 	"github.com/docsapi/docsapi-go/server/traffic"
@@ -40,15 +43,39 @@ func (m *memSink) AddViews(_ context.Context, counts []store.ViewCount) error {
 	if m.got == nil {
 		m.got = map[string]store.ViewCount{}
 	}
+	if err := store.ValidateViewCounts(counts); err != nil {
+		return err
+	}
 	for _, c := range counts {
 		k := c.ProjectID + " " + c.Path + " " + c.Hour.Format(time.RFC3339)
 		prev := m.got[k]
 		c.Human += prev.Human
 		c.AI += prev.AI
 		c.Bot += prev.Bot
+		c.Agents = mergeAgents(prev.Agents, c.Agents)
 		m.got[k] = c
 	}
 	return nil
+}
+
+// mergeAgents adds b's agents to a copy of a's, sorted by class then name,
+// as a store adds them up.
+func mergeAgents(a, b []store.AgentCount) []store.AgentCount {
+	var out []store.AgentCount
+	for _, add := range [][]store.AgentCount{a, b} {
+		for _, ac := range add {
+			i := slices.IndexFunc(out, func(o store.AgentCount) bool { return o.Name == ac.Name && o.Class == ac.Class })
+			if i < 0 {
+				out = append(out, ac)
+			} else {
+				out[i].Views += ac.Views
+			}
+		}
+	}
+	slices.SortFunc(out, func(x, y store.AgentCount) int {
+		return cmp.Or(strings.Compare(string(x.Class), string(y.Class)), strings.Compare(x.Name, y.Name))
+	})
+	return out
 }
 
 func (m *memSink) snapshot() map[string]store.ViewCount {
@@ -174,10 +201,14 @@ func TestMiddlewareCountsOnlySuccessfulPageViews(t *testing.T) {
 	}
 	hour := "2026-08-14T09:00:00Z"
 	want := map[string]store.ViewCount{
-		"docs /guide " + hour:  {ProjectID: "docs", Path: "/guide", Hour: at.Truncate(time.Hour), Human: 2, AI: 2, Bot: 1},
+		"docs /guide " + hour: {ProjectID: "docs", Path: "/guide", Hour: at.Truncate(time.Hour), Human: 2, AI: 2, Bot: 1, Agents: []store.AgentCount{
+			{Name: "ChatGPT-User", Class: store.AgentAI, Views: 1},
+			{Name: "Markdown (.md URL)", Class: store.AgentAI, Views: 1},
+			{Name: "Googlebot", Class: store.AgentSearchBot, Views: 1},
+		}},
 		"docs /silent " + hour: {ProjectID: "docs", Path: "/silent", Hour: at.Truncate(time.Hour), Human: 1},
 	}
-	if diff := cmp.Diff(want, sink.snapshot()); diff != "" {
+	if diff := gocmp.Diff(want, sink.snapshot()); diff != "" {
 		t.Fatalf("flushed counts (-want +got):\n%s", diff)
 	}
 	if st := r.Stats(); st.Recorded != 6 || st.Flushed != 6 || st.Pending != 0 {

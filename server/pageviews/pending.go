@@ -84,6 +84,9 @@ func (c *counts) add(d *counts) {
 	c.human += d.human
 	c.ai += d.ai
 	c.bot += d.bot
+	for _, a := range d.agents {
+		c.addAgent(a.name, a.class, a.n)
+	}
 }
 
 func (c *counts) total() int64 { return c.human + c.ai + c.bot }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -176,50 +177,50 @@ func TestPendingMergeFolds(t *testing.T) {
 	}{{
 		name: "below the bound every key is kept",
 		max:  3,
-		add:  []add{{k("docs", "/a", h1), counts{1, 0, 0}}, {k("docs", "/b", h2), counts{0, 2, 0}}, {k("blog", "/a", h1), counts{0, 0, 3}}},
-		want: map[key]counts{k("docs", "/a", h1): {1, 0, 0}, k("docs", "/b", h2): {0, 2, 0}, k("blog", "/a", h1): {0, 0, 3}},
+		add:  []add{{k("docs", "/a", h1), counts{human: 1, ai: 0, bot: 0}}, {k("docs", "/b", h2), counts{human: 0, ai: 2, bot: 0}}, {k("blog", "/a", h1), counts{human: 0, ai: 0, bot: 3}}},
+		want: map[key]counts{k("docs", "/a", h1): {human: 1, ai: 0, bot: 0}, k("docs", "/b", h2): {human: 0, ai: 2, bot: 0}, k("blog", "/a", h1): {human: 0, ai: 0, bot: 3}},
 	}, {
 		name:    "a pending key adds up at the bound",
 		max:     1,
-		pending: map[key]counts{k("docs", "/a", h1): {1, 1, 1}},
-		add:     []add{{k("docs", "/a", h1), counts{2, 0, 5}}},
-		want:    map[key]counts{k("docs", "/a", h1): {3, 1, 6}},
+		pending: map[key]counts{k("docs", "/a", h1): {human: 1, ai: 1, bot: 1}},
+		add:     []add{{k("docs", "/a", h1), counts{human: 2, ai: 0, bot: 5}}},
+		want:    map[key]counts{k("docs", "/a", h1): {human: 3, ai: 1, bot: 6}},
 	}, {
 		name:    "past the bound into the overflow counter already pending",
 		max:     2,
-		pending: map[key]counts{k("docs", "/a", h1): {1, 0, 0}, k("docs", o, h1): {5, 1, 0}},
-		add:     []add{{k("docs", "/b", h1), counts{1, 2, 3}}, {k("docs", "/c", h1), counts{0, 0, 1}}},
-		want:    map[key]counts{k("docs", "/a", h1): {1, 0, 0}, k("docs", o, h1): {6, 3, 4}},
+		pending: map[key]counts{k("docs", "/a", h1): {human: 1, ai: 0, bot: 0}, k("docs", o, h1): {human: 5, ai: 1, bot: 0}},
+		add:     []add{{k("docs", "/b", h1), counts{human: 1, ai: 2, bot: 3}}, {k("docs", "/c", h1), counts{human: 0, ai: 0, bot: 1}}},
+		want:    map[key]counts{k("docs", "/a", h1): {human: 1, ai: 0, bot: 0}, k("docs", o, h1): {human: 6, ai: 3, bot: 4}},
 		folded:  7,
 	}, {
 		name:    "an overflow counter is kept while there is room, then folded into",
 		max:     2,
-		pending: map[key]counts{k("docs", "/a", h1): {1, 0, 0}},
-		add:     []add{{k("docs", o, h1), counts{4, 0, 0}}, {k("docs", "/b", h1), counts{1, 0, 0}}},
-		want:    map[key]counts{k("docs", "/a", h1): {1, 0, 0}, k("docs", o, h1): {5, 0, 0}},
+		pending: map[key]counts{k("docs", "/a", h1): {human: 1, ai: 0, bot: 0}},
+		add:     []add{{k("docs", o, h1), counts{human: 4, ai: 0, bot: 0}}, {k("docs", "/b", h1), counts{human: 1, ai: 0, bot: 0}}},
+		want:    map[key]counts{k("docs", "/a", h1): {human: 1, ai: 0, bot: 0}, k("docs", o, h1): {human: 5, ai: 0, bot: 0}},
 		folded:  1,
 	}, {
 		name:    "no room for an overflow counter: one catch-all per project, at the first hour folded",
 		max:     2,
-		pending: map[key]counts{k("docs", "/a", h1): {1, 0, 0}, k("blog", "/a", h1): {1, 0, 0}},
+		pending: map[key]counts{k("docs", "/a", h1): {human: 1, ai: 0, bot: 0}, k("blog", "/a", h1): {human: 1, ai: 0, bot: 0}},
 		add: []add{
-			{k("docs", "/b", h2), counts{1, 0, 0}}, // the catch-all of docs: its overflow counter at h2
-			{k("docs", "/c", h1), counts{0, 1, 0}}, // no overflow counter at h1: to the catch-all
-			{k("blog", "/b", h1), counts{0, 0, 2}}, // the catch-all of blog, at h1
-			{k("blog", o, h2), counts{3, 0, 0}},    // a live overflow counter: moved to h1
-			{k("blog", "/a", h1), counts{1, 1, 1}}, // pending: adds up
+			{k("docs", "/b", h2), counts{human: 1, ai: 0, bot: 0}}, // the catch-all of docs: its overflow counter at h2
+			{k("docs", "/c", h1), counts{human: 0, ai: 1, bot: 0}}, // no overflow counter at h1: to the catch-all
+			{k("blog", "/b", h1), counts{human: 0, ai: 0, bot: 2}}, // the catch-all of blog, at h1
+			{k("blog", o, h2), counts{human: 3, ai: 0, bot: 0}},    // a live overflow counter: moved to h1
+			{k("blog", "/a", h1), counts{human: 1, ai: 1, bot: 1}}, // pending: adds up
 		},
 		want: map[key]counts{
-			k("docs", "/a", h1): {1, 0, 0}, k("blog", "/a", h1): {2, 1, 1},
-			k("docs", o, h2): {1, 1, 0}, k("blog", o, h1): {3, 0, 2},
+			k("docs", "/a", h1): {human: 1, ai: 0, bot: 0}, k("blog", "/a", h1): {human: 2, ai: 1, bot: 1},
+			k("docs", o, h2): {human: 1, ai: 1, bot: 0}, k("blog", o, h1): {human: 3, ai: 0, bot: 2},
 		},
 		folded: 7,
 	}, {
 		name:    "the catch-all of a project is an overflow counter kept as it is",
 		max:     1,
-		pending: map[key]counts{k("docs", "/a", h1): {1, 0, 0}},
-		add:     []add{{k("blog", o, h2), counts{0, 4, 0}}, {k("blog", "/x", h1), counts{0, 1, 0}}},
-		want:    map[key]counts{k("docs", "/a", h1): {1, 0, 0}, k("blog", o, h2): {0, 5, 0}},
+		pending: map[key]counts{k("docs", "/a", h1): {human: 1, ai: 0, bot: 0}},
+		add:     []add{{k("blog", o, h2), counts{human: 0, ai: 4, bot: 0}}, {k("blog", "/x", h1), counts{human: 0, ai: 1, bot: 0}}},
+		want:    map[key]counts{k("docs", "/a", h1): {human: 1, ai: 0, bot: 0}, k("blog", o, h2): {human: 0, ai: 5, bot: 0}},
 		folded:  1,
 	}, {
 		// 16 keeps 1 for overflow counters: 15 paths fill the rest.
@@ -227,16 +228,16 @@ func TestPendingMergeFolds(t *testing.T) {
 		max:     16,
 		pending: fill(15, "docs", h1),
 		add: []add{
-			{k("docs", "/x", h1), counts{1, 0, 0}}, // into a new overflow counter, in the reserve
-			{k("docs", "/y", h2), counts{0, 1, 0}}, // the bound is reached: the catch-all, at h2
-			{k("docs", "/z", h2), counts{0, 0, 1}}, // into it
-			{k("docs", "/p0", h1), counts{1, 0, 0}},
+			{k("docs", "/x", h1), counts{human: 1, ai: 0, bot: 0}}, // into a new overflow counter, in the reserve
+			{k("docs", "/y", h2), counts{human: 0, ai: 1, bot: 0}}, // the bound is reached: the catch-all, at h2
+			{k("docs", "/z", h2), counts{human: 0, ai: 0, bot: 1}}, // into it
+			{k("docs", "/p0", h1), counts{human: 1, ai: 0, bot: 0}},
 		},
 		want: func() map[key]counts {
 			m := fill(15, "docs", h1)
-			m[k("docs", "/p0", h1)] = counts{2, 0, 0}
-			m[k("docs", o, h1)] = counts{1, 0, 0}
-			m[k("docs", o, h2)] = counts{0, 1, 1}
+			m[k("docs", "/p0", h1)] = counts{human: 2, ai: 0, bot: 0}
+			m[k("docs", o, h1)] = counts{human: 1, ai: 0, bot: 0}
+			m[k("docs", o, h2)] = counts{human: 0, ai: 1, bot: 1}
 			return m
 		}(),
 		folded: 3,
@@ -266,7 +267,7 @@ func TestPendingMergeFolds(t *testing.T) {
 				got[k] = *c
 				out += c.total()
 			}
-			if !maps.Equal(got, tc.want) {
+			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("pending = %v\nwant      %v", got, tc.want)
 			}
 			if folded != tc.folded || in != out {
@@ -280,7 +281,7 @@ func TestPendingMergeFolds(t *testing.T) {
 func fill(n int, project string, hour int64) map[key]counts {
 	m := map[key]counts{}
 	for i := range n {
-		m[key{project: project, path: fmt.Sprintf("/p%d", i), hour: hour}] = counts{1, 0, 0}
+		m[key{project: project, path: fmt.Sprintf("/p%d", i), hour: hour}] = counts{human: 1, ai: 0, bot: 0}
 	}
 	return m
 }

@@ -14,7 +14,12 @@
 // counters, not by traffic. A counter costs about 150 bytes plus its
 // project and path (the strings it is keyed by are kept until it is
 // written), and a path is at most Config.MaxPathBytes long: views of longer
-// paths are counted under Config.OverflowPath. A Recorder holds at most:
+// paths are counted under Config.OverflowPath. AI and bot views are also
+// counted per agent on their counter, about 40 bytes for each agent seen
+// there; agents are the names of the classifier's rules (see
+// traffic.Classifier.ClassifyAgent), never a user agent as sent, so a
+// counter holds at most as many as the rule table has rules. A Recorder
+// holds at most:
 //
 //   - live counters, between two flushes: Config.MaxKeys counters of
 //     distinct (project, path, hour), then up to MaxKeys overflow counters,
@@ -164,8 +169,10 @@ type Config struct {
 type Recorder struct {
 	cfg     Config
 	classes *traffic.Memo // cfg.Classifier, remembering user agents' scans
-	shards  [shardCount]shard
-	keys    atomic.Int64 // counters held across shards, for MaxKeys
+	// agents is the names cfg.Classifier gives, for RecordAgent.
+	agents map[traffic.Agent]bool
+	shards [shardCount]shard
+	keys   atomic.Int64 // counters held across shards, for MaxKeys
 	// maxLive bounds keys but for the overflow counters of the hours
 	// recorded in: 2×MaxKeys.
 	maxLive int64
@@ -239,6 +246,42 @@ type key struct {
 
 type counts struct {
 	human, ai, bot int64
+	// agents splits the ai and bot views by the agent the classifier
+	// named: at most one entry per name of its table (and OtherAgent),
+	// so a counter's agents are bounded whatever user agents are sent.
+	agents []agentCount
+}
+
+// agentCount is an agent's views on a counter.
+type agentCount struct {
+	name  string
+	class traffic.Class
+	n     int64
+}
+
+// addAgent adds n views of the named agent. A counter sees few agents, so
+// a scan beats a map, and a view of an agent already on the counter
+// allocates nothing.
+func (c *counts) addAgent(name string, class traffic.Class, n int64) {
+	for i := range c.agents {
+		if a := &c.agents[i]; a.name == name && a.class == class {
+			a.n += n
+			return
+		}
+	}
+	c.agents = append(c.agents, agentCount{name: name, class: class, n: n})
+}
+
+// storeAgents returns c's agents as a store.ViewCount holds them.
+func (c *counts) storeAgents() []store.AgentCount {
+	if len(c.agents) == 0 {
+		return nil
+	}
+	out := make([]store.AgentCount, len(c.agents))
+	for i, a := range c.agents {
+		out[i] = store.AgentCount{Name: a.name, Class: store.AgentClass(a.class.String()), Views: a.n}
+	}
+	return out
 }
 
 // liveCounter is a live counter: its counts and, for a request to count
@@ -349,6 +392,10 @@ func New(cfg Config) (*Recorder, error) {
 	}
 	r := &Recorder{cfg: cfg, pending: newPendingCounts(cfg.MaxPendingKeys, cfg.OverflowPath), stop: make(chan struct{}), done: make(chan struct{})}
 	r.classes = traffic.NewMemo(cfg.Classifier)
+	r.agents = map[traffic.Agent]bool{}
+	for _, a := range cfg.Classifier.Agents() {
+		r.agents[a] = true
+	}
 	r.maxLive = math.MaxInt64
 	if int64(cfg.MaxKeys) <= math.MaxInt64/2 {
 		r.maxLive = 2 * int64(cfg.MaxKeys)
@@ -370,11 +417,24 @@ func New(cfg Config) (*Recorder, error) {
 // class. It does not touch the store. For a path already counted in the
 // same hour it allocates nothing.
 func (r *Recorder) Record(project, path string, class traffic.Class, at time.Time, n int64) {
-	r.record(project, path, class, at, n, 0, false)
+	r.record(project, path, class, "", at, n, 0, false)
 }
 
-// record is Record, counting the visitor too when hasVisitor.
-func (r *Recorder) record(project, path string, class traffic.Class, at time.Time, n int64, visitor uint64, hasVisitor bool) {
+// RecordAgent is Record of views by the named agent, as the Recorder's
+// classifier names it (traffic.Classifier.ClassifyAgent): an AI or bot
+// view is also counted under its agent. A name the classifier does not
+// give for that class is counted as traffic.OtherAgent, so that the names
+// a Recorder keeps are its classifier's, whatever a caller passes.
+func (r *Recorder) RecordAgent(project, path string, class traffic.Class, agent string, at time.Time, n int64) {
+	if class != traffic.Human && !r.agents[traffic.Agent{Name: agent, Class: class}] {
+		agent = traffic.OtherAgent
+	}
+	r.record(project, path, class, agent, at, n, 0, false)
+}
+
+// record is Record, counting the views under agent too when it is not
+// empty and the class is not Human, and the visitor when hasVisitor.
+func (r *Recorder) record(project, path string, class traffic.Class, agent string, at time.Time, n int64, visitor uint64, hasVisitor bool) {
 	if n <= 0 {
 		return
 	}
@@ -396,6 +456,9 @@ func (r *Recorder) record(project, path string, class traffic.Class, at time.Tim
 		c.ai += n
 	default:
 		c.bot += n
+	}
+	if agent != "" && class != traffic.Human {
+		c.addAgent(agent, class, n)
 	}
 	vi := -1
 	if hasVisitor {
@@ -569,7 +632,7 @@ func (r *Recorder) Flush(ctx context.Context) (err error) {
 		batch, froms = batch[:0], froms[:0]
 	}
 	add := func(k key, c *counts, shard int) {
-		batch = append(batch, store.ViewCount{ProjectID: k.project, Path: k.path, Hour: time.Unix(k.hour, 0).UTC(), Human: c.human, AI: c.ai, Bot: c.bot})
+		batch = append(batch, store.ViewCount{ProjectID: k.project, Path: k.path, Hour: time.Unix(k.hour, 0).UTC(), Human: c.human, AI: c.ai, Bot: c.bot, Agents: c.storeAgents()})
 		froms = append(froms, from{k, shard})
 		if len(batch) == r.cfg.BatchSize {
 			write()

@@ -390,7 +390,7 @@ func TestVisitorMemoryStaysBoundedWhileStoreIsDown(t *testing.T) {
 			if !ok {
 				t.Fatal("no salt")
 			}
-			r.record("docs", fmt.Sprintf("/made-up/%d/%d", i, j), traffic.Human, clock, 1, v, true)
+			r.record("docs", fmt.Sprintf("/made-up/%d/%d", i, j), traffic.Human, "", clock, 1, v, true)
 			visitorsSent++
 		}
 	}
@@ -515,7 +515,7 @@ func TestVisitorChargeCoversMemory(t *testing.T) {
 				if salt != nil {
 					h = salt.Key("docs", fmt.Sprint(p*perPath+v))
 				}
-				r.record("docs", path, traffic.Human, at, 1, h, salt != nil)
+				r.record("docs", path, traffic.Human, "", at, 1, h, salt != nil)
 			}
 		}
 		live = heap() - base

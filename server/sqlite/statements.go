@@ -19,6 +19,8 @@ type viewStatements struct {
 	rolls [rollup.Kinds]rollStatements // by rollup.Kind
 	// The cap's bookkeeping (dayStore).
 	held, addPath, paths, record *sql.Stmt
+	// addAgent adds a row's views to agent_days (viewsTx.AddAgents).
+	addAgent *sql.Stmt
 }
 
 // rollStatements read and write the segments of one kind of roll.
@@ -73,6 +75,9 @@ func prepareViewStatements(ctx context.Context, db *sql.DB) (*viewStatements, er
 		    folded_counts = folded_counts + excluded.folded_counts,
 		    folded_views = CASE WHEN folded_views > 9223372036854775807 - excluded.folded_views
 		                        THEN 9223372036854775807 ELSE folded_views + excluded.folded_views END`)
+	st.addAgent = p.prepare(`INSERT INTO agent_days (project_id, day, path, agent, class, views)
+		VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (project_id, day, path, agent, class) DO UPDATE SET views = views + excluded.views`)
 	if err := p.err(); err != nil {
 		return nil, err
 	}

@@ -39,6 +39,7 @@ type Store interface {
 	SiteStore     // the tokens of the public recording endpoints (site.go)
 	SessionStore  // the dashboard's sessions ended before their time (sessions.go)
 	VisitorStore  // unique visitors and their daily salts (visitors.go)
+	AgentStore    // views per AI agent and crawler, by name (agents.go)
 
 	// CreateProject stores a new project. ErrConflict if the ID is taken.
 	CreateProject(ctx context.Context, p Project) error
@@ -317,6 +318,11 @@ type ViewCount struct {
 	Human     int64
 	AI        int64
 	Bot       int64 // crawlers and other bots: kept, never exported as views
+	// Agents splits some of the AI and bot views by agent (see
+	// AgentStore): their views of class AgentAI add up to at most AI,
+	// those of the bot classes to at most Bot. Stored per UTC day, under
+	// the path the count is stored under.
+	Agents []AgentCount
 }
 
 // OtherPagesPath is the path a capped store counts the views of paths

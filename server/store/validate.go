@@ -23,7 +23,7 @@ func (c ViewCount) Validate() error {
 	case c.Human < 0 || c.AI < 0 || c.Bot < 0:
 		return Invalid("negative count (human %d, ai %d, bot %d)", c.Human, c.AI, c.Bot)
 	}
-	return nil
+	return c.validateAgents()
 }
 
 // ValidateViewCounts returns what makes a batch unfit for AddViews, naming

@@ -41,6 +41,23 @@ func BenchmarkClassify(b *testing.B) {
 	}
 }
 
+// BenchmarkClassifyAgent times ClassifyAgent, which names the deciding
+// rule with one more load than Classify, on each of benchInputs; it
+// allocates nothing either.
+func BenchmarkClassifyAgent(b *testing.B) {
+	c := traffic.Default()
+	for _, in := range benchInputs {
+		b.Run(in.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				sink, nameSink = c.ClassifyAgent(in.ua, in.path, in.accept)
+			}
+		})
+	}
+}
+
+var nameSink string
+
 // BenchmarkClassifyRequest times ClassifyRequest, which reads the request's
 // headers without allocating: a browser's request for a page, and one for
 // a Markdown page whose Accept is split over two header lines.

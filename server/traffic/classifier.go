@@ -25,6 +25,10 @@ const MaxUserAgentScan = 1024
 type Classifier struct {
 	version int
 	rules   []Rule
+	// names holds each rule's agent name (Rule.Name), "" for a rule of
+	// class Human and, at index none, for no match: ClassifyAgent reads
+	// it by the deciding index, so naming costs one load.
+	names []string
 
 	// none is len(rules): the "no rule matched" index, larger than any
 	// real one so that "keep the smallest index" needs no special case.
@@ -72,6 +76,12 @@ func New(rules []Rule) (*Classifier, error) {
 		}
 	}
 	c := &Classifier{rules: slices.Clone(rules), none: int32(len(rules))}
+	c.names = make([]string, len(rules)+1)
+	for i, r := range c.rules {
+		if r.Class != Human {
+			c.names[i] = r.Name()
+		}
+	}
 	c.firstToken = c.none
 	for f := range c.features {
 		c.features[f] = c.none
@@ -193,17 +203,63 @@ func (c *Classifier) ClassifyRequest(r *http.Request) Class {
 	return c.classify(ua, path, acceptHeader{many: r.Header["Accept"]})
 }
 
+// ClassifyAgent is Classify that also names the agent: the Name of the
+// rule that decided, which is "" for Human. Names come only from c's rule
+// table, never from the user agent, so however many distinct user agents
+// are sent, they fall into at most Agents() names. It does not allocate.
+func (c *Classifier) ClassifyAgent(userAgent, path, accept string) (Class, string) {
+	best := c.decide(userAgent, path, acceptHeader{one: accept}, c.scanAll)
+	return c.classOf(best), c.names[best]
+}
+
+// Agents returns every name ClassifyAgent can give, with its class, in
+// table order: the whole vocabulary of agent names of c, at most one per
+// rule. Rules that an earlier rule shadows give no name.
+func (c *Classifier) Agents() []Agent {
+	var out []Agent
+	seen := make(map[Agent]bool)
+	for i, r := range c.rules {
+		a := Agent{Name: c.names[i], Class: r.Class}
+		live := c.features[r.Feature] == int32(i)
+		if r.Feature == NoFeature {
+			lower := strings.ToLower(r.Token)
+			live = c.find(lower[0], lower) == int32(i)
+		}
+		if a.Name == "" || !live || seen[a] {
+			continue
+		}
+		seen[a] = true
+		out = append(out, a)
+	}
+	return out
+}
+
+// Agent is an agent name and the class it is counted in.
+type Agent struct {
+	Name  string
+	Class Class
+}
+
 // classify is Classify with the Accept header in either shape.
 func (c *Classifier) classify(ua, path string, accept acceptHeader) Class {
-	return c.classifyScanned(ua, path, accept, c.scanAll)
+	return c.classOf(c.decide(ua, path, accept, c.scanAll))
+}
+
+// classOf returns the class of the deciding rule index best.
+func (c *Classifier) classOf(best int32) Class {
+	if best == c.none {
+		return Human
+	}
+	return c.rules[best].Class
 }
 
 // scanAll is scan of ua from no match.
 func (c *Classifier) scanAll(ua string) int32 { return c.scan(ua, c.none) }
 
-// classifyScanned is classify with the scan of the user agent from no
-// match done by scan, which a Memo remembers.
-func (c *Classifier) classifyScanned(ua, path string, accept acceptHeader, scan func(string) int32) Class {
+// decide returns the index of the rule that decides a request, or none,
+// with the scan of the user agent from no match done by scan, which a Memo
+// remembers.
+func (c *Classifier) decide(ua, path string, accept acceptHeader, scan func(string) int32) int32 {
 	best := c.none
 	if isBlank(ua) {
 		best = c.features[EmptyUserAgent]
@@ -224,10 +280,7 @@ func (c *Classifier) classifyScanned(ua, path string, accept acceptHeader, scan 
 	if f := c.features[AcceptMarkdown]; f < best && accept.prefersMarkdown() {
 		best = f
 	}
-	if best == c.none {
-		return Human
-	}
-	return c.rules[best].Class
+	return best
 }
 
 // scan tokenises ua in place and returns the smallest rule index among

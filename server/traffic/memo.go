@@ -44,7 +44,13 @@ func (m *Memo) Classifier() *Classifier { return m.c }
 
 // Classify returns what m's Classifier's Classify returns.
 func (m *Memo) Classify(userAgent, path, accept string) Class {
-	return m.c.classifyScanned(userAgent, path, acceptHeader{one: accept}, m.scan)
+	return m.c.classOf(m.c.decide(userAgent, path, acceptHeader{one: accept}, m.scan))
+}
+
+// ClassifyAgent returns what m's Classifier's ClassifyAgent returns.
+func (m *Memo) ClassifyAgent(userAgent, path, accept string) (Class, string) {
+	best := m.c.decide(userAgent, path, acceptHeader{one: accept}, m.scan)
+	return m.c.classOf(best), m.c.names[best]
 }
 
 // scan is Classifier.scan of ua from no match, remembered.

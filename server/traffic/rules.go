@@ -80,6 +80,44 @@ type Rule struct {
 	Note string
 }
 
+// MaxNameBytes bounds an agent name: a rule whose token is longer is named
+// OtherAgent, so that a name always fits where names are stored.
+const MaxNameBytes = 64
+
+// OtherAgent is the name of a rule whose token is longer than
+// MaxNameBytes.
+const OtherAgent = "other"
+
+// featureAgentNames are the agent names of the feature rules: what a
+// reader of a dashboard understands, where the feature's own name is the
+// rule table's vocabulary. Each feature keeps a name of its own, since
+// "an unknown client asked for llms.txt" and "a client negotiated
+// Markdown" tell a documentation owner different things.
+var featureAgentNames = [numFeatures]string{
+	MarkdownPath:   "Markdown (.md URL)",
+	LLMsTxt:        "llms.txt",
+	AcceptMarkdown: "Markdown (Accept header)",
+	EmptyUserAgent: "no user agent",
+}
+
+// Name returns the agent name of the rule, which ClassifyAgent reports for
+// the requests it decides: its token as written in the table ("GPTBot"),
+// OtherAgent for a token longer than MaxNameBytes, or a readable name for
+// a feature ("llms.txt", "no user agent", "Markdown (.md URL)",
+// "Markdown (Accept header)").
+func (r Rule) Name() string {
+	switch {
+	case r.Token == "":
+		if r.Feature < numFeatures {
+			return featureAgentNames[r.Feature]
+		}
+		return OtherAgent
+	case len(r.Token) > MaxNameBytes:
+		return OtherAgent
+	}
+	return r.Token
+}
+
 // label names the rule in error messages.
 func (r Rule) label() string {
 	switch {

@@ -11,6 +11,14 @@ import (
 var operatorOperations = map[string][]string{
 	"GET /v2/agent/{projectId}/jobs":             {"200", "400", "401", "403", "404", "429", "500"},
 	"GET /v1/analytics/{projectId}/views/series": {"200", "400", "401", "403", "404", "429", "500"},
+	"GET /v1/analytics/{projectId}/agents":       {"200", "400", "401", "403", "404", "429", "500"},
+}
+
+// hostedParameters are the parameters of the hosted contract that
+// operator additions reuse unchanged, and so are not marked self-hosted.
+var hostedParameters = []string{
+	"#/components/parameters/DateFrom", "#/components/parameters/DateTo", "#/components/parameters/Cursor",
+	"#/components/parameters/Limit", "#/components/parameters/Offset",
 }
 
 // TestDocumentOperatorAdditions checks that the job list and the views
@@ -26,7 +34,7 @@ func TestDocumentOperatorAdditions(t *testing.T) {
 		o := doc.Paths.Value(path).GetOperation(method)
 		requireSelfHosted(t, op, o.Extensions, o.Description)
 		for _, p := range o.Parameters {
-			if p.Value.In == "query" && p.Ref != "#/components/parameters/DateFrom" && p.Ref != "#/components/parameters/DateTo" && p.Ref != "#/components/parameters/Cursor" {
+			if p.Value.In == "query" && !slices.Contains(hostedParameters, p.Ref) {
 				requireSelfHosted(t, op+" "+p.Value.Name, p.Value.Extensions, p.Value.Description)
 			}
 		}
@@ -36,6 +44,9 @@ func TestDocumentOperatorAdditions(t *testing.T) {
 		"JobsPage":    {"jobs", "nextCursor", "hasMore"},
 		"ViewsSeries": {"interval", "dateFrom", "dateTo", "path", "points"},
 		"ViewsPoint":  {"at", "human", "ai", "total", "bots"},
+		"AgentsPage":  {"dateFrom", "dateTo", "path", "class", "agents", "pages", "hasMore"},
+		"AgentViews":  {"name", "class", "views"},
+		"AgentPage":   {"path", "name", "class", "views"},
 	} {
 		s := schemas[name].Value
 		requireSelfHosted(t, name, s.Extensions, s.Description)

@@ -60,6 +60,12 @@ type ViewsBackend interface {
 	// rolls of kind of project that start in [at[0], at[1]), and the
 	// start of its roll. A segment is valid only during the call.
 	ReadRolls(ctx context.Context, op, project string, kind rollup.Kind, at [2]int64, add func(at int64, seg []byte) error) error
+	// ReadAgents reads, from one snapshot, the totals of q (a validated
+	// query) and q.Limit of its rows from q.Offset, in QueryAgents' orders.
+	ReadAgents(ctx context.Context, op string, q store.AgentsQuery) (store.AgentsResult, error)
+	// ReadAgentSeries reads the views of q per agent and day, in
+	// AgentSeries' order.
+	ReadAgentSeries(ctx context.Context, op string, q store.AgentsQuery) ([]store.AgentDay, error)
 	// Fail wraps an error of op (see Backend.Fail).
 	Fail(op string, err error) error
 }
@@ -71,6 +77,9 @@ type ViewsTx interface {
 	// AddToRolls adds counts, as the cap left them, to the hour, day and
 	// week rolls they fall in (rollup.Group's).
 	AddToRolls(counts []store.ViewCount) error
+	// AddAgents adds each row's views to its row of agent_days, making
+	// it if missing. The rows are distinct and sorted (groupAgents).
+	AddAgents(rows []AgentRow) error
 }
 
 // ViewFolds returns what AddViews folded into store.OtherPagesPath since
@@ -100,6 +109,13 @@ func (v *Views) AddViews(ctx context.Context, counts []store.ViewCount) error {
 		}
 		if err := tx.AddToRolls(capped.Counts); err != nil {
 			return v.db.Fail(op, err)
+		}
+		// The agents' views follow their count's path as the cap left
+		// it, so the cap bounds their paths as it bounds the views'.
+		if rows := groupAgents(capped.Counts); len(rows) > 0 {
+			if err := tx.AddAgents(rows); err != nil {
+				return v.db.Fail(op, err)
+			}
 		}
 		return nil
 	})

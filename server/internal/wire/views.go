@@ -66,3 +66,31 @@ type ViewsPoint struct {
 	Bots  int64  `json:"bots"`
 	Total int64  `json:"total"`
 }
+
+// AgentsPage is a project's views per AI agent and crawler (the
+// AgentsPage schema, a self-hosted addition): every agent's total over
+// the range, and one page of per-path rows.
+type AgentsPage struct {
+	DateFrom *string      `json:"dateFrom"` // null when open
+	DateTo   *string      `json:"dateTo"`   // null when open
+	Path     *string      `json:"path"`     // null for every path
+	Class    *string      `json:"class"`    // null for every class
+	Agents   []AgentViews `json:"agents"`
+	Pages    []AgentPage  `json:"pages"`
+	HasMore  bool         `json:"hasMore"`
+}
+
+// AgentViews is one agent's views (the AgentViews schema).
+type AgentViews struct {
+	Name  string `json:"name"`
+	Class string `json:"class"`
+	Views int64  `json:"views"`
+}
+
+// AgentPage is one agent's views of one path (the AgentPage schema).
+type AgentPage struct {
+	Path  string `json:"path"`
+	Name  string `json:"name"`
+	Class string `json:"class"`
+	Views int64  `json:"views"`
+}

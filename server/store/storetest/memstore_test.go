@@ -28,9 +28,10 @@ type memStore struct {
 	jobs     map[string]*store.Job
 	idem     map[[2]string]idemEntry
 	views    map[viewKey]store.ViewCount
-	site     siteState    // feedback, searches, site tokens (memstore_site_test.go)
-	visitors visitorState // unique visitors and salts (memstore_visitors_test.go)
-	sessions sessionState // ended sessions (memstore_sessions_test.go)
+	agents   map[agentKey]int64 // views per agent (memstore_agents_test.go)
+	site     siteState          // feedback, searches, site tokens (memstore_site_test.go)
+	visitors visitorState       // unique visitors and salts (memstore_visitors_test.go)
+	sessions sessionState       // ended sessions (memstore_sessions_test.go)
 }
 
 type idemEntry struct {
@@ -684,11 +685,15 @@ func (m *memStore) AddViews(_ context.Context, counts []store.ViewCount) error {
 		v.AI += c.AI
 		v.Bot += c.Bot
 		m.views[k] = v
+		m.addAgents(c)
 	}
 	return nil
 }
 
 func (m *memStore) validView(c store.ViewCount) error {
+	if m.is("agentsUnchecked") {
+		c.Agents = nil
+	}
 	if m.is("negativeBot") {
 		c.Bot = max(c.Bot, 0)
 	}

@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Leases", testLeases},
 		{"Views", testViews},
 		{"ViewSeries", testViewSeries},
+		{"Agents", testAgents},
 		{"Concurrency", testConcurrency},
 		{"Inputs", testInputs},
 		{"Feedback", testFeedback},

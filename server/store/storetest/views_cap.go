@@ -76,6 +76,31 @@ func RunDailyPathCap(t *testing.T, open func(t *testing.T, max int) store.Store)
 				}
 			}
 		}},
+		{"AgentViewsFoldWithTheirPath", func(t *testing.T, open func(t *testing.T, max int) store.Store) {
+			s := open(t, 2)
+			mustProject(t, s, "p1")
+			withAgents := func(c store.ViewCount, agents ...store.AgentCount) store.ViewCount {
+				c.Agents = agents
+				return c
+			}
+			add(t, s,
+				withAgents(view("p1", "/a", day(1), 0, 1, 0), agent("Cursor", ai, 1)),
+				withAgents(view("p1", "/b", day(2), 0, 0, 2), agent("GPTBot", training, 2)))
+			// The day is full: the agents of new paths are counted under
+			// OtherPagesPath with their views, those of /a under /a; the
+			// next day starts fresh.
+			add(t, s,
+				withAgents(view("p1", "/c", day(3), 0, 0, 4), agent("GPTBot", training, 3), agent("curl", otherBot, 1)),
+				withAgents(view("p1", "/d", day(3), 0, 2, 0), agent("Cursor", ai, 2)),
+				withAgents(view("p1", "/a", day(4), 0, 0, 1), agent("GPTBot", training, 1)),
+				withAgents(view("p1", "/c", next(1), 0, 0, 1), agent("GPTBot", training, 1)))
+			q := store.AgentsQuery{ProjectID: "p1", Limit: 100}
+			diff(t, "QueryAgents", []store.AgentPathCount{
+				agentRow(other, "GPTBot", training, 3), agentRow(other, "Cursor", ai, 2), agentRow("/b", "GPTBot", training, 2),
+				agentRow(other, "curl", otherBot, 1), agentRow("/a", "Cursor", ai, 1), agentRow("/a", "GPTBot", training, 1),
+				agentRow("/c", "GPTBot", training, 1),
+			}, mustAgents(t, s, q).Rows)
+		}},
 		{"NewPathsOfOneBatchAreAdmittedInByteOrder", func(t *testing.T, open func(t *testing.T, max int) store.Store) {
 			s := open(t, 2)
 			mustProject(t, s, "p1")

@@ -112,7 +112,7 @@ func TestDailyPathCapFailsWithoutACap(t *testing.T) {
 	if err == nil {
 		t.Fatalf("the cap's tests passed without a cap:\n%s", out)
 	}
-	for _, name := range []string{"NewPathsPastTheCapFoldIntoOtherPages", "EachDayAndProjectStartsFresh", "TotalsEqualTheViewsSent"} {
+	for _, name := range []string{"NewPathsPastTheCapFoldIntoOtherPages", "EachDayAndProjectStartsFresh", "TotalsEqualTheViewsSent", "AgentViewsFoldWithTheirPath"} {
 		if !strings.Contains(string(out), "--- FAIL: TestReferenceDailyPathCap/"+name) {
 			t.Errorf("without a cap, %s passed", name)
 		}

@@ -19,7 +19,7 @@ import (
 var assets embed.FS
 
 // pageFiles are the pages, each rendered inside layout.html.
-var pageFiles = []string{"login.html", "overview.html", "jobs.html", "job.html", "error.html", "searches.html", "feedback.html"}
+var pageFiles = []string{"login.html", "overview.html", "jobs.html", "job.html", "error.html", "searches.html", "feedback.html", "agents.html"}
 
 var (
 	templates = parse()
