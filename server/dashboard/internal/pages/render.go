@@ -37,6 +37,11 @@ var funcs = template.FuncMap{
 	"ago":     func(now, t time.Time) string { return Age(now.Sub(t)) },
 	"since":   func(now, t time.Time) string { return Since(now.Sub(t)) },
 	"percent": percent,
+	"compact": Compact,
+	"change":  Change,
+	"shareChange": func(v, prev Views, period string) string {
+		return ShareChange(v.AI, v.Total, prev.AI, prev.Total, period)
+	},
 }
 
 func parse() map[string]*template.Template {
@@ -83,5 +88,5 @@ func percent(part, whole int64) float64 {
 	if whole == 0 {
 		return 0
 	}
-	return round1(float64(part) * 100 / float64(whole))
+	return round2(float64(part) * 100 / float64(whole))
 }
