@@ -58,7 +58,7 @@ func (s *Dashboard) dashOverview(w http.ResponseWriter, r *http.Request, d *dash
 	if problem != "" {
 		status, page.Problem, format = http.StatusBadRequest, problem, ""
 	}
-	if path != "" {
+	if page.Path = path; path != "" {
 		page.Title = "Overview of " + path + " in " + d.Project.ID
 	}
 	page.From, page.To = span.From.Format(time.DateOnly), span.To.Add(-day).Format(time.DateOnly)
