@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/docsapi/docsapi-go/server/dashboard"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -417,5 +418,34 @@ func TestDashboardOverviewCSV(t *testing.T) {
 	wantRedirect(t, resp, "/dashboard/login")
 	if resp, _ := b.get("/dashboard/projects/beta/?format=csv"); resp.StatusCode != http.StatusForbidden || resp.Header.Get("Content-Disposition") != "" {
 		t.Errorf("another project's CSV: %d", resp.StatusCode)
+	}
+}
+
+// A page's visitors are its row of the visitors export, found among the
+// first rows the dashboard reads: past them, they are unknown, never 0.
+func TestDashboardOverviewOfOnePageBeyondTheVisitorsRead(t *testing.T) {
+	d := newDashEnv(t)
+	dashboard.SetPathVisitorRows(t, 2)
+	for i, path := range []string{"/a", "/b", "/c"} {
+		hour := d.dayOf(-1).Add(time.Duration(i) * time.Hour)
+		d.addViews(t, store.ViewCount{Path: path, Hour: hour, Human: 10})
+		d.addVisitors(t, path, hour, 100*i, 30-10*i, 0) // /a has the most
+	}
+	b := d.browser(t)
+	b.signIn("ro")
+	doc, _ := b.page("/dashboard/projects/alpha/?period=7d&path=%2Fb")
+	if got := textOf(t, doc, `id="total-visitors">`, "</dd>"); got == "0" || got == "–" {
+		t.Errorf("/b, second of three: %s visitors", got)
+	}
+	doc, _ = b.page("/dashboard/projects/alpha/?period=7d&path=%2Fc")
+	if got := textOf(t, doc, `id="total-visitors">`, "</dd>"); got != "–" {
+		t.Errorf("/c, third of three with two read: %s visitors, want unknown", got)
+	}
+	if got := textOf(t, doc, `<dd class="detail">`, "</dd>"); got != "Not counted: more than 2 pages had visitors, and this one is not among the first" {
+		t.Errorf("/c's visitors: %q", got)
+	}
+	doc, _ = b.page("/dashboard/projects/alpha/?period=7d&path=%2Fnone")
+	if got := textOf(t, doc, `id="total-visitors">`, "</dd>"); got != "–" {
+		t.Errorf("a page unknown among more than were read: %s visitors, want unknown", got)
 	}
 }

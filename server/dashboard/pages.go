@@ -18,8 +18,9 @@ import (
 const dashTopPages = 10
 
 // dashPathVisitorRows bounds the visitors' rows a page's overview reads
-// to find its own: QueryVisitors has no filter by path.
-const dashPathVisitorRows = 20_000
+// to find its own: QueryVisitors has no filter by path. A variable only
+// so that tests can lower it (SetPathVisitorRows).
+var dashPathVisitorRows = 20_000
 
 // dashOverview: GET /dashboard/projects/{projectId}/, the project's
 // traffic over a period of UTC days (period.go), or one page's (path),
@@ -139,7 +140,7 @@ func (s *Dashboard) dashOverview(w http.ResponseWriter, r *http.Request, d *dash
 		return
 	}
 	if page.VisitorsUnknown || page.Previous.VisitorsUnknown {
-		page.VisitorsNote = fmt.Sprintf("more than %s pages had visitors, and this one is not among the first", pages.Count(dashPathVisitorRows))
+		page.VisitorsNote = fmt.Sprintf("more than %s pages had visitors, and this one is not among the first", pages.Count(int64(dashPathVisitorRows)))
 	}
 	page.Chart = pages.NewChart(bars, iv)
 	feedback, searches := s.cfg.Site.Today(project, s.now())
