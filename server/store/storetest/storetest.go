@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Searches", testSearches},
 		{"SiteTokens", testSiteTokens},
 		{"Visitors", testVisitors},
+		{"QueryByPath", testQueryByPath},
 		{"Sessions", testSessions},
 		{"Ping", testPing},
 	}
