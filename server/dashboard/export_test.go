@@ -1,20 +1,8 @@
 package dashboard
 
-import (
-	"testing"
-
-	"github.com/docsapi/docsapi-go/server/dashboard/internal/session"
-)
+import "github.com/docsapi/docsapi-go/server/dashboard/internal/session"
 
 // SessionSealer returns the Sealer with which a Dashboard whose
 // Config.Secret is secret seals its sessions, whatever the secret's
 // length: the tests forge cookies with the dashboard's own code.
 func SessionSealer(secret []byte) (*session.Sealer, error) { return sealerOf(secret) }
-
-// SetPathVisitorRows lowers the visitors' rows a page's overview reads to
-// find its own, for the test's duration.
-func SetPathVisitorRows(t *testing.T, n int) {
-	old := dashPathVisitorRows
-	dashPathVisitorRows = n
-	t.Cleanup(func() { dashPathVisitorRows = old })
-}

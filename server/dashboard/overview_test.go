@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/docsapi/docsapi-go/server/dashboard"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -190,8 +189,8 @@ func TestDashboardOverviewComparesWithThePreviousPeriod(t *testing.T) {
 		}
 	}
 
-	// A page alone, compared with itself: its series' sums and its row
-	// of visitors.
+	// A page alone, compared with itself: its views and its visitors,
+	// which are its row of the visitors export.
 	doc, _ = b.page("/dashboard/projects/alpha/?period=7d&path=%2Fguide")
 	var guide, guideBefore store.PathVisitors
 	for _, r := range now.Rows {
@@ -421,31 +420,56 @@ func TestDashboardOverviewCSV(t *testing.T) {
 	}
 }
 
-// A page's visitors are its row of the visitors export, found among the
-// first rows the dashboard reads: past them, they are unknown, never 0.
-func TestDashboardOverviewOfOnePageBeyondTheVisitorsRead(t *testing.T) {
+// A page's visitors card is the store's answer for its path alone, now
+// and in the previous period, however many pages had more visitors, and
+// never a page's that its path is a prefix of.
+func TestDashboardOverviewOfOnePageCountsItsOwnVisitors(t *testing.T) {
 	d := newDashEnv(t)
-	dashboard.SetPathVisitorRows(t, 2)
-	for i, path := range []string{"/a", "/b", "/c"} {
-		hour := d.dayOf(-1).Add(time.Duration(i) * time.Hour)
-		d.addViews(t, store.ViewCount{Path: path, Hour: hour, Human: 10})
-		d.addVisitors(t, path, hour, 100*i, 30-10*i, 0) // /a has the most
+	paths := []string{"/b", "/b/c", "/bc"}
+	for i := range 40 {
+		paths = append(paths, fmt.Sprintf("/busy/%02d", i))
+	}
+	for i, path := range paths {
+		// /b has the fewest visitors now, and some AI ones; each page
+		// had others in the previous 7 days.
+		now, before := d.dayOf(-1).Add(time.Duration(i%24)*time.Hour), d.dayOf(-9).Add(time.Duration(i%24)*time.Hour)
+		d.addViews(t, store.ViewCount{Path: path, Hour: now, Human: 10}, store.ViewCount{Path: path, Hour: before, Human: 1})
+		d.addVisitors(t, path, now, 1000*i, 5+i, i%3)
+		d.addVisitors(t, path, before, 1000*i+500, 2+i%5, 1)
+	}
+	ctx := context.Background()
+	visitors := func(path string, from, to time.Time) store.VisitorTotals {
+		t.Helper()
+		res, err := d.Store.QueryVisitors(ctx, store.ViewsQuery{ProjectID: "alpha", From: from, To: to, Limit: 1, Path: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Totals
 	}
 	b := d.browser(t)
 	b.signIn("ro")
-	doc, _ := b.page("/dashboard/projects/alpha/?period=7d&path=%2Fb")
-	if got := textOf(t, doc, `id="total-visitors">`, "</dd>"); got == "0" || got == "–" {
-		t.Errorf("/b, second of three: %s visitors", got)
+	for _, path := range []string{"/b", "/b/c", "/busy/39", "/nowhere"} {
+		now, before := visitors(path, d.dayOf(-6), d.dayOf(1)), visitors(path, d.dayOf(-13), d.dayOf(-6))
+		if path != "/nowhere" && (now.Total == 0 || before.Total == 0) {
+			t.Fatalf("the store counts no visitors of %s: %+v, %+v", path, now, before)
+		}
+		doc, _ := b.page("/dashboard/projects/alpha/?period=7d&path=" + url.QueryEscape(path))
+		for id, want := range map[string]string{
+			"total-visitors":  count(now.Total),
+			"change-visitors": wantChange(now.Total, before.Total, "previous 7 days"),
+		} {
+			if got := textOf(t, doc, `id="`+id+`">`, "</dd>"); got != want {
+				t.Errorf("%s's #%s says %q, want %q", path, id, got, want)
+			}
+		}
+		detail := textOf(t, doc, `id="total-visitors">`, "</div>")
+		if want := count(now.Human) + " human, " + count(now.AI) + " AI"; !strings.Contains(detail, want) {
+			t.Errorf("%s's visitors card: %q, want %q", path, detail, want)
+		}
 	}
-	doc, _ = b.page("/dashboard/projects/alpha/?period=7d&path=%2Fc")
-	if got := textOf(t, doc, `id="total-visitors">`, "</dd>"); got != "–" {
-		t.Errorf("/c, third of three with two read: %s visitors, want unknown", got)
-	}
-	if got := textOf(t, doc, `<dd class="detail">`, "</dd>"); got != "Not counted: more than 2 pages had visitors, and this one is not among the first" {
-		t.Errorf("/c's visitors: %q", got)
-	}
-	doc, _ = b.page("/dashboard/projects/alpha/?period=7d&path=%2Fnone")
-	if got := textOf(t, doc, `id="total-visitors">`, "</dd>"); got != "–" {
-		t.Errorf("a page unknown among more than were read: %s visitors, want unknown", got)
+	// /b, the last of 43 pages by visitors, beside the pages it is a
+	// prefix of: its own 5 human visitors of yesterday.
+	if got := visitors("/b", d.dayOf(-1), d.dayOf(0)); got != (store.VisitorTotals{Human: 5, Total: 5}) {
+		t.Errorf("the store's visitors of /b yesterday: %+v", got)
 	}
 }

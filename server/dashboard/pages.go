@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -17,11 +16,6 @@ import (
 // dashTopPages is the rows of the overview's top pages.
 const dashTopPages = 10
 
-// dashPathVisitorRows bounds the visitors' rows a page's overview reads
-// to find its own: QueryVisitors has no filter by path. A variable only
-// so that tests can lower it (SetPathVisitorRows).
-var dashPathVisitorRows = 20_000
-
 // dashOverview: GET /dashboard/projects/{projectId}/, the project's
 // traffic over a period of UTC days (period.go), or one page's (path),
 // compared with the period of the same length before it. Its numbers are
@@ -29,8 +23,8 @@ var dashPathVisitorRows = 20_000
 // totals and the top pages are the views export's (QueryViews), the chart
 // the views series' (ViewSeries, per hour or day, whose days the chart
 // adds up into weeks or months), the visitors the visitors export's
-// (QueryVisitors). A page's views are its series' (ViewSeries filters by
-// path), its visitors its row of the visitors export. Above them, when
+// (QueryVisitors). A page's are the same queries of its path alone
+// (their Path), which the API's exports do not offer. Above them, when
 // readers' submissions met a daily cap or a client's share of it today,
 // it says so (site.Endpoints.Today). With format=csv, it answers the
 // chart's rows (or with table=pages, the top pages') as a CSV file
@@ -102,45 +96,41 @@ func (s *Dashboard) dashOverview(w http.ResponseWriter, r *http.Request, d *dash
 		return
 	}
 	bars := dashBars(points, iv, span.From, span.To)
+	// The top pages are of all pages; a page's overview reads its own row.
+	limit := dashTopPages
+	if path != "" {
+		limit = 1
+	}
+	views, err := s.cfg.Store.QueryViews(ctx, store.ViewsQuery{ProjectID: project, From: span.From, To: span.To, Limit: limit, Path: path})
+	if err != nil {
+		s.dashStoreError(w, r, page.Frame, err, subject, "querying views")
+		return
+	}
+	before, err := s.cfg.Store.QueryViews(ctx, store.ViewsQuery{ProjectID: project, From: prev.From, To: prev.To, Limit: 1, Path: path})
+	if err != nil {
+		s.dashStoreError(w, r, page.Frame, err, subject, "querying views")
+		return
+	}
+	page.Views, page.Previous.Views = viewsOf(views.Totals), viewsOf(before.Totals)
 	if path == "" {
-		views, err := s.cfg.Store.QueryViews(ctx, store.ViewsQuery{ProjectID: project, From: span.From, To: span.To, Limit: dashTopPages})
-		if err != nil {
-			s.dashStoreError(w, r, page.Frame, err, subject, "querying views")
-			return
-		}
-		before, err := s.cfg.Store.QueryViews(ctx, store.ViewsQuery{ProjectID: project, From: prev.From, To: prev.To, Limit: 1})
-		if err != nil {
-			s.dashStoreError(w, r, page.Frame, err, subject, "querying views")
-			return
-		}
-		page.Views, page.Previous.Views = viewsOf(views.Totals), viewsOf(before.Totals)
 		page.TopMore = views.HasMore
 		for _, row := range views.Rows {
 			page.Top = append(page.Top, pages.PageViews{Path: row.Path, URL: link(span, row.Path), Views: viewsOf(row.Counts)})
 		}
-	} else {
-		// A page's totals are its series' sums: the views export has no
-		// filter by path.
-		before, err := s.cfg.Store.ViewSeries(ctx, store.SeriesQuery{ProjectID: project, From: prev.From, To: prev.To, Interval: day, Path: path})
-		if err != nil {
-			s.dashStoreError(w, r, page.Frame, err, subject, "querying the views series")
-			return
-		}
-		page.Views, page.Previous.Views = viewsOf(sumPoints(points)), viewsOf(sumPoints(before))
 	}
 	if format == "csv" {
 		s.dashCSV(w, r, d, span, path, table, bars, page.Top)
 		return
 	}
-	if page.VisitorsUnknown, err = s.dashVisitors(ctx, project, path, span, &page.Visitors); err == nil {
-		page.Previous.VisitorsUnknown, err = s.dashVisitors(ctx, project, path, prev, &page.Previous.Visitors)
+	visitors, err := s.cfg.Store.QueryVisitors(ctx, store.ViewsQuery{ProjectID: project, From: span.From, To: span.To, Limit: 1, Path: path})
+	if err == nil {
+		var earlier store.VisitorsResult
+		earlier, err = s.cfg.Store.QueryVisitors(ctx, store.ViewsQuery{ProjectID: project, From: prev.From, To: prev.To, Limit: 1, Path: path})
+		page.Visitors, page.Previous.Visitors = visitors.Totals, earlier.Totals
 	}
 	if err != nil {
 		s.dashStoreError(w, r, page.Frame, err, subject, "querying visitors")
 		return
-	}
-	if page.VisitorsUnknown || page.Previous.VisitorsUnknown {
-		page.VisitorsNote = fmt.Sprintf("more than %s pages had visitors, and this one is not among the first", pages.Count(int64(dashPathVisitorRows)))
 	}
 	page.Chart = pages.NewChart(bars, iv)
 	feedback, searches := s.cfg.Site.Today(project, s.now())
@@ -148,43 +138,9 @@ func (s *Dashboard) dashOverview(w http.ResponseWriter, r *http.Request, d *dash
 	s.dashRender(w, r, status, page)
 }
 
-// dashVisitors reads the unique visitors of a project over span into
-// into: all its pages' (path ""), or one page's, its row among the first
-// dashPathVisitorRows of the visitors export. unknown reports a page not
-// among them while more rows follow, whose visitors were not read.
-func (s *Dashboard) dashVisitors(ctx context.Context, project, path string, span dashSpan, into *store.VisitorTotals) (unknown bool, err error) {
-	limit := 1
-	if path != "" {
-		limit = dashPathVisitorRows
-	}
-	res, err := s.cfg.Store.QueryVisitors(ctx, store.ViewsQuery{ProjectID: project, From: span.From, To: span.To, Limit: limit})
-	if err != nil || path == "" {
-		*into = res.Totals
-		return false, err
-	}
-	for _, row := range res.Rows {
-		if row.Path == path {
-			*into = store.VisitorTotals{Human: row.Human, AI: row.AI, Total: row.Total}
-			return false, nil
-		}
-	}
-	*into = store.VisitorTotals{}
-	return res.HasMore, nil
-}
-
 // viewsOf is the views the pages show of counts.
 func viewsOf(c store.Counts) pages.Views {
 	return pages.Views{Human: c.Human, AI: c.AI, Total: c.Human + c.AI}
-}
-
-// sumPoints adds up a series' human and AI views.
-func sumPoints(points []store.SeriesPoint) store.Counts {
-	var c store.Counts
-	for _, p := range points {
-		c.Human += p.Human
-		c.AI += p.AI
-	}
-	return c
 }
 
 // dashJobs: GET /dashboard/projects/{projectId}/jobs, a page of the

@@ -60,11 +60,6 @@ type OverviewPage struct {
 	Problem        string // what was wrong with the range asked for
 	Views          Views
 	Visitors       store.VisitorTotals
-	// VisitorsUnknown says the page's visitors were not among the rows
-	// the dashboard reads (VisitorsNote says why): shown as unknown, not
-	// as zero; Previous.VisitorsUnknown the same of the previous period.
-	VisitorsUnknown bool
-	VisitorsNote    string
 	// Previous is the period of the same length just before, for the
 	// cards' changes.
 	Previous Previous
@@ -92,8 +87,6 @@ type Previous struct {
 	From, To string // its first and last days, YYYY-MM-DD
 	Views    Views
 	Visitors store.VisitorTotals
-	// VisitorsUnknown: see OverviewPage.VisitorsUnknown.
-	VisitorsUnknown bool
 }
 
 // SiteToday is what the public site endpoints met on the current UTC day,
