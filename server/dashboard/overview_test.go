@@ -106,6 +106,18 @@ func TestDashboardOverviewPeriods(t *testing.T) {
 			t.Errorf("%s: the chart's numbers are not a closed <details>", tc.period)
 		}
 	}
+	// Each compares with the period its name calls previous.
+	for period, want := range map[string]string{
+		"today": "the previous day, 2026-08-13 to 2026-08-13",
+		"7d":    "the previous 7 days, 2026-08-01 to 2026-08-07",
+		"mtd":   "the previous month to date, 2026-07-01 to 2026-07-14",
+		"12m":   "the previous 12 months, 2024-09-01 to 2025-08-14",
+	} {
+		doc, _ := b.page("/dashboard/projects/alpha/?period=" + period)
+		if got := textOf(t, doc, `id="compare-note">`, "</p>"); got != "Each change compares with "+want+"." {
+			t.Errorf("%s: the note says %q", period, got)
+		}
+	}
 	// No period: the last 30 days. A range: custom, its own link the same.
 	doc, _ := b.page("/dashboard/projects/alpha/")
 	if !strings.Contains(doc, `id="period-30d" href="/dashboard/projects/alpha/?period=30d" aria-current="page"`) {

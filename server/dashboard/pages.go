@@ -18,7 +18,7 @@ const dashTopPages = 10
 
 // dashOverview: GET /dashboard/projects/{projectId}/, the project's
 // traffic over a period of UTC days (period.go), or one page's (path),
-// compared with the period of the same length before it. Its numbers are
+// compared with the period before it (dashSpan.Previous). Its numbers are
 // the store's answers to the API's own queries over the same hours: the
 // totals and the top pages are the views export's (QueryViews), the chart
 // the views series' (ViewSeries, per hour or day, whose days the chart

@@ -45,16 +45,32 @@ type dashSpan struct {
 // Days returns how many days the span holds.
 func (s dashSpan) Days() int { return int(s.To.Sub(s.From) / day) }
 
-// Previous returns the span of as many days just before s: what the
-// overview's cards compare with.
+// Previous returns the span the overview's cards compare s with: for
+// month to date, the previous month up to the same day (or its end); for
+// 12 months, the same days a year before; for any other span, as many
+// days just before it. The presets so compare with what their names
+// promise, not with an odd number of days.
 func (s dashSpan) Previous() dashSpan {
+	switch s.Period {
+	case "mtd":
+		from := s.From.AddDate(0, -1, 0)
+		return dashSpan{Period: "custom", From: from, To: earliest(from.Add(s.To.Sub(s.From)), s.From)}
+	case "12m":
+		return dashSpan{Period: "custom", From: s.From.AddDate(-1, 0, 0), To: s.To.AddDate(-1, 0, 0)}
+	}
 	return dashSpan{Period: "custom", From: s.From.Add(-s.To.Sub(s.From)), To: s.From}
 }
 
-// PreviousLabel names the previous span after "vs": "previous day",
+// PreviousLabel names the previous span (Previous) after "vs" and after
+// "the": "previous month to date", "previous 12 months", "previous day",
 // "previous 30 days".
 func (s dashSpan) PreviousLabel() string {
-	if n := s.Days(); n != 1 {
+	switch n := s.Days(); {
+	case s.Period == "mtd":
+		return "previous month to date"
+	case s.Period == "12m":
+		return "previous 12 months"
+	case n != 1:
 		return fmt.Sprintf("previous %d days", n)
 	}
 	return "previous day"

@@ -27,8 +27,8 @@ func TestDashPeriod(t *testing.T) {
 		{"period=today", "today", date(2026, 8, 14), date(2026, 8, 15), date(2026, 8, 13), "previous day", pages.Hour, ""},
 		{"period=7d", "7d", date(2026, 8, 8), date(2026, 8, 15), date(2026, 8, 1), "previous 7 days", pages.Day, ""},
 		{"period=30d", "30d", date(2026, 7, 16), date(2026, 8, 15), date(2026, 6, 16), "previous 30 days", pages.Day, ""},
-		{"period=mtd", "mtd", date(2026, 8, 1), date(2026, 8, 15), date(2026, 7, 18), "previous 14 days", pages.Day, ""},
-		{"period=12m", "12m", date(2025, 9, 1), date(2026, 8, 15), date(2024, 9, 18), "previous 348 days", pages.Month, ""},
+		{"period=mtd", "mtd", date(2026, 8, 1), date(2026, 8, 15), date(2026, 7, 1), "previous month to date", pages.Day, ""},
+		{"period=12m", "12m", date(2025, 9, 1), date(2026, 8, 15), date(2024, 9, 1), "previous 12 months", pages.Month, ""},
 		{"period=custom&from=2026-08-01&to=2026-08-02", "custom", date(2026, 8, 1), date(2026, 8, 3), date(2026, 7, 30), "previous 2 days", pages.Hour, ""},
 		{"from=2026-06-01&to=2026-08-01", "custom", date(2026, 6, 1), date(2026, 8, 2), date(2026, 3, 31), "previous 62 days", pages.Day, ""},
 		{"from=2026-06-01&to=2026-08-02", "custom", date(2026, 6, 1), date(2026, 8, 3), date(2026, 3, 30), "previous 63 days", pages.Week, ""},
@@ -55,7 +55,13 @@ func TestDashPeriod(t *testing.T) {
 				tc.period, day0(tc.from), day0(tc.to), tc.wantProblem)
 			continue
 		}
-		if !prev.From.Equal(tc.prev) || !prev.To.Equal(span.From) || span.PreviousLabel() != tc.prevLabel {
+		// The previous span is as many days just before, but for the
+		// presets named by months (TestDashPreviousOfNamedPeriods).
+		prevTo := span.From
+		if span.Period == "mtd" || span.Period == "12m" {
+			prevTo = tc.prev.AddDate(0, 0, span.Days())
+		}
+		if !prev.From.Equal(tc.prev) || !prev.To.Equal(prevTo) || span.PreviousLabel() != tc.prevLabel {
 			t.Errorf("?%s: the previous span is [%s, %s), %q; want from %s, %q", tc.query, day0(prev.From), day0(prev.To), span.PreviousLabel(), day0(tc.prev), tc.prevLabel)
 		}
 		if got := span.Interval(); got != tc.iv {
@@ -70,6 +76,35 @@ func TestDashPeriod(t *testing.T) {
 }
 
 func day0(t time.Time) string { return t.Format(time.DateOnly) }
+
+// Month to date compares with the previous month up to the same day, cut
+// at its end; 12 months with the same days a year before, leap days
+// included as the calendar has them.
+func TestDashPreviousOfNamedPeriods(t *testing.T) {
+	for _, tc := range []struct {
+		period   string
+		today    time.Time
+		from, to time.Time // the previous span's first and last days
+	}{
+		{"mtd", date(2026, 8, 14), date(2026, 7, 1), date(2026, 7, 14)},
+		{"mtd", date(2026, 8, 1), date(2026, 7, 1), date(2026, 7, 1)},
+		{"mtd", date(2026, 8, 31), date(2026, 7, 1), date(2026, 7, 31)},
+		{"mtd", date(2026, 3, 30), date(2026, 2, 1), date(2026, 2, 28)},
+		{"mtd", date(2028, 3, 29), date(2028, 2, 1), date(2028, 2, 29)},
+		{"mtd", date(2026, 1, 20), date(2025, 12, 1), date(2025, 12, 20)},
+		{"12m", date(2026, 8, 14), date(2024, 9, 1), date(2025, 8, 14)},
+		{"12m", date(2028, 2, 29), date(2026, 3, 1), date(2027, 2, 28)},
+		{"12m", date(2029, 2, 28), date(2027, 3, 1), date(2028, 2, 29)},
+		{"7d", date(2026, 3, 3), date(2026, 2, 18), date(2026, 2, 24)},
+	} {
+		span, problem := dashPeriod(url.Values{"period": {tc.period}}, tc.today.Add(15*time.Hour))
+		prev := span.Previous()
+		if problem != "" || !prev.From.Equal(tc.from) || !prev.To.Equal(tc.to.Add(day)) {
+			t.Errorf("%s on %s (%s to %s): compared with %s to %s %q, want %s to %s", tc.period, day0(tc.today), day0(span.From), day0(span.To.Add(-day)),
+				day0(prev.From), day0(prev.To.Add(-day)), problem, day0(tc.from), day0(tc.to))
+		}
+	}
+}
 
 // No range the dashboard accepts has more bars than a phone can show.
 func TestDashPeriodBarsAreFew(t *testing.T) {

@@ -60,8 +60,9 @@ type OverviewPage struct {
 	Problem        string // what was wrong with the range asked for
 	Views          Views
 	Visitors       store.VisitorTotals
-	// Previous is the period of the same length just before, for the
-	// cards' changes.
+	// Previous is the period before, for the cards' changes: as many
+	// days just before, or for month to date and 12 months, the same
+	// days of the month or year before.
 	Previous Previous
 	Chart    Chart
 	Top      []PageViews
@@ -79,8 +80,8 @@ type Preset struct {
 	Current          bool
 }
 
-// Previous is the numbers of the period before the one shown, of the same
-// length.
+// Previous is the numbers of the period before the one shown (see
+// OverviewPage.Previous).
 type Previous struct {
 	// Label names it after "vs": "previous 30 days", "previous day".
 	Label    string
