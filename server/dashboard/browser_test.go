@@ -1,8 +1,13 @@
 package dashboard_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image/color"
+	"image/png"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -182,4 +187,225 @@ func TestDashboardInBrowser(t *testing.T) {
 	if stored := servertest.Eval[string](b, `document.cookie + JSON.stringify(localStorage) + JSON.stringify(sessionStorage) + location.href`); strings.Contains(stored, "mint_") {
 		t.Errorf("the browser's storage or the URL holds a key: %s", stored)
 	}
+}
+
+// The overview's periods, comparisons, a page's own overview and the CSV
+// file in the browser, and how it reads on a phone: legible labels, one
+// colour for AI, tables that show they scroll.
+func TestDashboardOverviewInBrowser(t *testing.T) {
+	browser := servertest.FindBrowser(t)
+	d := newDashEnv(t)
+	ctx := context.Background()
+	today := d.dayOf(0)
+	var counts []store.ViewCount
+	for i, path := range []string{"/guide/install", "/guide/configure", "/reference/api", "/blog/launch-of-the-very-long-named-release-notes-page"} {
+		for day := range 60 {
+			counts = append(counts, store.ViewCount{
+				ProjectID: "alpha", Path: path, Hour: today.AddDate(0, 0, -day).Add(time.Duration(i*5) * time.Hour),
+				Human: int64((day*7+i*13)%40 + 3), AI: int64((day*3+i*5)%17 + i), Bot: 2,
+			})
+		}
+	}
+	for day := range 62 { // across a new year, for the months' labels
+		counts = append(counts, store.ViewCount{ProjectID: "alpha", Path: "/guide/install", Hour: time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, day), Human: int64(day%9 + 1), AI: int64(day % 4)})
+	}
+	if err := d.Store.AddViews(ctx, counts); err != nil {
+		t.Fatal(err)
+	}
+	for day := range 14 {
+		d.addVisitors(t, "/guide/install", today.AddDate(0, 0, -day), day*5, 8+day%3, 3)
+	}
+	b := servertest.NewTab(t, browser, d.url)
+	signIn(b, d.Keys["ro"], "#views-chart")
+
+	// A preset, clicked: the last 7 days against the 7 before.
+	b.Do("picking 7 days", chromedp.Click(chromedp.ID("period-7d")), chromedp.WaitVisible(chromedp.CSS(`#period-7d[aria-current="page"]`)))
+	from, to, prevFrom := today.AddDate(0, 0, -6), today.AddDate(0, 0, 1), today.AddDate(0, 0, -13)
+	viewsOf := func(from, to time.Time) store.Counts {
+		res, err := d.Store.QueryViews(ctx, store.ViewsQuery{ProjectID: "alpha", From: from, To: to, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Totals
+	}
+	visitorsOf := func(from, to time.Time) int64 {
+		res, err := d.Store.QueryVisitors(ctx, store.ViewsQuery{ProjectID: "alpha", From: from, To: to, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Totals.Total
+	}
+	now, before := viewsOf(from, to), viewsOf(prevFrom, from)
+	const period = "previous 7 days"
+	for sel, want := range map[string]string{
+		"#total-human": count(now.Human), "#change-human": wantChange(now.Human, before.Human, period),
+		"#total-ai": count(now.AI), "#change-ai": wantChange(now.AI, before.AI, period),
+		"#total-views": count(now.Human + now.AI), "#change-views": wantChange(now.Human+now.AI, before.Human+before.AI, period),
+		"#total-visitors": count(visitorsOf(from, to)), "#change-visitors": wantChange(visitorsOf(from, to), visitorsOf(prevFrom, from), period),
+	} {
+		if got := b.Text(sel); got != want {
+			t.Errorf("7 days: %s says %q, the store %q", sel, got, want)
+		}
+	}
+	if n := len(b.Rows("#series")); n != 7 {
+		t.Errorf("7 days: %d rows", n)
+	}
+	// The numbers are there, closed: the top pages follow the chart.
+	if open := servertest.Eval[bool](b, `document.querySelector('details.numbers').open || document.querySelector('#series').checkVisibility()`); open {
+		t.Error("the chart's numbers are open")
+	}
+	// One colour for AI in the chart, its legend, the cards and the
+	// meters; another for human.
+	colours := servertest.Eval[map[string]string](b, `(() => {
+		const fill = s => getComputedStyle(document.querySelector(s)).fill;
+		return {
+			chart: fill('#views-chart rect.ai'), legend: fill('.legend rect.ai'), meter: fill('#top-pages .meter rect.ai'),
+			card: getComputedStyle(document.querySelector('.card-ai')).borderLeftColor,
+			human: fill('#views-chart rect.human'), humanCard: getComputedStyle(document.querySelector('.card-human')).borderLeftColor,
+		};
+	})()`)
+	if ai := colours["chart"]; ai == "" || colours["legend"] != ai || colours["meter"] != ai || colours["card"] != ai || colours["human"] == ai || colours["humanCard"] != colours["human"] {
+		t.Errorf("the colours of AI and human: %v", colours)
+	}
+	// The chart's CSV: the store's series, with the page's own admission.
+	download := servertest.Eval[string](b, `(() => {
+		const x = new XMLHttpRequest();
+		x.open('GET', document.querySelector('#series-csv').href, false);
+		x.send();
+		return x.status + ' ' + x.getResponseHeader('Content-Disposition') + '\n' + x.responseText;
+	})()`)
+	head, body, _ := strings.Cut(download, "\n")
+	if head != "200 attachment; filename=alpha-views-2026-08-08-to-2026-08-14.csv" {
+		t.Errorf("the CSV download: %s", head)
+	}
+	series, err := d.Store.ViewSeries(ctx, store.SeriesQuery{ProjectID: "alpha", From: from, To: to, Interval: 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "start,end,human,ai,total\n"
+	for _, p := range series {
+		want += fmt.Sprintf("%s,%s,%d,%d,%d\n", p.At.Format(time.RFC3339), p.At.AddDate(0, 0, 1).Format(time.RFC3339), p.Human, p.AI, p.Human+p.AI)
+	}
+	if body != want {
+		t.Errorf("the CSV:\n%s\nthe store's series:\n%s", body, want)
+	}
+	b.ScreenshotBoth("01-overview-7-days")
+
+	// On a phone: the labels keep a legible size and do not overlap; the
+	// top pages scroll in their box, with a shadow on the side that has
+	// more.
+	b.Do("a phone's screen", chromedp.EmulateViewport(servertest.PhoneWidth, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)))
+	checkLabels(b, "7 days")
+	edges := func(what string) (left, right float64) {
+		png := servertest.Run(b, "a screenshot of the top pages", chromedp.Screenshot(chromedp.ID("top-pages-wrap")))
+		return edgeShades(t, png, what)
+	}
+	if fits := servertest.Eval[bool](b, `(w => w.scrollWidth <= w.clientWidth)(document.querySelector('#top-pages-wrap'))`); fits {
+		t.Fatal("the top pages fit a phone: nothing to scroll")
+	}
+	left, right := edges("scrolled to the start")
+	if right > left-20 {
+		t.Errorf("at the start, the right edge (%.0f) is not darker than the left (%.0f): no cue that the table scrolls", right, left)
+	}
+	servertest.Eval[int](b, `(w => (w.scrollLeft = w.scrollWidth, 0))(document.querySelector('#top-pages-wrap'))`)
+	left, right = edges("scrolled to the end")
+	if left > right-20 {
+		t.Errorf("at the end, the left edge (%.0f) is not darker than the right (%.0f)", left, right)
+	}
+	b.Do("a desktop's screen", chromedp.EmulateViewport(servertest.DesktopWidth, 900))
+	if left, right := edges("on a desktop"); math.Abs(left-right) > 10 {
+		t.Errorf("a table that fits shows a shadow: edges %.0f and %.0f", left, right)
+	}
+
+	// A page alone, from its link: its own series and cards.
+	b.Do("opening a page", chromedp.Click(chromedp.CSS(`#top-pages a[href*="path=%2Fguide%2Finstall"]`)), chromedp.WaitVisible(chromedp.ID("drill-path")))
+	if got := b.Text("#drill-path"); got != "/guide/install" {
+		t.Errorf("the page's overview is of %q", got)
+	}
+	pageSeries, err := d.Store.ViewSeries(ctx, store.SeriesQuery{ProjectID: "alpha", From: from, To: to, Interval: 24 * time.Hour, Path: "/guide/install"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var human, ai int64
+	rows := b.Rows("#series")
+	for i, p := range pageSeries {
+		human, ai = human+p.Human, ai+p.AI
+		if i < len(rows) && strings.Join(rows[i], "|") != strings.Join([]string{p.At.Format(time.DateOnly), count(p.Human), count(p.AI), count(p.Human + p.AI)}, "|") {
+			t.Errorf("the page's row %d is %q, the store's %+v", i, rows[i], p)
+		}
+	}
+	if len(rows) != len(pageSeries) || b.Text("#total-human") != count(human) || b.Text("#total-ai") != count(ai) || human == now.Human {
+		t.Errorf("the page's cards say %s human, %s AI; its series %d and %d", b.Text("#total-human"), b.Text("#total-ai"), human, ai)
+	}
+	if b.Present("#top-pages") {
+		t.Error("a page's overview lists the top pages")
+	}
+	b.ScreenshotBoth("02-overview-one-page")
+
+	// A range across a new year: months, each label with its year, at
+	// both widths.
+	b.Open("/dashboard/projects/alpha/?period=custom&from=2025-06-01&to=2026-01-31", "#views-chart")
+	labels := servertest.Eval[[]string](b, `Array.from(document.querySelectorAll('#views-chart text.axis')).map(t => t.textContent)`)
+	if got := strings.Join(labels, "|"); got != "Jun 2025|Jul 2025|Aug 2025|Sep 2025|Oct 2025|Nov 2025|Dec 2025|Jan 2026" {
+		t.Errorf("the months' labels: %s", got)
+	}
+	checkLabels(b, "months on a desktop")
+	b.Do("a phone's screen", chromedp.EmulateViewport(servertest.PhoneWidth, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)))
+	checkLabels(b, "months on a phone")
+	b.Do("a desktop's screen", chromedp.EmulateViewport(servertest.DesktopWidth, 900))
+	b.ScreenshotBoth("03-overview-months")
+}
+
+// checkLabels checks the chart's axis labels as the page shows them: at
+// least two, each at least 11 CSS pixels, none overlapping another or
+// leaving the chart's figure.
+func checkLabels(b *servertest.Tab, what string) {
+	b.T.Helper()
+	type box struct {
+		Text              string
+		Size, H           float64
+		Left, Right       float64
+		FigLeft, FigRight float64
+	}
+	boxes := servertest.Eval[[]box](b, `Array.from(document.querySelectorAll('#views-chart text.axis'))
+		.filter(t => getComputedStyle(t).display !== 'none')
+		.map(t => { const r = t.getBoundingClientRect(), f = t.closest('figure').getBoundingClientRect();
+			return {Text: t.textContent, Size: parseFloat(getComputedStyle(t).fontSize), H: r.height, Left: r.left, Right: r.right, FigLeft: f.left, FigRight: f.right}; })`)
+	if len(boxes) < 2 {
+		b.T.Errorf("%s: %d axis labels shown", what, len(boxes))
+	}
+	for i, l := range boxes {
+		if l.Size < 11 || l.H < 11 {
+			b.T.Errorf("%s: the label %q is %.1f px (%.1f high): too small to read", what, l.Text, l.Size, l.H)
+		}
+		if l.Left < l.FigLeft || l.Right > l.FigRight {
+			b.T.Errorf("%s: the label %q (%.0f to %.0f) leaves the chart (%.0f to %.0f)", what, l.Text, l.Left, l.Right, l.FigLeft, l.FigRight)
+		}
+		if i > 0 && l.Left < boxes[i-1].Right {
+			b.T.Errorf("%s: the labels %q and %q overlap", what, boxes[i-1].Text, l.Text)
+		}
+	}
+}
+
+// edgeShades returns the median brightness (0 to 255) of the pixels a
+// few CSS pixels inside the left and the right edge of an element's
+// screenshot: darker where a shadow says the box scrolls.
+func edgeShades(t *testing.T, shot []byte, what string) (left, right float64) {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	r := img.Bounds()
+	inset := r.Dx() / 80 // a few pixels at either width, inside the shadow's 1rem
+	median := func(x int) float64 {
+		var shades []float64
+		for y := r.Min.Y + 2; y < r.Max.Y-2; y++ {
+			c := color.GrayModel.Convert(img.At(x, y)).(color.Gray)
+			shades = append(shades, float64(c.Y))
+		}
+		slices.Sort(shades)
+		return shades[len(shades)/2]
+	}
+	return median(r.Min.X + 3 + inset), median(r.Max.X - 4 - inset)
 }

@@ -1,115 +1,146 @@
 package dashboard
 
 import (
-	"cmp"
 	"fmt"
 	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/dashboard/internal/pages"
+	"github.com/docsapi/docsapi-go/server/internal/input"
 	"github.com/docsapi/docsapi-go/server/internal/keyauth"
 	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// The overview's range when none is asked for, and the rows of its top
-// pages.
-const (
-	dashDefaultDays = 30
-	dashTopPages    = 10
-	// dashHourlyDays is the longest range charted per hour; longer ones
-	// are charted per day.
-	dashHourlyDays = 2
-)
-
-const day = 24 * time.Hour
+// dashTopPages is the rows of the overview's top pages.
+const dashTopPages = 10
 
 // dashOverview: GET /dashboard/projects/{projectId}/, the project's
-// traffic over a range of UTC days. Its numbers are the store's answers
-// to the API's own queries over the same hours: the totals and the top
-// pages are the views export's (QueryViews), the chart the views series'
-// (ViewSeries), the visitors the visitors export's (QueryVisitors). Above
-// them, when readers' submissions met a daily cap or a client's share of
-// it today, it says so (site.Endpoints.Today).
+// traffic over a period of UTC days (period.go), or one page's (path),
+// compared with the period before it (dashSpan.Previous). Its numbers are
+// the store's answers to the API's own queries over the same hours: the
+// totals and the top pages are the views export's (QueryViews), the chart
+// the views series' (ViewSeries, per hour or day, whose days the chart
+// adds up into weeks or months), the visitors the visitors export's
+// (QueryVisitors). A page's are the same queries of its path alone
+// (their Path), which the API's exports do not offer. Above them, when
+// readers' submissions met a daily cap or a client's share of it today,
+// it says so (site.Endpoints.Today). With format=csv, it answers the
+// chart's rows (or with table=pages, the top pages') as a CSV file
+// instead.
 func (s *Dashboard) dashOverview(w http.ResponseWriter, r *http.Request, d *dashRequest) {
 	page := pages.OverviewPage{Frame: d.frame}
 	page.Title, page.Section = "Overview of "+d.Project.ID, "overview"
 	status := http.StatusOK
-	from, to, problem := dashRange(r.URL.Query(), s.now())
-	if problem != "" {
-		status, page.Problem = http.StatusBadRequest, problem
-		from, to, _ = dashRange(nil, s.now())
+	q := r.URL.Query()
+	span, problem := dashPeriod(q, s.now())
+	path := q.Get("path")
+	if problem == "" && len(path) > input.MaxPathBytes {
+		problem = fmt.Sprintf("path has %d bytes; at most %d are allowed", len(path), input.MaxPathBytes)
+		path = ""
 	}
-	page.From, page.To = from.Format(time.DateOnly), to.Add(-day).Format(time.DateOnly)
+	format, table := q.Get("format"), q.Get("table")
+	switch {
+	case problem != "":
+	case format != "" && format != "csv":
+		problem = fmt.Sprintf("format must be csv (or absent, for the page), got %q", format)
+	case table != "" && table != "series" && table != "pages":
+		problem = fmt.Sprintf("table must be series or pages, got %q", table)
+	case table == "pages" && path != "":
+		problem = "table=pages lists the top pages of all pages: it goes without path"
+	}
+	if problem != "" {
+		status, page.Problem, format = http.StatusBadRequest, problem, ""
+	}
+	if page.Path = path; path != "" {
+		page.Title = "Overview of " + path + " in " + d.Project.ID
+	}
+	page.From, page.To = span.From.Format(time.DateOnly), span.To.Add(-day).Format(time.DateOnly)
+	page.Custom = span.Period == "custom"
+	prev := span.Previous()
+	page.Previous = pages.Previous{Label: span.PreviousLabel(), From: prev.From.Format(time.DateOnly), To: prev.To.Add(-day).Format(time.DateOnly)}
+
+	// The page's links: each keeps the period and the page shown.
+	link := func(span dashSpan, path string, extra ...string) string {
+		v := span.Query()
+		if path != "" {
+			v.Set("path", path)
+		}
+		for i := 0; i+1 < len(extra); i += 2 {
+			v.Set(extra[i], extra[i+1])
+		}
+		return page.Base + "/projects/" + url.PathEscape(d.Project.ID) + "/?" + v.Encode()
+	}
+	for _, p := range dashPeriods {
+		at := dashSpan{Period: p.name}
+		if p.name == "custom" {
+			at = dashSpan{Period: "custom", From: span.From, To: span.To}
+		}
+		page.Presets = append(page.Presets, pages.Preset{Name: p.name, Label: p.label, URL: link(at, path), Current: p.name == span.Period})
+	}
+	page.AllPages = link(span, "")
+	page.SeriesCSV = link(span, path, "format", "csv")
+	page.TopCSV = link(span, "", "format", "csv", "table", "pages")
 
 	ctx, project := r.Context(), d.Project.ID
 	subject := "project " + respond.Quote(project)
-	views, err := s.cfg.Store.QueryViews(ctx, store.ViewsQuery{ProjectID: project, From: from, To: to, Limit: dashTopPages})
-	if err != nil {
-		s.dashStoreError(w, r, page.Frame, err, subject, "querying views")
-		return
-	}
+	iv := span.Interval()
 	interval := day
-	if to.Sub(from) <= dashHourlyDays*day {
+	if iv == pages.Hour {
 		interval = time.Hour
 	}
-	points, err := s.cfg.Store.ViewSeries(ctx, store.SeriesQuery{ProjectID: project, From: from, To: to, Interval: interval})
+	points, err := s.cfg.Store.ViewSeries(ctx, store.SeriesQuery{ProjectID: project, From: span.From, To: span.To, Interval: interval, Path: path})
 	if err != nil {
 		s.dashStoreError(w, r, page.Frame, err, subject, "querying the views series")
 		return
 	}
-	visitors, err := s.cfg.Store.QueryVisitors(ctx, store.ViewsQuery{ProjectID: project, From: from, To: to, Limit: 1})
+	bars := dashBars(points, iv, span.From, span.To)
+	// The top pages are of all pages; a page's overview reads its own row.
+	limit := dashTopPages
+	if path != "" {
+		limit = 1
+	}
+	views, err := s.cfg.Store.QueryViews(ctx, store.ViewsQuery{ProjectID: project, From: span.From, To: span.To, Limit: limit, Path: path})
+	if err != nil {
+		s.dashStoreError(w, r, page.Frame, err, subject, "querying views")
+		return
+	}
+	before, err := s.cfg.Store.QueryViews(ctx, store.ViewsQuery{ProjectID: project, From: prev.From, To: prev.To, Limit: 1, Path: path})
+	if err != nil {
+		s.dashStoreError(w, r, page.Frame, err, subject, "querying views")
+		return
+	}
+	page.Views, page.Previous.Views = viewsOf(views.Totals), viewsOf(before.Totals)
+	if path == "" {
+		page.TopMore = views.HasMore
+		for _, row := range views.Rows {
+			page.Top = append(page.Top, pages.PageViews{Path: row.Path, URL: link(span, row.Path), Views: viewsOf(row.Counts)})
+		}
+	}
+	if format == "csv" {
+		s.dashCSV(w, r, d, span, path, table, bars, page.Top)
+		return
+	}
+	visitors, err := s.cfg.Store.QueryVisitors(ctx, store.ViewsQuery{ProjectID: project, From: span.From, To: span.To, Limit: 1, Path: path})
+	if err == nil {
+		var earlier store.VisitorsResult
+		earlier, err = s.cfg.Store.QueryVisitors(ctx, store.ViewsQuery{ProjectID: project, From: prev.From, To: prev.To, Limit: 1, Path: path})
+		page.Visitors, page.Previous.Visitors = visitors.Totals, earlier.Totals
+	}
 	if err != nil {
 		s.dashStoreError(w, r, page.Frame, err, subject, "querying visitors")
 		return
 	}
-
-	page.Views = pages.Views{Human: views.Totals.Human, AI: views.Totals.AI, Total: views.Totals.Human + views.Totals.AI}
-	page.Visitors = visitors.Totals
-	page.TopMore = views.HasMore
-	for _, row := range views.Rows {
-		page.Top = append(page.Top, pages.PageViews{Path: row.Path, Views: pages.Views{Human: row.Human, AI: row.AI, Total: row.Human + row.AI}})
-	}
-	chart := make([]pages.Point, len(points))
-	for i, p := range points {
-		chart[i] = pages.Point{At: p.At, Human: p.Human, AI: p.AI}
-	}
-	page.Chart = pages.NewChart(chart, interval == time.Hour)
+	page.Chart = pages.NewChart(bars, iv)
 	feedback, searches := s.cfg.Site.Today(project, s.now())
 	page.Site = pages.SiteToday{Feedback: pages.SiteLimits(feedback), Searches: pages.SiteLimits(searches)}
 	s.dashRender(w, r, status, page)
 }
 
-// dashRange reads the overview's range, from and to, both UTC days
-// (YYYY-MM-DD) and both included, and returns it as [from, to) in whole
-// days; without them, the last dashDefaultDays days up to today's. A
-// problem says what is wrong with the range asked for.
-func dashRange(q url.Values, now time.Time) (from, to time.Time, problem string) {
-	to = now.UTC().Truncate(day).Add(day)
-	from = to.Add(-dashDefaultDays * day)
-	parse := func(name string, into *time.Time, shift time.Duration) string {
-		v := q.Get(name)
-		if v == "" {
-			return ""
-		}
-		t, err := time.Parse(time.DateOnly, v)
-		if err != nil {
-			return fmt.Sprintf("%s must be a day such as %s, got %q", name, now.UTC().Format(time.DateOnly), v)
-		}
-		*into = t.Add(shift)
-		return ""
-	}
-	if p := cmp.Or(parse("from", &from, 0), parse("to", &to, day)); p != "" {
-		return from, to, p
-	}
-	switch days := int(to.Sub(from) / day); {
-	case days < 1:
-		return from, to, fmt.Sprintf("from (%s) is after to (%s)", from.Format(time.DateOnly), to.Add(-day).Format(time.DateOnly))
-	case days > store.MaxSeriesPoints:
-		return from, to, fmt.Sprintf("the range holds %d days; the dashboard shows at most %d", days, store.MaxSeriesPoints)
-	}
-	return from, to, ""
+// viewsOf is the views the pages show of counts.
+func viewsOf(c store.Counts) pages.Views {
+	return pages.Views{Human: c.Human, AI: c.AI, Total: c.Human + c.AI}
 }
 
 // dashJobs: GET /dashboard/projects/{projectId}/jobs, a page of the

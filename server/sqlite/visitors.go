@@ -173,11 +173,16 @@ func (t *visitorsTx) AddToWeek(r rollup.Roll) error {
 
 // queryVisitorSegments selects the segments of a visitors query: the week
 // rolls of its weeks (?2 to ?3), and the days of its days (?4 to ?5, ?6
-// to ?7) or open in its weeks.
+// to ?7) or open in its weeks. The three ranges of days, which never
+// overlap, are three selects: SQLite reads an OR of them as every day of
+// the project.
 const queryVisitorSegments = `SELECT counts FROM visitor_week_rolls WHERE project_id = ?1 AND week >= ?2 AND week < ?3
 	UNION ALL
-	SELECT counts FROM visitor_days WHERE project_id = ?1
-	   AND ((day >= ?4 AND day < ?5) OR (day >= ?6 AND day < ?7) OR (open = 1 AND day >= ?2 AND day < ?3))`
+	SELECT counts FROM visitor_days WHERE project_id = ?1 AND day >= ?4 AND day < ?5
+	UNION ALL
+	SELECT counts FROM visitor_days WHERE project_id = ?1 AND day >= ?6 AND day < ?7
+	UNION ALL
+	SELECT counts FROM visitor_days WHERE project_id = ?1 AND open = 1 AND day >= ?2 AND day < ?3`
 
 // ReadVisitors reads a query's segments and the project's numbers in one
 // read transaction, so that they describe one snapshot even while a day

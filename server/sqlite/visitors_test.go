@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,5 +59,31 @@ func TestClosingADayDeletesItsSketches(t *testing.T) {
 	must(t, "QueryVisitors", err)
 	if want := (store.VisitorTotals{Human: 16, Total: 16}); res.Totals != want {
 		t.Errorf("totals %+v, want %+v", res.Totals, want)
+	}
+}
+
+// A visitors query reads the rows of its own days and weeks through the
+// primary keys, never every day of the project: with a path, it reads the
+// same rows as without, so their number is what it costs.
+func TestVisitorQueryPlanReadsOnlyItsRanges(t *testing.T) {
+	s := open(t, dbPath(t))
+	rows, err := s.r.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+queryVisitorSegments, "p", 0, 1, 0, 1, 0, 1)
+	must(t, "EXPLAIN", err)
+	defer rows.Close()
+	searches := 0
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		must(t, "scan plan", rows.Scan(&id, &parent, &notused, &detail))
+		if strings.HasPrefix(detail, "SCAN") || strings.HasPrefix(detail, "SEARCH") {
+			searches++
+			if !strings.Contains(detail, "(project_id=? AND day>? AND day<?)") && !strings.Contains(detail, "(project_id=? AND week>? AND week<?)") {
+				t.Errorf("plan step %q reads beyond the query's days and weeks", detail)
+			}
+		}
+	}
+	must(t, "plan rows", rows.Err())
+	if searches != 4 {
+		t.Errorf("plan has %d reads of a table, want 4 (weeks, two ranges of days, the weeks' open days)", searches)
 	}
 }

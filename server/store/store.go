@@ -152,7 +152,8 @@ type Store interface {
 	// QueryViews returns the counts of a project over an hour range: the
 	// totals, and one page of per-path rows with Human+AI > 0 ordered by
 	// Human+AI descending, then Path ascending. HasMore reports whether a
-	// row follows the page. Unknown projects give empty results.
+	// row follows the page. Unknown projects give empty results. With
+	// q.Path, the totals are that path's and the rows its row, if any.
 	QueryViews(ctx context.Context, q ViewsQuery) (ViewsResult, error)
 	// ViewSeries returns the views of a project (of q.Path alone, if set)
 	// per interval of q's range: q.Points() points in time order, one
@@ -360,6 +361,9 @@ type ViewsQuery struct {
 	From, To  time.Time
 	Limit     int // rows per page, at least 1
 	Offset    int // rows to skip, at least 0
+	// Path, if set, selects one path: the totals are its own, and the
+	// rows its row alone, if it has one (at offset 0). "": every path.
+	Path string
 }
 
 // Counts is human and AI views; their total is Human+AI.

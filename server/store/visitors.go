@@ -46,6 +46,9 @@ type VisitorStore interface {
 	// visitor, ordered by Total descending, then Path ascending. HasMore
 	// reports whether a row follows the page. Unknown projects give empty
 	// results. Every number is an estimate (see package hll for its error).
+	// With q.Path, the totals are that path's visitors (its row's numbers,
+	// open and closed days alike) and the rows its row, if it has a
+	// visitor.
 	QueryVisitors(ctx context.Context, q ViewsQuery) (VisitorsResult, error)
 	// VisitorSalt returns the secret salt (VisitorSaltBytes random bytes)
 	// of the UTC day holding day, creating it on the first request: every

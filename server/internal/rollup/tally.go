@@ -16,8 +16,14 @@ type Tally struct {
 	// Visitors makes the tally one of visitors rolls: it keeps each
 	// entry's third number, the total, and ranks by it.
 	Visitors bool
+	// Path, if set, makes the tally one of that path alone: each
+	// segment is summed as it is read (sumSegment, as a series is),
+	// nothing is merged or ranked, and a page holds the path's row, if
+	// it has one.
+	Path string
 
 	m      *merger
+	one    views // the sums of Path, when set
 	totals [2]int64
 	// Work done, for tests that check it stays bounded.
 	stats Stats
@@ -34,6 +40,18 @@ type Stats struct {
 // Add adds one segment to the tally. seg is only read during the call,
 // so it may be a driver's buffer that the next row overwrites.
 func (t *Tally) Add(seg []byte) error {
+	if t.Path != "" {
+		v, err := sumSegment(seg, t.Path)
+		if err != nil {
+			return err
+		}
+		if t.one, err = addViews(t.one, v); err != nil {
+			return err
+		}
+		t.totals[0], t.totals[1] = t.one.human, t.one.ai
+		t.stats.Segments++
+		return nil
+	}
 	if t.m == nil {
 		t.m = getMerger()
 		t.m.bots = t.Visitors
@@ -57,9 +75,17 @@ func (t *Tally) Add(seg []byte) error {
 }
 
 // Totals returns the human and AI views of every segment added (of a
-// views tally: visitors are not the sum of their paths').
+// views tally: visitors are not the sum of their paths'), or of Path's
+// entries in them, if set.
 func (t *Tally) Totals() store.Counts {
 	return store.Counts{Human: t.totals[0], AI: t.totals[1]}
+}
+
+// PathVisitors returns the visitors of Path, set, in a visitors tally:
+// the sums of its entries, as its row has them. (Without a path, the
+// project's visitors are not its paths' sum: the store keeps them apart.)
+func (t *Tally) PathVisitors() store.VisitorTotals {
+	return store.VisitorTotals{Human: t.one.human, AI: t.one.ai, Total: t.one.bot}
 }
 
 // Stats returns the work done so far.
@@ -70,13 +96,19 @@ func (t *Tally) Release() {
 	if t.m != nil {
 		putMerger(t.m)
 	}
-	*t = Tally{Visitors: t.Visitors}
+	*t = Tally{Visitors: t.Visitors, Path: t.Path}
 }
 
 // Page returns limit rows from offset in the views query's order (total
 // descending, then path ascending in byte order) and whether a row follows.
 func (t *Tally) Page(offset, limit int) ([]store.PathCounts, bool, error) {
 	rows := []store.PathCounts{}
+	if t.Path != "" {
+		if t.pathRow(offset, limit, t.one.human > 0 || t.one.ai > 0) {
+			rows = append(rows, store.PathCounts{Path: t.Path, Counts: t.Totals()})
+		}
+		return rows, false, nil
+	}
 	more, err := t.page(offset, limit, func(path []byte, r row) {
 		rows = append(rows, store.PathCounts{Path: string(path), Counts: store.Counts{Human: r.human, AI: r.ai}})
 	})
@@ -87,10 +119,32 @@ func (t *Tally) Page(offset, limit int) ([]store.PathCounts, bool, error) {
 // visitors, then path.
 func (t *Tally) VisitorsPage(offset, limit int) ([]store.PathVisitors, bool, error) {
 	rows := []store.PathVisitors{}
+	if t.Path != "" {
+		if t.pathRow(offset, limit, t.one.bot > 0) {
+			v := t.PathVisitors()
+			rows = append(rows, store.PathVisitors{Path: t.Path, Human: v.Human, AI: v.AI, Total: v.Total})
+		}
+		return rows, false, nil
+	}
 	more, err := t.page(offset, limit, func(path []byte, r row) {
 		rows = append(rows, store.PathVisitors{Path: string(path), Human: r.human, AI: r.ai, Total: t.m.bot(r)})
 	})
 	return rows, more, err
+}
+
+// pathRow reports whether the page from offset of at most limit rows of
+// a tally of one path holds its row, which it has if counted: the one
+// row, first if any. It records the work as page does.
+func (t *Tally) pathRow(offset, limit int, counted bool) bool {
+	if !counted {
+		return false
+	}
+	t.stats.Paths = 1
+	if offset > 0 || limit < 1 {
+		return false
+	}
+	t.stats.Named++
+	return true
 }
 
 // page calls row with each of the limit rows from offset in the order of

@@ -222,3 +222,99 @@ func BenchmarkTally(b *testing.B) {
 		})
 	}
 }
+
+// A tally of one path answers what the whole ranking has of it, in views
+// and visitors tallies alike, and refuses a damaged segment as the whole
+// one does.
+func TestTallyOfOnePathIsItsRowOfTheWhole(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	names := []string{"/a", "/a/b", "/ab", "/b", "/bots", "/c"}
+	for trial := range 200 {
+		var segs [][]byte
+		for range 1 + r.IntN(5) {
+			var seg []Count
+			for _, p := range names {
+				if r.IntN(3) == 0 {
+					continue
+				}
+				c := Count{Path: p, Human: r.Int64N(3), AI: r.Int64N(2), Bot: 1 + r.Int64N(3)}
+				if p == "/bots" {
+					c.Human, c.AI = 0, 0
+				}
+				seg = append(seg, c)
+			}
+			seg, err := Normalize(seg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			segs = append(segs, Encode(nil, seg))
+		}
+		for _, visitors := range []bool{false, true} {
+			whole := Tally{Visitors: visitors}
+			for _, seg := range segs {
+				if err := whole.Add(seg); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// A tally is paged once, as a query does.
+			var views []store.PathCounts
+			var vis []store.PathVisitors
+			var err error
+			if visitors {
+				vis, _, err = whole.VisitorsPage(0, 100)
+			} else {
+				views, _, err = whole.Page(0, 100)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole.Release()
+			for _, path := range append(names, "/", "/none") {
+				one := Tally{Visitors: visitors, Path: path}
+				for _, seg := range segs {
+					if err := one.Add(seg); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, offset := range []int{0, 1} {
+					if visitors {
+						got, more, err := one.VisitorsPage(offset, 5)
+						want := []store.PathVisitors{}
+						var totals store.VisitorTotals
+						for _, row := range vis {
+							if row.Path == path {
+								totals = store.VisitorTotals{Human: row.Human, AI: row.AI, Total: row.Total}
+								if offset == 0 {
+									want = append(want, row)
+								}
+							}
+						}
+						if err != nil || more || !reflect.DeepEqual(got, want) || one.PathVisitors() != totals {
+							t.Fatalf("trial %d: visitors of %q from %d: %v (totals %+v), %v, %v; want %v (totals %+v)", trial, path, offset, got, one.PathVisitors(), more, err, want, totals)
+						}
+						continue
+					}
+					got, more, err := one.Page(offset, 5)
+					want := []store.PathCounts{}
+					var totals store.Counts
+					for _, row := range views {
+						if row.Path == path {
+							totals = row.Counts
+							if offset == 0 {
+								want = append(want, row)
+							}
+						}
+					}
+					if err != nil || more || !reflect.DeepEqual(got, want) || one.Totals() != totals {
+						t.Fatalf("trial %d: views of %q from %d: %v (totals %+v), %v, %v; want %v (totals %+v)", trial, path, offset, got, one.Totals(), more, err, want, totals)
+					}
+				}
+				one.Release()
+			}
+		}
+	}
+	one := Tally{Path: "/a"}
+	if err := one.Add([]byte{format + 1}); err == nil {
+		t.Error("Add of a segment of another format to a tally of one path: no error")
+	}
+}

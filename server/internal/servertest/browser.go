@@ -132,6 +132,17 @@ func Eval[T any](b *Tab, expr string) T {
 	return v
 }
 
+// Run runs an action that returns a value (an element's screenshot, a
+// script whose promise it awaits), failing the test on an error.
+func Run[T any](b *Tab, what string, a chromedp.Action[T]) T {
+	b.T.Helper()
+	v, err := chromedp.Run(b.ctx, a)
+	if err != nil {
+		b.T.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
 // Rows returns the text of the cells of the rows of a table's body.
 func (b *Tab) Rows(table string) [][]string {
 	b.T.Helper()

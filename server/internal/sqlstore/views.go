@@ -128,13 +128,15 @@ func (v *Views) AddViews(ctx context.Context, counts []store.ViewCount) error {
 
 // QueryViews returns the totals and one page of per-path counts of a project
 // over an hour range, as store.Store documents, from the rolls that
-// rollup.Split picks for the range.
+// rollup.Split picks for the range. With q.Path, the rolls are the same:
+// a roll keeps its paths packed in one segment, so the path is picked
+// from each as it is read.
 func (v *Views) QueryViews(ctx context.Context, q store.ViewsQuery) (store.ViewsResult, error) {
 	const op = "query views"
 	if err := q.Validate(); err != nil {
 		return store.ViewsResult{}, v.db.Fail(op, err)
 	}
-	var tally rollup.Tally
+	tally := rollup.Tally{Path: q.Path}
 	defer tally.Release()
 	if err := v.db.TallyRolls(ctx, op, q.ProjectID, rollup.Split(q.From, q.To), &tally); err != nil {
 		return store.ViewsResult{}, err

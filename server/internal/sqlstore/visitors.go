@@ -202,7 +202,10 @@ func addDay(tx VisitorsTx, d *rollup.DayVisitors, latest int64) error {
 // QueryVisitors returns the totals and one page of per-path unique
 // visitors of a project over the whole days of a range, as
 // store.VisitorStore documents: numbers summed from the week rolls of its
-// whole weeks and the segments of its other days, ranked by total.
+// whole weeks and the segments of its other days, ranked by total. Open
+// days are read from their numbers too, which every flush makes anew from
+// their sketches, so q.Path picks a path's entries from the same
+// segments, whether of open or closed days.
 func (v *Visitors) QueryVisitors(ctx context.Context, q store.ViewsQuery) (store.VisitorsResult, error) {
 	const op = "query visitors"
 	if err := q.Validate(); err != nil {
@@ -216,11 +219,14 @@ func (v *Visitors) QueryVisitors(ctx context.Context, q store.ViewsQuery) (store
 	if !to.IsZero() {
 		hi = to.Unix()
 	}
-	tally := rollup.Tally{Visitors: true}
+	tally := rollup.Tally{Visitors: true, Path: q.Path}
 	defer tally.Release()
 	totals, err := v.db.ReadVisitors(ctx, op, q.ProjectID, rollup.Split(from, to), lo, hi, &tally)
 	if err != nil {
 		return store.VisitorsResult{}, err
+	}
+	if q.Path != "" {
+		totals = tally.PathVisitors()
 	}
 	rows, more, err := tally.VisitorsPage(q.Offset, q.Limit)
 	if err != nil {

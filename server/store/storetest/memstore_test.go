@@ -725,6 +725,9 @@ func (m *memStore) QueryViews(_ context.Context, q store.ViewsQuery) (store.View
 		if m.is("toInclusive") && !q.To.IsZero() && h.After(q.To) {
 			continue
 		}
+		if !m.pathSelected(q.Path, k.path, "viewsIgnorePath", "viewsPathPrefix") {
+			continue
+		}
 		c := per[k.path]
 		c.Human += v.Human
 		c.AI += v.AI

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,6 +93,30 @@ var visitorMutants = map[string][]string{
 	"saltsDroppedADayEarly":     {"Visitors/SaltIsOnePerDayAndPastDaysAreDeleted", "Visitors/YesterdayCountsOnceWhileTomorrowsSaltIsAskedFor"},
 	"racySalt":                  {"Visitors/ConcurrentSaltRequestsAgree"},
 	"visitorsRacy":              {"Visitors/ConcurrentBatchesMergeEveryVisitor"},
+}
+
+// pathMutants are the reference store's deliberate bugs in the path
+// filter of QueryViews and QueryVisitors, and the subtests that must fail
+// with each; see TestMutantsFail.
+var pathMutants = map[string][]string{
+	"viewsIgnorePath":                {"QueryByPath/ViewsOfOnePathAreItsRowAlone"},
+	"viewsPathPrefix":                {"QueryByPath/ViewsOfOnePathAreItsRowAlone"},
+	"visitorsIgnorePath":             {"QueryByPath/VisitorsOfOnePathCountItsOpenAndClosedDays"},
+	"visitorsPathKeepsProjectTotals": {"QueryByPath/VisitorsOfOnePathCountItsOpenAndClosedDays"},
+	"visitorsPathOpenDaysOnly":       {"QueryByPath/VisitorsOfOnePathCountItsOpenAndClosedDays"},
+}
+
+// pathSelected reports whether a query of path (or of every path, "")
+// reads the counts of have, unless the mutant ignoring the path or the
+// one taking it as a prefix is on.
+func (m *memStore) pathSelected(path, have, ignore, prefix string) bool {
+	switch {
+	case path == "" || m.is(ignore):
+		return true
+	case m.is(prefix):
+		return strings.HasPrefix(have, path)
+	}
+	return have == path
 }
 
 // held reports whether the project's day holding hour has views of path,
@@ -288,8 +313,20 @@ func (m *memStore) QueryVisitors(_ context.Context, q store.ViewsQuery) (store.V
 		add(path, p.totals(false))
 	}
 	for k, t := range m.visitors.numbers {
-		if in(k) {
+		if in(k) && !(q.Path != "" && m.is("visitorsPathOpenDaysOnly")) {
 			add(k.path, t)
+		}
+	}
+	if q.Path != "" && !m.is("visitorsIgnorePath") {
+		// One path's visitors are its row's: the project's, under path
+		// "", are every path's.
+		if !m.is("visitorsPathKeepsProjectTotals") {
+			all = per[q.Path]
+		}
+		for path := range per {
+			if path != q.Path {
+				delete(per, path)
+			}
 		}
 	}
 	res := store.VisitorsResult{Totals: all}

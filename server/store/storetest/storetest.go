@@ -57,6 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Searches", testSearches},
 		{"SiteTokens", testSiteTokens},
 		{"Visitors", testVisitors},
+		{"QueryByPath", testQueryByPath},
 		{"Sessions", testSessions},
 		{"Ping", testPing},
 	}

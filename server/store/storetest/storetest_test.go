@@ -169,6 +169,7 @@ func TestMutantsFail(t *testing.T) {
 	maps.Copy(mutants, operatorMutants)
 	maps.Copy(mutants, sessionMutants)
 	maps.Copy(mutants, agentMutants)
+	maps.Copy(mutants, pathMutants)
 	runMutants(t, "TestReference", "", mutants)
 	runMutants(t, "TestReferenceLeaseClock", "leaseClock/", leaseClockMutants)
 	runMutants(t, "TestReferenceJobCounts", "jobCounts/", jobCountMutants)

@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"math"
 	"time"
 )
 
@@ -140,3 +141,6 @@ func NewClassCharts(days []AgentsDay) []ClassChart {
 }
 
 func (AgentsPage) file() string { return "agents.html" }
+
+// round1 rounds v to a tenth, enough for a coordinate of the chart.
+func round1(v float64) float64 { return math.Round(v*10) / 10 }

@@ -2,30 +2,67 @@ package pages
 
 import (
 	"math"
+	"strings"
 	"time"
 )
 
 // The chart is drawn on the server, as SVG in the page: it needs no
 // script and no library, and the numbers under it (a table, its text
 // alternative) are the same values it is drawn from.
+//
+// Its geometry is in percent of the SVG's box, which has no viewBox: the
+// bars stretch with the page while the labels keep their CSS size, so
+// that they stay legible on a phone instead of shrinking with the chart.
 
-// Point is the views of one interval of the chart.
+// Interval is the length of the chart's bars.
+type Interval int
+
+// The intervals, shortest first. Weeks are ISO weeks (from Monday) and
+// months calendar months, both in UTC.
+const (
+	Hour Interval = iota
+	Day
+	Week
+	Month
+)
+
+// String names the interval: hour, day, week or month.
+func (i Interval) String() string {
+	switch i {
+	case Hour:
+		return "hour"
+	case Day:
+		return "day"
+	case Week:
+		return "week"
+	}
+	return "month"
+}
+
+// Title is String with a capital, for a column's heading.
+func (i Interval) Title() string {
+	s := i.String()
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// Point is the views of one bar of the chart.
 type Point struct {
-	At        time.Time // the interval's start, UTC
+	// At and End bound the time the bar covers, [At, End) in UTC: one
+	// interval, or the part of it inside the range shown.
+	At, End   time.Time
 	Human, AI int64
 }
 
-// Chart is a stacked bar chart of human and AI views, laid out in the
-// SVG's own units (its viewBox), which CSS scales to the page's width.
+// Chart is a stacked bar chart of human and AI views. X and widths are in
+// percent of the plot's width, Y and heights in percent of its height.
 type Chart struct {
-	Width, Height int
-	// Left, Right, Top and Bottom are the plot area's edges.
-	Left, Right, Top, Bottom float64
-	TickX, LabelY            float64 // where the axes' labels are written
-	Bars                     []Bar
-	Ticks                    []Tick   // horizontal grid lines with their values
-	Labels                   []XLabel // the times under some bars
-	Hourly                   bool
+	Interval Interval
+	// Top and Bottom are the plot's edges; LabelY is the baseline of the
+	// labels under it.
+	Top, Bottom, LabelY float64
+	Bars                []Bar
+	Ticks               []Tick   // horizontal grid lines with their values
+	Labels              []XLabel // the times under some bars
 }
 
 // Bar is one interval: human views at the bottom, AI views on top.
@@ -34,7 +71,7 @@ type Bar struct {
 	HumanY, HumanH float64
 	AIY, AIH       float64
 	Point
-	Label string // the interval, for the table and the tooltip
+	Label string // the interval in full, for the table and the tooltip
 }
 
 // Total returns the bar's human and AI views.
@@ -46,30 +83,33 @@ type Tick struct {
 	Value int64
 }
 
-// XLabel is a time written under the bar centred at X.
+// XLabel is a time written under the bar centred at X. Narrow labels are
+// shown at every width; the others only where the chart is wide enough
+// for them (style.css hides them on phones), so that labels never
+// overlap.
 type XLabel struct {
-	X     float64
-	Label string
+	X      float64
+	Label  string
+	Narrow bool
 }
 
-// The chart's frame, in SVG units, and the most labels under its bars.
+// The chart's frame in percent of its height, and the most labels under
+// its bars: chartMaxLabels on a wide screen, half as many on a phone.
 const (
-	chartWidth     = 800
-	chartHeight    = 300
-	chartLeft      = 64
-	chartRight     = chartWidth - 8
-	chartTop       = 12
-	chartBottom    = chartHeight - 32
+	chartTop       = 4
+	chartBottom    = 86
+	chartLabelY    = 96
 	chartTicks     = 4
 	chartMaxLabels = 8
-	chartMaxBar    = 48 // a few days' bars stay bars, not blocks
+	chartBarShare  = 0.7 // of a bar's slot; the rest is the gap
+	chartMaxBar    = 6   // percent: a few bars stay bars, not blocks
 )
 
-// NewChart lays out points, one bar each, in order. hourly says the
-// points are hours (labelled by time) rather than days.
-func NewChart(points []Point, hourly bool) Chart {
-	c := Chart{Width: chartWidth, Height: chartHeight, Left: chartLeft, Right: chartRight, Top: chartTop, Bottom: chartBottom, Hourly: hourly,
-		TickX: chartLeft - 6, LabelY: chartBottom + 20}
+// NewChart lays out points, one bar each, in order, as bars of interval
+// iv. When the points span more than one calendar year, their labels
+// carry the year.
+func NewChart(points []Point, iv Interval) Chart {
+	c := Chart{Interval: iv, Top: chartTop, Bottom: chartBottom, LabelY: chartLabelY}
 	var most int64
 	for _, p := range points {
 		most = max(most, p.Human+p.AI)
@@ -77,28 +117,41 @@ func NewChart(points []Point, hourly bool) Chart {
 	step := niceStep(most, chartTicks)
 	top := step * chartTicks
 	plotH := c.Bottom - c.Top
-	y := func(v int64) float64 { return round1(float64(v) / float64(top) * plotH) }
+	y := func(v int64) float64 { return round2(float64(v) / float64(top) * plotH) }
 	for i := 0; i <= chartTicks; i++ {
 		v := step * int64(i)
-		c.Ticks = append(c.Ticks, Tick{Y: round1(c.Bottom - float64(v)/float64(top)*plotH), Value: v})
+		c.Ticks = append(c.Ticks, Tick{Y: round2(c.Bottom - float64(v)/float64(top)*plotH), Value: v})
 	}
 	if len(points) == 0 {
 		return c
 	}
-	slot := (c.Right - c.Left) / float64(len(points))
-	w := min(max(slot*0.7, 1), chartMaxBar)
+	year := crossesYear(points)
+	slot := 100 / float64(len(points))
+	w := min(slot*chartBarShare, chartMaxBar)
 	every := (len(points) + chartMaxLabels - 1) / chartMaxLabels
 	for i, p := range points {
-		b := Bar{Point: p, X: round1(c.Left + float64(i)*slot + (slot-w)/2), W: round1(w), Label: intervalLabel(p.At, hourly)}
+		b := Bar{Point: p, X: round2(float64(i)*slot + (slot-w)/2), W: round2(w), Label: intervalLabel(p, iv)}
 		b.HumanH, b.AIH = y(p.Human), y(p.AI)
-		b.HumanY = round1(c.Bottom - b.HumanH)
-		b.AIY = round1(b.HumanY - b.AIH)
+		b.HumanY = round2(c.Bottom - b.HumanH)
+		b.AIY = round2(b.HumanY - b.AIH)
 		c.Bars = append(c.Bars, b)
 		if i%every == 0 {
-			c.Labels = append(c.Labels, XLabel{X: round1(c.Left + (float64(i)+0.5)*slot), Label: axisLabel(p.At, hourly)})
+			n := len(c.Labels)
+			c.Labels = append(c.Labels, XLabel{X: round2((float64(i) + 0.5) * slot), Label: axisLabel(p.At, iv, year), Narrow: n%2 == 0})
 		}
 	}
 	return c
+}
+
+// crossesYear reports whether points start in one calendar year and end
+// in another.
+func crossesYear(points []Point) bool {
+	first, last := points[0], points[len(points)-1]
+	end := last.End
+	if end.IsZero() || !end.After(last.At) {
+		end = last.At.Add(time.Nanosecond)
+	}
+	return first.At.UTC().Year() != end.Add(-time.Nanosecond).UTC().Year()
 }
 
 // niceStep returns the value between grid lines: 1, 2, 2.5 (from 25 up)
@@ -120,22 +173,40 @@ func niceStep(most int64, ticks int) int64 {
 	return int64(10 * pow)
 }
 
-func round1(v float64) float64 { return math.Round(v*10) / 10 }
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
 
-// intervalLabel names the interval that starts at t, in full.
-func intervalLabel(t time.Time, hourly bool) string {
-	if hourly {
-		return t.UTC().Format("2006-01-02 15:00")
+// intervalLabel names the time a bar covers, in full: the hour, the day,
+// or for weeks and months their first and last days (a partial one's, at
+// the ends of the range).
+func intervalLabel(p Point, iv Interval) string {
+	at := p.At.UTC()
+	switch iv {
+	case Hour:
+		return at.Format("2006-01-02 15:00")
+	case Day:
+		return at.Format(time.DateOnly)
 	}
-	return t.UTC().Format(time.DateOnly)
+	last := at
+	if p.End.After(at) {
+		last = p.End.UTC().Add(-time.Nanosecond)
+	}
+	return at.Format(time.DateOnly) + " to " + last.Format(time.DateOnly)
 }
 
-// axisLabel names it briefly, under its bar: the day, or the hour (with
-// the day at midnight).
-func axisLabel(t time.Time, hourly bool) string {
+// axisLabel names the interval that starts at t briefly, under its bar:
+// the hour (the day at midnight), the day, a week's first day, or the
+// month; with the year when the chart spans two.
+func axisLabel(t time.Time, iv Interval, year bool) string {
 	t = t.UTC()
-	if hourly && t.Hour() != 0 {
+	layout := "2 Jan"
+	switch {
+	case iv == Hour && t.Hour() != 0:
 		return t.Format("15:04")
+	case iv == Month:
+		layout = "Jan"
 	}
-	return t.Format("2 Jan")
+	if year {
+		layout += " 2006"
+	}
+	return t.Format(layout)
 }

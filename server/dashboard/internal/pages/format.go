@@ -2,6 +2,7 @@ package pages
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 )
@@ -64,4 +65,74 @@ func Time(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// Compact writes n briefly, for the chart's scale: as Count below 10,000,
+// then in thousands (250k) or millions (1.5M).
+func Compact(n int64) string {
+	switch {
+	case n < 10_000:
+		return Count(n)
+	case n < 1_000_000:
+		return strconv.FormatFloat(float64(n)/1e3, 'f', -1, 64) + "k"
+	}
+	return strconv.FormatFloat(math.Round(float64(n)/1e5)/10, 'f', -1, 64) + "M"
+}
+
+// minus is the sign of a fall: the minus sign, which screen readers read
+// as "minus" where they may skip a hyphen.
+const minus = "\u2212"
+
+// Change compares a card's number with the previous period's, before the
+// words naming that period ("previous 30 days"): "+12% vs previous 30
+// days", "−3.5% vs ...", "no change vs ...", or "new (none in the previous
+// 30 days)" when the previous period had none. Changes under 10% keep one
+// decimal, so that a small one does not read as none.
+func Change(cur, prev int64, period string) string {
+	switch {
+	case cur == prev:
+		return "no change vs " + period
+	case prev == 0:
+		return "new (none in the " + period + ")"
+	}
+	return signed(float64(cur-prev)*100/float64(prev), "%") + " vs " + period
+}
+
+// ShareChange compares a share (part of whole) with the previous period's,
+// in percentage points: "+3.1 pts vs previous 30 days". A share of no
+// views is no number, so a period without views is "new" (the previous
+// had none) or "was 12.5 % in the previous 30 days" (this one has none).
+func ShareChange(part, whole, prevPart, prevWhole int64, period string) string {
+	switch {
+	case whole == 0 && prevWhole == 0:
+		return "no change vs " + period
+	case prevWhole == 0:
+		return "new (none in the " + period + ")"
+	case whole == 0:
+		return "was " + Share(prevPart, prevWhole) + " in the " + period
+	}
+	// Rounded as Share rounds, so that the change is the difference of
+	// the two shares shown.
+	d := math.Round(float64(part)*1000/float64(whole))/10 - math.Round(float64(prevPart)*1000/float64(prevWhole))/10
+	if math.Abs(d) < 0.05 {
+		return "no change vs " + period
+	}
+	return signedFixed(d, 1) + " pts vs " + period
+}
+
+// signed writes a change with its sign, one decimal under 10 and none
+// from 10 up.
+func signed(v float64, unit string) string {
+	if math.Abs(v) < 9.95 {
+		return signedFixed(v, 1) + unit
+	}
+	return signedFixed(v, 0) + unit
+}
+
+func signedFixed(v float64, decimals int) string {
+	s := strconv.FormatFloat(math.Abs(v), 'f', decimals, 64)
+	if v < 0 {
+		return minus + s
+	}
+	return "+" + s
 }

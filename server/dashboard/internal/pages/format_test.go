@@ -44,3 +44,53 @@ func TestSince(t *testing.T) {
 		}
 	}
 }
+
+func TestCompact(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 9999: "9,999", 10_000: "10k", 250_000: "250k", 1_000_000: "1M", 2_500_000: "2.5M", 12_340_000: "12.3M"} {
+		if got := Compact(n); got != want {
+			t.Errorf("Compact(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestChange(t *testing.T) {
+	const p = "previous 30 days"
+	for _, tc := range []struct {
+		cur, prev int64
+		want      string
+	}{
+		{112, 100, "+12% vs previous 30 days"},
+		{88, 100, "−12% vs previous 30 days"},
+		{1035, 1000, "+3.5% vs previous 30 days"},
+		{1000, 1001, "−0.1% vs previous 30 days"},
+		{300, 100, "+200% vs previous 30 days"},
+		{0, 100, "−100% vs previous 30 days"},
+		{5, 5, "no change vs previous 30 days"},
+		{0, 0, "no change vs previous 30 days"},
+		{7, 0, "new (none in the previous 30 days)"},
+	} {
+		if got := Change(tc.cur, tc.prev, p); got != tc.want {
+			t.Errorf("Change(%d, %d) = %q, want %q", tc.cur, tc.prev, got, tc.want)
+		}
+	}
+}
+
+func TestShareChange(t *testing.T) {
+	const p = "previous day"
+	for _, tc := range []struct {
+		part, whole, prevPart, prevWhole int64
+		want                             string
+	}{
+		{30, 100, 25, 100, "+5.0 pts vs previous day"},
+		{1, 3, 1, 4, "+8.3 pts vs previous day"}, // 33.3 % − 25.0 %
+		{20, 100, 50, 100, "−30.0 pts vs previous day"},
+		{2, 8, 1, 4, "no change vs previous day"},
+		{0, 0, 0, 0, "no change vs previous day"},
+		{3, 10, 0, 0, "new (none in the previous day)"},
+		{0, 0, 1, 8, "was 12.5 % in the previous day"},
+	} {
+		if got := ShareChange(tc.part, tc.whole, tc.prevPart, tc.prevWhole, p); got != tc.want {
+			t.Errorf("ShareChange(%d/%d, %d/%d) = %q, want %q", tc.part, tc.whole, tc.prevPart, tc.prevWhole, got, tc.want)
+		}
+	}
+}

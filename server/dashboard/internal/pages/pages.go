@@ -40,24 +40,54 @@ type Views struct {
 	Human, AI, Total int64
 }
 
-// PageViews is the views of one page.
+// PageViews is the views of one page, and the URL of its own overview.
 type PageViews struct {
 	Path string
+	URL  string
 	Views
 }
 
-// OverviewPage is a project's traffic over a range of days.
+// OverviewPage is a project's traffic over a range of days, or one
+// page's (Path).
 type OverviewPage struct {
 	Frame
+	Presets  []Preset
 	From, To string // the range's first and last days, YYYY-MM-DD
-	Problem  string // what was wrong with the range asked for
-	Views    Views
-	Visitors store.VisitorTotals
+	Custom   bool   // the range is the custom one, not a preset
+	// Path is the page shown alone, "" for all; AllPages is then the URL
+	// of the same range for all pages.
+	Path, AllPages string
+	Problem        string // what was wrong with the range asked for
+	Views          Views
+	Visitors       store.VisitorTotals
+	// Previous is the period before, for the cards' changes: as many
+	// days just before, or for month to date and 12 months, the same
+	// days of the month or year before.
+	Previous Previous
 	Chart    Chart
 	Top      []PageViews
 	TopMore  bool // more pages were viewed than Top lists
+	// SeriesCSV and TopCSV are the URLs of the chart's and the top
+	// pages' rows as CSV files.
+	SeriesCSV, TopCSV string
 	// Site is what readers' submissions met today, shown when anything.
 	Site SiteToday
+}
+
+// Preset is a link to a range of the period picker.
+type Preset struct {
+	Name, Label, URL string // Name is the period parameter's value
+	Current          bool
+}
+
+// Previous is the numbers of the period before the one shown (see
+// OverviewPage.Previous).
+type Previous struct {
+	// Label names it after "vs": "previous 30 days", "previous day".
+	Label    string
+	From, To string // its first and last days, YYYY-MM-DD
+	Views    Views
+	Visitors store.VisitorTotals
 }
 
 // SiteToday is what the public site endpoints met on the current UTC day,

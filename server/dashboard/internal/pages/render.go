@@ -45,6 +45,11 @@ var funcs = template.FuncMap{
 		}
 		return *s
 	},
+	"compact": Compact,
+	"change":  Change,
+	"shareChange": func(v, prev Views, period string) string {
+		return ShareChange(v.AI, v.Total, prev.AI, prev.Total, period)
+	},
 }
 
 func parse() map[string]*template.Template {
@@ -91,5 +96,5 @@ func percent(part, whole int64) float64 {
 	if whole == 0 {
 		return 0
 	}
-	return round1(float64(part) * 100 / float64(whole))
+	return round2(float64(part) * 100 / float64(whole))
 }

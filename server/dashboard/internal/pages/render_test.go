@@ -27,7 +27,7 @@ func TestEveryPageRenders(t *testing.T) {
 	job := store.Job{ID: "job_1", Status: store.JobStatusFailed, CreatedAt: at, UpdatedAt: at, Prompts: []store.Prompt{{Text: "Fix it", At: at}}, FailureReason: "push refused"}
 	for _, p := range []Page{
 		LoginPage{Frame: Frame{Base: "/dashboard", CSRF: "tok"}, Error: "Sign-in failed"},
-		OverviewPage{Frame: signedIn(), From: "2026-08-01", To: "2026-08-14", Chart: NewChart([]Point{{At: at, Human: 3, AI: 1}}, false),
+		OverviewPage{Frame: signedIn(), From: "2026-08-01", To: "2026-08-14", Chart: NewChart([]Point{{At: at, End: at.Add(24 * time.Hour), Human: 3, AI: 1}}, Day),
 			Top:  []PageViews{{Path: "/guide", Views: Views{Human: 3, AI: 1, Total: 4}}},
 			Site: SiteToday{Feedback: SiteLimits{CapReached: true, ShareRefused: 1234}, Searches: SiteLimits{ShareRefused: 5}}},
 		JobsPage{Frame: signedIn(), Statuses: []store.JobStatus{store.JobStatusActive}, Jobs: []store.Job{job}, Next: "/dashboard/projects/alpha/jobs?cursor=x"},
