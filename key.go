@@ -17,6 +17,47 @@ type secret struct {
 	auth []string
 }
 
+// keyKind is what a key opens. The hosted service issues admin keys
+// ("mint_...") for the agent, analytics, deployment and export APIs, and
+// assistant keys ("mint_dsc_...") for the Assistant API alone; each API
+// refuses the other kind. The zero value is adminKey, so an operation that
+// says nothing needs an admin key.
+type keyKind uint8
+
+const (
+	adminKey keyKind = iota
+	assistantKey
+)
+
+// assistantKeyPrefix starts every assistant key. Admin keys are "mint_"
+// and base62 characters, which never include "_", so no admin key starts
+// with it.
+const assistantKeyPrefix = "mint_dsc_"
+
+// kindOf reads a key's kind from its prefix.
+func kindOf(key string) keyKind {
+	if strings.HasPrefix(key, assistantKeyPrefix) {
+		return assistantKey
+	}
+	return adminKey
+}
+
+// String names the kind as the hosted service's documents do.
+func (k keyKind) String() string {
+	if k == assistantKey {
+		return "an assistant key (mint_dsc_...)"
+	}
+	return "an admin API key (mint_...)"
+}
+
+// wrongKey is the error of an operation that needs a key of kind needs,
+// called with a client whose key is of kind has. Nothing is sent: the
+// service would refuse it with a 401 that does not say why. The key is
+// not in the message, only its kind.
+func wrongKey(needs, has keyKind) error {
+	return invalid("apiKey", "is %v; this call needs %v: make a client with NewClient(key) for each kind of key", has, needs)
+}
+
 func newSecret(key string) *secret {
 	// The literal's capacity is its length, 1: a transport that appended to
 	// the header would copy the slice, not write into the shared array.

@@ -155,6 +155,9 @@ type apiRequest struct {
 	path   string // escaped, starting with "/"
 	query  string // encoded, without "?"
 	body   any    // marshalled to JSON when non-nil
+	// key is the kind of key the operation needs (the zero value: an
+	// admin key); do refuses a client whose key is of another kind.
+	key keyKind
 }
 
 // do runs r: it marshals the body once, then sends attempts until one
@@ -163,6 +166,9 @@ type apiRequest struct {
 func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out bodyDecoder) error {
 	if ctx == nil {
 		return invalid("ctx", "is nil")
+	}
+	if has := kindOf(c.cfg.key.value); has != r.key {
+		return wrongKey(r.key, has)
 	}
 	call := applyOptions(opts)
 	if call.err != nil {
