@@ -73,6 +73,23 @@ func (f *exportFlags) check(args []string) (from, to docsapi.DateBound, err erro
 	return from, to, nil
 }
 
+// exportRun is the run of an export command with the flags f: it checks
+// them, makes the client, and writes the export that start makes of the
+// range.
+func exportRun[T any](f *exportFlags, start func(ctx context.Context, c *apiClient, from, to docsapi.DateBound) export[T]) runFunc {
+	return func(ctx context.Context, s *stdio, args []string) error {
+		from, to, err := f.check(args)
+		if err != nil {
+			return err
+		}
+		c, err := f.client.client(s)
+		if err != nil {
+			return err
+		}
+		return start(ctx, c, from, to).run(ctx, s, c, f.format, f.output)
+	}
+}
+
 // export is one run of an export command: the rows, how each is written,
 // and what the closing line says.
 type export[T any] struct {

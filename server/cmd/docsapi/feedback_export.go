@@ -42,21 +42,13 @@ docsapi feedback export --source thumbs_only --from 2026-10-01 | jq -s 'group_by
 			source := fs.String("source", "", "only this `SOURCE`: code_snippet, contextual, agent or thumbs_only")
 			var statuses listFlag
 			fs.Var(&statuses, "status", "only these `STATUSES`: pending, in_progress, resolved, dismissed;\nrepeat or separate with commas")
-			return func(ctx context.Context, s *stdio, args []string) error {
-				params := docsapi.FeedbackParams{Source: docsapi.FeedbackSource(*source)}
+			return exportRun(&f, func(ctx context.Context, c *apiClient, from, to docsapi.DateBound) export[docsapi.FeedbackEntry] {
+				params := docsapi.FeedbackParams{Source: docsapi.FeedbackSource(*source), DateFrom: from, DateTo: to}
 				for _, st := range statuses {
 					params.Status = append(params.Status, docsapi.FeedbackStatus(st))
 				}
-				var err error
-				if params.DateFrom, params.DateTo, err = f.check(args); err != nil {
-					return err
-				}
-				c, err := f.client.client(s)
-				if err != nil {
-					return err
-				}
-				return exportFeedback(ctx, c, params).run(ctx, s, c, f.format, f.output)
-			}
+				return exportFeedback(ctx, c, params)
+			})
 		},
 	}
 }

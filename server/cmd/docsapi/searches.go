@@ -31,18 +31,9 @@ docsapi searches export | jq -r 'select(.topClickedPage == null) | .searchQuery'
 		setup: func(fs *flag.FlagSet) runFunc {
 			var f exportFlags
 			f.register(fs)
-			return func(ctx context.Context, s *stdio, args []string) error {
-				var params docsapi.SearchesParams
-				var err error
-				if params.DateFrom, params.DateTo, err = f.check(args); err != nil {
-					return err
-				}
-				c, err := f.client.client(s)
-				if err != nil {
-					return err
-				}
-				return exportSearches(ctx, c, params).run(ctx, s, c, f.format, f.output)
-			}
+			return exportRun(&f, func(ctx context.Context, c *apiClient, from, to docsapi.DateBound) export[docsapi.Search] {
+				return exportSearches(ctx, c, docsapi.SearchesParams{DateFrom: from, DateTo: to})
+			})
 		},
 	}
 }

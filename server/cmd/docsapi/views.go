@@ -22,18 +22,9 @@ docsapi views export --project handbook | jq -s 'map(.ai) | add'`,
 		setup: func(fs *flag.FlagSet) runFunc {
 			var f exportFlags
 			f.register(fs)
-			return func(ctx context.Context, s *stdio, args []string) error {
-				var params docsapi.ViewsParams
-				var err error
-				if params.DateFrom, params.DateTo, err = f.check(args); err != nil {
-					return err
-				}
-				c, err := f.client.client(s)
-				if err != nil {
-					return err
-				}
-				return exportViews(ctx, c, params).run(ctx, s, c, f.format, f.output)
-			}
+			return exportRun(&f, func(ctx context.Context, c *apiClient, from, to docsapi.DateBound) export[docsapi.PageView] {
+				return exportViews(ctx, c, docsapi.ViewsParams{DateFrom: from, DateTo: to})
+			})
 		},
 	}
 }

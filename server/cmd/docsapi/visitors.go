@@ -27,18 +27,9 @@ docsapi visitors export --project handbook | jq -r 'select(.ai > .human) | .path
 		setup: func(fs *flag.FlagSet) runFunc {
 			var f exportFlags
 			f.register(fs)
-			return func(ctx context.Context, s *stdio, args []string) error {
-				var params docsapi.VisitorsParams
-				var err error
-				if params.DateFrom, params.DateTo, err = f.check(args); err != nil {
-					return err
-				}
-				c, err := f.client.client(s)
-				if err != nil {
-					return err
-				}
-				return exportVisitors(ctx, c, params).run(ctx, s, c, f.format, f.output)
-			}
+			return exportRun(&f, func(ctx context.Context, c *apiClient, from, to docsapi.DateBound) export[docsapi.PageVisitors] {
+				return exportVisitors(ctx, c, docsapi.VisitorsParams{DateFrom: from, DateTo: to})
+			})
 		},
 	}
 }
