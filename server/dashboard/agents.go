@@ -16,33 +16,48 @@ import (
 const dashAgentPages = 20
 
 // dashAgents: GET /dashboard/projects/{projectId}/agents, which AI agents
-// and crawlers read the project's pages, by name, over a range of UTC days
-// (of one page with ?path=). Its numbers are the store's answers to the
-// agents export's query (QueryAgents) and, per day, AgentSeries over the
-// same days; admitted as the overview is.
+// and crawlers read the project's pages, by name, over a period of UTC
+// days (period.go, as the overview's), of one page with ?path=, compared
+// with the period before it. Its numbers are the store's answers to the
+// agents export's query (QueryAgents) over each period, and AgentSeries
+// over the same days, which the charts add up per day, ISO week or month
+// as the overview's chart does (the store counts agents per day, so a
+// day or two are charted per day, not per hour). Admitted as the overview
+// is.
 func (s *Dashboard) dashAgents(w http.ResponseWriter, r *http.Request, d *dashRequest) {
 	page := pages.AgentsPage{Frame: d.frame}
 	page.Title, page.Section = "AI & crawlers of "+d.Project.ID, "agents"
 	status := http.StatusOK
 	asked := r.URL.Query()
-	from, to, problem := dashRange(asked, s.now())
-	if problem != "" {
-		status, page.Problem = http.StatusBadRequest, problem
-		from, to, _ = dashRange(nil, s.now())
-	}
-	if v := asked.Get("path"); v != "" {
+	span, problem := dashPeriod(asked, s.now())
+	if v := asked.Get("path"); v != "" && problem == "" {
 		if p := input.PathProblem(v); p != "" {
-			status, page.Problem = http.StatusBadRequest, "path "+p
+			problem = "path " + p
 		} else {
 			page.Path = pageviews.NormalizePath(v)
 		}
 	}
-	page.From, page.To = from.Format(time.DateOnly), to.Add(-day).Format(time.DateOnly)
+	if problem != "" {
+		status = http.StatusBadRequest
+	}
+	page.Period = dashPicker(&page.Frame, "agents", span, problem, "path", page.Path)
+	if page.Path != "" {
+		page.Title = "AI & crawlers of " + page.Path + " in " + d.Project.ID
+		page.AllPages = dashPeriodURL(page.Frame, "agents", span)
+	}
 
 	ctx, project := r.Context(), d.Project.ID
 	subject := "project " + respond.Quote(project)
-	q := store.AgentsQuery{ProjectID: project, From: from, To: to, Path: page.Path, Limit: dashAgentPages}
+	q := store.AgentsQuery{ProjectID: project, From: span.From, To: span.To, Path: page.Path, Limit: dashAgentPages}
 	res, err := s.cfg.Store.QueryAgents(ctx, q)
+	if err != nil {
+		s.dashStoreError(w, r, page.Frame, err, subject, "querying agents")
+		return
+	}
+	// The period before: its totals alone, which QueryAgents lists whole
+	// whatever its Limit.
+	prev := span.Previous()
+	before, err := s.cfg.Store.QueryAgents(ctx, store.AgentsQuery{ProjectID: project, From: prev.From, To: prev.To, Path: page.Path, Limit: 1})
 	if err != nil {
 		s.dashStoreError(w, r, page.Frame, err, subject, "querying agents")
 		return
@@ -60,35 +75,46 @@ func (s *Dashboard) dashAgents(w http.ResponseWriter, r *http.Request, d *dashRe
 			page.Crawlers, page.CrawlerViews = append(page.Crawlers, v), page.CrawlerViews+a.Views
 		}
 	}
+	for _, a := range before.Totals {
+		if a.Class == store.AgentAI {
+			page.Before.AI, page.Before.AIViews = page.Before.AI+1, page.Before.AIViews+a.Views
+		} else {
+			page.Before.Crawlers, page.Before.CrawlerViews = page.Before.Crawlers+1, page.Before.CrawlerViews+a.Views
+		}
+	}
 	for _, row := range res.Rows {
-		page.Pages = append(page.Pages, pages.AgentPageViews{Path: row.Path,
+		page.Pages = append(page.Pages, pages.AgentPageViews{Path: row.Path, URL: dashPeriodURL(page.Frame, "agents", span, "path", row.Path),
 			AgentViews: pages.AgentViews{Name: row.Name, Class: string(row.Class), ClassLabel: pages.ClassLabel(string(row.Class)), Views: row.Views}})
 	}
 	page.PagesMore = res.HasMore
-	page.Days = agentDays(from, to, series)
-	page.Charts = pages.NewClassCharts(page.Days)
+	page.Interval = max(span.Interval(), pages.Day)
+	page.Bars = agentBars(span, page.Interval, series)
+	page.Charts = pages.NewClassCharts(page.Bars, page.Interval)
 	s.dashRender(w, r, status, page)
 }
 
-// agentDays sums the series' views per day and class, one row for every
-// day of [from, to), those without views included.
-func agentDays(from, to time.Time, series []store.AgentDay) []pages.AgentsDay {
-	var days []pages.AgentsDay
+// agentBars sums the series' views per bar of iv and class, one bar for
+// every interval of span (dashSlot), those without views included.
+func agentBars(span dashSpan, iv pages.Interval, series []store.AgentDay) []pages.AgentsBar {
+	var bars []pages.AgentsBar
 	at := map[time.Time]int{}
-	for t := from; t.Before(to); t = t.Add(day) {
-		at[t] = len(days)
-		days = append(days, pages.AgentsDay{Day: t, Label: t.Format(time.DateOnly)})
+	for t := span.From; t.Before(span.To); t = t.Add(day) {
+		start, next := dashSlot(t, iv, span.From, span.To)
+		if n := len(bars); n == 0 || !bars[n-1].At.Equal(start) {
+			bars = append(bars, pages.AgentsBar{At: start, End: next})
+		}
+		at[t] = len(bars) - 1
 	}
 	for _, p := range series {
-		i, ok := at[p.Day]
+		i, ok := at[p.Day.UTC()]
 		if !ok {
 			continue
 		}
 		for ci, c := range pages.Classes {
 			if c.Class == string(p.Class) {
-				days[i].Views[ci] += p.Views
+				bars[i].Views[ci] += p.Views
 			}
 		}
 	}
-	return days
+	return bars
 }

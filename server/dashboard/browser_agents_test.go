@@ -176,6 +176,64 @@ func TestAgentsPageInBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`input#from[value="`+weekFrom+`"]`)))
 	wantAgentTables(t, b, d.Store, today.AddDate(0, 0, -6), to, "")
 
+	// A preset, clicked: the last 7 days, against the 7 before.
+	b.Do("picking 7 days", chromedp.Click(chromedp.ID("period-7d")), chromedp.WaitVisible(chromedp.CSS(`#period-7d[aria-current="page"]`)))
+	weekStart := today.AddDate(0, 0, -6)
+	wantAgentTables(t, b, d.Store, weekStart, to, "")
+	totals := func(from, to time.Time) (ai, crawlers int64) {
+		res, err := d.Store.QueryAgents(context.Background(), store.AgentsQuery{ProjectID: "alpha", From: from, To: to, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range res.Totals {
+			if a.Class == store.AgentAI {
+				ai += a.Views
+			} else {
+				crawlers += a.Views
+			}
+		}
+		return ai, crawlers
+	}
+	ai, crawlers := totals(weekStart, to)
+	prevAI, prevCrawlers := totals(today.AddDate(0, 0, -13), weekStart)
+	if prevAI == 0 || prevAI == ai {
+		t.Fatalf("the store has %d AI agent views in the week before and %d in the last: nothing to compare", prevAI, ai)
+	}
+	for sel, want := range map[string]string{
+		"#change-agents-ai": wantChange(ai, prevAI, "previous 7 days"),
+		"#change-crawlers":  wantChange(crawlers, prevCrawlers, "previous 7 days"),
+	} {
+		if got := b.Text(sel); got != want {
+			t.Errorf("7 days: %s says %q, the store %q", sel, got, want)
+		}
+	}
+	// On a phone, the small charts' labels keep a legible size.
+	b.Do("a phone's screen", chromedp.EmulateViewport(servertest.PhoneWidth, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)))
+	checkChartLabels(b, ".multiple svg", 2, "7 days on a phone")
+	b.Do("a desktop's screen", chromedp.EmulateViewport(servertest.DesktopWidth, 900))
+	checkChartLabels(b, ".multiple svg", 2, "7 days on a desktop")
+	b.ScreenshotBoth("agents-7-days")
+
+	// The navigation keeps the period: the searches of the same 7 days,
+	// and back.
+	b.Do("opening the searches", chromedp.Click(chromedp.CSS(`nav a[href*="/searches"]`)), chromedp.WaitVisible(chromedp.ID("top-searches")))
+	if !b.Present(`#period-7d[aria-current="page"]`) {
+		t.Error("the searches opened from the navigation lost the period of 7 days")
+	}
+	b.Do("back to the agents", chromedp.Click(chromedp.CSS(`nav a[href*="/agents"]`)), chromedp.WaitVisible(chromedp.ID("ai-agents")))
+	if !b.Present(`#period-7d[aria-current="page"]`) {
+		t.Error("the agents opened from the navigation lost the period of 7 days")
+	}
+
+	// Twelve months, per month, their labels with the year, on a phone.
+	b.Do("picking 12 months", chromedp.Click(chromedp.ID("period-12m")), chromedp.WaitVisible(chromedp.CSS(`#period-12m[aria-current="page"]`)))
+	if got := servertest.Eval[[]string](b, `Array.from(document.querySelectorAll('#chart-ai text.axis')).map(t => t.textContent)`); strings.Join(got, "|") != today.AddDate(0, -11, 0).Format("Jan 2006")+"|"+today.Format("Jan 2006") {
+		t.Errorf("12 months: the AI chart's labels are %q", got)
+	}
+	b.Do("a phone's screen", chromedp.EmulateViewport(servertest.PhoneWidth, 844, chromedp.EmulateMobile, chromedp.EmulateScale(2)))
+	checkChartLabels(b, ".multiple svg", 2, "12 months on a phone")
+	b.Do("a desktop's screen", chromedp.EmulateViewport(servertest.DesktopWidth, 900))
+
 	// A path that is no path says so.
 	b.Open("/dashboard/projects/alpha/agents?path="+url.QueryEscape("no-slash"), "#range-problem")
 	if got := b.Text("#range-problem"); !strings.Contains(got, "path") {

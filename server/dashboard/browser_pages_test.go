@@ -33,6 +33,7 @@ func TestDashboardPagesInBrowser(t *testing.T) {
 	d.addSearches(t, today.AddDate(0, 0, -2), "webhook retries", 9, 0, "")
 	d.addSearches(t, today.AddDate(0, 0, -5), "sso with okta", 4, 0, "")
 	d.addSearches(t, today.AddDate(0, 0, -6), "configure the proxy", 12, 5, "/guide/configure")
+	d.addSearches(t, today.AddDate(0, 0, -10), "install", 14, 3, "/guide/install") // before the last 7 days
 	entries := d.addFeedback(t, 12)
 	d.createJob(t, "Document the --verbose flag of the CLI\nwith an example for each mode.")
 	d.Clock.Advance(10 * time.Minute)
@@ -75,6 +76,30 @@ func TestDashboardPagesInBrowser(t *testing.T) {
 		}
 	}
 	b.ScreenshotBoth("01-searches")
+
+	// A preset, clicked: the last 7 days, against the 7 before.
+	b.Do("picking 7 days", chromedp.Click(chromedp.ID("period-7d")), chromedp.WaitVisible(chromedp.CSS(`#period-7d[aria-current="page"]`)))
+	week, err := d.Store.QuerySearches(ctx, store.SearchesQuery{ProjectID: "alpha", From: today.AddDate(0, 0, -6), To: today.AddDate(0, 0, 1), Limit: 25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := d.Store.QuerySearches(ctx, store.SearchesQuery{ProjectID: "alpha", From: today.AddDate(0, 0, -13), To: today.AddDate(0, 0, -6), Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if week.Total == top.Total || before.Total == 0 {
+		t.Fatalf("the store has %d searches in the last 7 days, %d in 30, %d in the 7 before: nothing to tell them apart", week.Total, top.Total, before.Total)
+	}
+	if got, want := b.Text("#total-searches"), count(week.Total); got != want {
+		t.Errorf("7 days: %s searches, the store says %s", got, want)
+	}
+	if got, want := b.Text("#change-searches"), wantChange(week.Total, before.Total, "previous 7 days"); got != want {
+		t.Errorf("7 days: the change says %q, the store %q", got, want)
+	}
+	if rows := b.Rows("#top-searches"); len(rows) != len(week.Rows) || rows[0][0] != week.Rows[0].Query || rows[0][1] != count(week.Rows[0].Hits) {
+		t.Errorf("7 days: the top queries %q, the store's %+v", rows, week.Rows)
+	}
+	b.ScreenshotBoth("01-searches-7-days")
 
 	// Feedback: the store's newest entries and its per-page thumbs.
 	b.Do("opening the feedback", chromedp.Click(chromedp.CSS(`nav a[href$="/feedback"]`)), chromedp.WaitVisible(chromedp.ID("feedback")))

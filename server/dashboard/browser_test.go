@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -356,35 +357,52 @@ func TestDashboardOverviewInBrowser(t *testing.T) {
 	b.ScreenshotBoth("03-overview-months")
 }
 
-// checkLabels checks the chart's axis labels as the page shows them: at
-// least two, each at least 11 CSS pixels, none overlapping another or
-// leaving the chart's figure.
+// checkLabels checks the axis labels of the overview's chart as the page
+// shows them (checkChartLabels).
 func checkLabels(b *servertest.Tab, what string) {
 	b.T.Helper()
-	type box struct {
-		Text              string
-		Size, H           float64
-		Left, Right       float64
-		FigLeft, FigRight float64
-	}
-	boxes := servertest.Eval[[]box](b, `Array.from(document.querySelectorAll('#views-chart text.axis'))
+	checkChartLabels(b, "#views-chart", 2, what)
+}
+
+// checkChartLabels checks the axis labels of each chart (an SVG) that
+// charts selects as the page shows them: at least least of them, each at
+// least 11 CSS pixels, none overlapping another of its chart or leaving
+// the chart's figure.
+func checkChartLabels(b *servertest.Tab, charts string, least int, what string) {
+	b.T.Helper()
+	shown := servertest.Eval[[][]labelBox](b, `Array.from(document.querySelectorAll(`+strconv.Quote(charts)+`)).map(svg =>
+		Array.from(svg.querySelectorAll('text.axis'))
 		.filter(t => getComputedStyle(t).display !== 'none')
 		.map(t => { const r = t.getBoundingClientRect(), f = t.closest('figure').getBoundingClientRect();
-			return {Text: t.textContent, Size: parseFloat(getComputedStyle(t).fontSize), H: r.height, Left: r.left, Right: r.right, FigLeft: f.left, FigRight: f.right}; })`)
-	if len(boxes) < 2 {
-		b.T.Errorf("%s: %d axis labels shown", what, len(boxes))
+			return {Text: t.textContent, Size: parseFloat(getComputedStyle(t).fontSize), H: r.height, Left: r.left, Right: r.right, FigLeft: f.left, FigRight: f.right}; }))`)
+	if len(shown) == 0 {
+		b.T.Errorf("%s: no chart %s", what, charts)
 	}
-	for i, l := range boxes {
-		if l.Size < 11 || l.H < 11 {
-			b.T.Errorf("%s: the label %q is %.1f px (%.1f high): too small to read", what, l.Text, l.Size, l.H)
+	for _, boxes := range shown {
+		if len(boxes) < least {
+			b.T.Errorf("%s: %d axis labels shown", what, len(boxes))
 		}
-		if l.Left < l.FigLeft || l.Right > l.FigRight {
-			b.T.Errorf("%s: the label %q (%.0f to %.0f) leaves the chart (%.0f to %.0f)", what, l.Text, l.Left, l.Right, l.FigLeft, l.FigRight)
-		}
-		if i > 0 && l.Left < boxes[i-1].Right {
-			b.T.Errorf("%s: the labels %q and %q overlap", what, boxes[i-1].Text, l.Text)
+		for i, l := range boxes {
+			if l.Size < 11 || l.H < 11 {
+				b.T.Errorf("%s: the label %q is %.1f px (%.1f high): too small to read", what, l.Text, l.Size, l.H)
+			}
+			if l.Left < l.FigLeft || l.Right > l.FigRight {
+				b.T.Errorf("%s: the label %q (%.0f to %.0f) leaves the chart (%.0f to %.0f)", what, l.Text, l.Left, l.Right, l.FigLeft, l.FigRight)
+			}
+			if i > 0 && l.Left < boxes[i-1].Right {
+				b.T.Errorf("%s: the labels %q and %q overlap", what, boxes[i-1].Text, l.Text)
+			}
 		}
 	}
+}
+
+// labelBox is an axis label as the page lays it out, and its figure's
+// edges.
+type labelBox struct {
+	Text              string
+	Size, H           float64
+	Left, Right       float64
+	FigLeft, FigRight float64
 }
 
 // edgeShades returns the median brightness (0 to 255) of the pixels a

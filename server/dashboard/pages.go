@@ -51,33 +51,17 @@ func (s *Dashboard) dashOverview(w http.ResponseWriter, r *http.Request, d *dash
 		problem = "table=pages lists the top pages of all pages: it goes without path"
 	}
 	if problem != "" {
-		status, page.Problem, format = http.StatusBadRequest, problem, ""
+		status, format = http.StatusBadRequest, ""
 	}
 	if page.Path = path; path != "" {
 		page.Title = "Overview of " + path + " in " + d.Project.ID
 	}
-	page.From, page.To = span.From.Format(time.DateOnly), span.To.Add(-day).Format(time.DateOnly)
-	page.Custom = span.Period == "custom"
+	page.Period = dashPicker(&page.Frame, "overview", span, problem, "path", path)
 	prev := span.Previous()
-	page.Previous = pages.Previous{Label: span.PreviousLabel(), From: prev.From.Format(time.DateOnly), To: prev.To.Add(-day).Format(time.DateOnly)}
 
 	// The page's links: each keeps the period and the page shown.
 	link := func(span dashSpan, path string, extra ...string) string {
-		v := span.Query()
-		if path != "" {
-			v.Set("path", path)
-		}
-		for i := 0; i+1 < len(extra); i += 2 {
-			v.Set(extra[i], extra[i+1])
-		}
-		return page.Base + "/projects/" + url.PathEscape(d.Project.ID) + "/?" + v.Encode()
-	}
-	for _, p := range dashPeriods {
-		at := dashSpan{Period: p.name}
-		if p.name == "custom" {
-			at = dashSpan{Period: "custom", From: span.From, To: span.To}
-		}
-		page.Presets = append(page.Presets, pages.Preset{Name: p.name, Label: p.label, URL: link(at, path), Current: p.name == span.Period})
+		return dashPeriodURL(page.Frame, "overview", span, append([]string{"path", path}, extra...)...)
 	}
 	page.AllPages = link(span, "")
 	page.SeriesCSV = link(span, path, "format", "csv")

@@ -11,8 +11,9 @@ import (
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// The overview's periods: whole UTC days ending with today's, or a custom
-// range of days (from, to).
+// The analytics pages' periods (the overview, AI & crawlers, searches):
+// whole UTC days ending with today's, or a custom range of days (from,
+// to), read and offered the same way on each page.
 
 const day = 24 * time.Hour
 
@@ -35,8 +36,8 @@ const (
 	dashDefaultDays   = 30
 )
 
-// dashSpan is a range of whole UTC days, [From, To), as the overview
-// shows it.
+// dashSpan is a range of whole UTC days, [From, To), as the analytics
+// pages show it.
 type dashSpan struct {
 	Period   string // one of dashPeriods' names
 	From, To time.Time
@@ -45,7 +46,7 @@ type dashSpan struct {
 // Days returns how many days the span holds.
 func (s dashSpan) Days() int { return int(s.To.Sub(s.From) / day) }
 
-// Previous returns the span the overview's cards compare s with: for
+// Previous returns the span the pages' cards compare s with: for
 // month to date, the previous month up to the same day (or its end); for
 // 12 months, the same days a year before; for any other span, as many
 // days just before it. The presets so compare with what their names
@@ -111,7 +112,7 @@ func (s dashSpan) Query() url.Values {
 	return q
 }
 
-// dashPeriod reads the overview's period from q at the time now: period
+// dashPeriod reads an analytics page's period from q at the time now: period
 // (one of dashPeriods, dashDefaultPeriod when absent), or the days of a
 // custom range, from and to, both UTC days (YYYY-MM-DD) and both
 // included. A range given without period is custom, as the picker's form
@@ -159,13 +160,14 @@ func dashPeriod(q url.Values, now time.Time) (dashSpan, string) {
 	return span, ""
 }
 
-// dashDefault is the span shown when none is asked for.
+// dashDefault is the span shown when none is asked for, or when what was
+// asked for is wrong.
 func dashDefault(now time.Time) dashSpan {
 	s, _ := dashPeriod(url.Values{"period": {dashDefaultPeriod}}, now)
 	return s
 }
 
-// dashRange reads a custom range, from and to, both UTC days (YYYY-MM-DD)
+// dashRange reads dashPeriod's custom range, from and to, both UTC days (YYYY-MM-DD)
 // and both included, and returns it as [from, to) in whole days; without
 // to, it ends with today's day, and without from, it starts
 // dashDefaultDays before its end. A problem says what is wrong with the
@@ -203,25 +205,12 @@ func dashRange(q url.Values, now time.Time) (from, to time.Time, problem string)
 // dashBars groups a series' points into the chart's bars of iv over
 // [from, to): one bar a point for hours and days; for weeks (ISO weeks,
 // from Monday) and months, the points of each, which must be days, added
-// up, the first and last bars cut to the range. Bots are not charted.
+// up, the first and last bars cut to the range (dashSlot). Bots are not
+// charted.
 func dashBars(points []store.SeriesPoint, iv pages.Interval, from, to time.Time) []pages.Point {
 	var bars []pages.Point
 	for _, p := range points {
-		at := p.At.UTC()
-		var start, next time.Time
-		switch iv {
-		case pages.Hour:
-			start, next = at, at.Add(time.Hour)
-		case pages.Day:
-			start, next = at, at.Add(day)
-		case pages.Week:
-			start = at.AddDate(0, 0, -(int(at.Weekday())+6)%7)
-			next = start.AddDate(0, 0, 7)
-		default:
-			start = time.Date(at.Year(), at.Month(), 1, 0, 0, 0, 0, time.UTC)
-			next = start.AddDate(0, 1, 0)
-		}
-		start, next = latest(start, from), earliest(next, to)
+		start, next := dashSlot(p.At, iv, from, to)
 		if n := len(bars); n > 0 && bars[n-1].At.Equal(start) {
 			bars[n-1].Human += p.Human
 			bars[n-1].AI += p.AI
@@ -230,6 +219,79 @@ func dashBars(points []store.SeriesPoint, iv pages.Interval, from, to time.Time)
 		bars = append(bars, pages.Point{At: start, End: next, Human: p.Human, AI: p.AI})
 	}
 	return bars
+}
+
+// dashSlot returns the bar of iv that the point at at (an hour's or a
+// day's start) belongs to, [start, next), cut to [from, to): the hour or
+// the day itself, its ISO week (from Monday), or its month.
+func dashSlot(at time.Time, iv pages.Interval, from, to time.Time) (start, next time.Time) {
+	at = at.UTC()
+	switch iv {
+	case pages.Hour:
+		start, next = at, at.Add(time.Hour)
+	case pages.Day:
+		start, next = at, at.Add(day)
+	case pages.Week:
+		start = at.AddDate(0, 0, -(int(at.Weekday())+6)%7)
+		next = start.AddDate(0, 0, 7)
+	default:
+		start = time.Date(at.Year(), at.Month(), 1, 0, 0, 0, 0, time.UTC)
+		next = start.AddDate(0, 1, 0)
+	}
+	return latest(start, from), earliest(next, to)
+}
+
+// dashPeriodURL returns the URL of a section's page ("overview", "agents",
+// "searches") of the frame's project showing span, with params, pairs of
+// a name and a value, too (those with an empty value left out).
+func dashPeriodURL(f pages.Frame, section string, span dashSpan, params ...string) string {
+	v := span.Query()
+	for i := 0; i+1 < len(params); i += 2 {
+		if params[i+1] != "" {
+			v.Set(params[i], params[i+1])
+		}
+	}
+	f.PeriodQuery = v.Encode()
+	return f.SectionURL(section)
+}
+
+// dashPicker returns the period picker of a section's page showing span:
+// its presets' links and its custom form, each keeping keep (pairs of a
+// name and a value: the page's own parameters, such as path); problem,
+// what was wrong with the request; and the period the cards compare with.
+// It sets f's PeriodQuery, so that the navigation keeps span, unless span
+// is the default one, which needs no parameter.
+func dashPicker(f *pages.Frame, section string, span dashSpan, problem string, keep ...string) pages.Period {
+	prev := span.Previous()
+	p := pages.Period{
+		From: span.From.Format(time.DateOnly), To: span.To.Add(-day).Format(time.DateOnly),
+		Custom: span.Period == "custom", Problem: problem,
+		Compare: pages.Span{Label: span.PreviousLabel(), From: prev.From.Format(time.DateOnly), To: prev.To.Add(-day).Format(time.DateOnly)},
+	}
+	for _, preset := range dashPeriods {
+		at := dashSpan{Period: preset.name}
+		if preset.name == "custom" {
+			at = dashSpan{Period: "custom", From: span.From, To: span.To}
+		}
+		p.Presets = append(p.Presets, pages.Preset{Name: preset.name, Label: preset.label, URL: dashPeriodURL(*f, section, at, keep...), Current: preset.name == span.Period})
+	}
+	bare := *f
+	bare.PeriodQuery = ""
+	p.Action = bare.SectionURL(section)
+	for i := 0; i+1 < len(keep); i += 2 {
+		if keep[i+1] != "" {
+			p.Keep = append(p.Keep, pages.Param{Name: keep[i], Value: keep[i+1]})
+		}
+	}
+	p.Asked = []pages.Param{{Name: "period", Value: span.Period}}
+	if p.Custom {
+		p.Asked = append(p.Asked, pages.Param{Name: "from", Value: p.From}, pages.Param{Name: "to", Value: p.To})
+	}
+	f.PeriodQuery = ""
+	if span.Period != dashDefaultPeriod {
+		f.PeriodQuery = span.Query().Encode()
+	}
+	return p
 }
 
 func latest(a, b time.Time) time.Time {

@@ -1,31 +1,41 @@
 package pages
 
-import (
-	"math"
-	"time"
-)
+import "time"
 
 // AgentsPage is which AI agents and crawlers, by name, read a project's
-// pages over a range of days: the agents' tables, a small chart per class
-// over the days, and the top pages with their agents.
+// pages over a period: the agents' tables, a small chart per class over
+// the period's bars, and the top pages with their agents.
 type AgentsPage struct {
 	Frame
-	From, To string // the range's first and last days, YYYY-MM-DD
-	Path     string // the page the numbers are of; "" for every page
-	Problem  string // what was wrong with the range or path asked for
+	Period
+	// Path is the page the numbers are of, "" for every page; AllPages is
+	// then the URL of the same period for every page.
+	Path, AllPages string
 	// AI holds the AI agents by views, Crawlers the crawlers (search,
 	// training and other bots); AIViews and CrawlerViews are their sums,
 	// which each agent's share is of.
 	AI, Crawlers          []AgentViews
 	AIViews, CrawlerViews int64
+	// Before is the same sums and counts of the period before
+	// (Period.Compare), for the cards' changes.
+	Before AgentsBefore
+	// Interval is the length of the charts' bars: a day, an ISO week or
+	// a month (the store counts agents per day, so never an hour).
+	Interval Interval
 	// Charts has one small chart per class, in the order of Classes.
 	Charts []ClassChart
-	// Days is the same numbers as the charts, one row per day.
-	Days []AgentsDay
+	// Bars is the same numbers as the charts, one row per bar.
+	Bars []AgentsBar
 	// Pages is the top rows of one agent's views of one page; PagesMore
 	// says more rows follow.
 	Pages     []AgentPageViews
 	PagesMore bool
+}
+
+// AgentsBefore is the agents' numbers of the period before the one shown.
+type AgentsBefore struct {
+	AIViews, CrawlerViews int64
+	AI, Crawlers          int // how many agents of each had views
 }
 
 // AgentViews is one agent's views, and its class's label.
@@ -34,17 +44,24 @@ type AgentViews struct {
 	Views                   int64
 }
 
-// AgentPageViews is one agent's views of one page.
+// AgentPageViews is one agent's views of one page, and the URL of the
+// page's own agents.
 type AgentPageViews struct {
-	Path string
+	Path, URL string
 	AgentViews
 }
 
-// AgentsDay is the views of each class on one UTC day.
-type AgentsDay struct {
-	Day   time.Time
-	Label string
-	Views [4]int64 // by class, in the order of Classes
+// AgentsBar is the views of each class over one bar of the charts:
+// [At, End) in UTC, an interval or the part of it inside the period.
+type AgentsBar struct {
+	At, End time.Time
+	Views   [4]int64 // by class, in the order of Classes
+}
+
+// Label names the bar's time in full, as the overview's table does: the
+// day, or a week's or month's first and last days.
+func (b AgentsBar) Label(iv Interval) string {
+	return intervalLabel(Point{At: b.At, End: b.End}, iv)
 }
 
 // AgentClass is a class of agents as the page names it: Label heads its
@@ -72,66 +89,73 @@ func ClassLabel(class string) string {
 	return class
 }
 
-// ClassChart is a small bar chart of one class's views per day, drawn in
-// a viewBox of ClassChartWidth by ClassChartHeight user units: narrow, so
-// that its text stays legible when a phone's screen shrinks it.
+// ClassChart is a small bar chart of one class's views per bar. As the
+// overview's Chart, its shapes are placed in percent of the SVG's box,
+// which has no viewBox, so that its labels keep their CSS size on a phone
+// instead of shrinking with the chart.
 type ClassChart struct {
 	AgentClass
 	Total, Most int64
 	Bars        []ClassBar
-	// First and Last label the first and last day under the bars.
+	// First and Last label the first and last bars' times under the
+	// chart, with the year when the bars span two; Last is "" when there
+	// is one bar.
 	First, Last string
 }
 
-// ClassBar is one day's bar of a ClassChart.
+// ClassBar is one bar of a ClassChart, X and W in percent of the chart's
+// width, Y and H of its height.
 type ClassBar struct {
 	X, Y, W, H float64
-	Label      string // the day, YYYY-MM-DD
+	Label      string // the bar's time in full
 	Views      int64
 }
 
-// The geometry of a ClassChart.
+// The geometry of a ClassChart, in percent of its height: the bars from
+// classChartTop down to classChartBottom, the labels' baseline at
+// classChartLabelY.
 const (
-	ClassChartWidth  = 320
-	ClassChartHeight = 120
-	classChartLeft   = 4
-	classChartTop    = 18 // room for the most's label
-	classChartBottom = 100
+	classChartTop    = 4
+	classChartBottom = 76
+	classChartLabelY = 96
 )
 
-// Width and Height return the chart's viewBox size, for the template.
-func (ClassChart) Width() int  { return ClassChartWidth }
-func (ClassChart) Height() int { return ClassChartHeight }
+// LabelY is where the labels' baseline is, in percent.
+func (ClassChart) LabelY() float64 { return classChartLabelY }
 
-// LabelY is where the day labels' baseline is.
-func (ClassChart) LabelY() int { return ClassChartHeight - 4 }
+// Baseline is the bars' bottom, in percent.
+func (ClassChart) Baseline() float64 { return classChartBottom }
 
-// Baseline is the bars' bottom.
-func (ClassChart) Baseline() int { return classChartBottom }
-
-// NewClassCharts makes one chart per class from days, which cover the
-// range day by day.
-func NewClassCharts(days []AgentsDay) []ClassChart {
+// NewClassCharts makes one chart per class from bars of iv, which cover
+// the period in order.
+func NewClassCharts(bars []AgentsBar, iv Interval) []ClassChart {
 	charts := make([]ClassChart, len(Classes))
+	var year bool
+	if len(bars) > 0 {
+		year = crossesYear([]Point{{At: bars[0].At}, {At: bars[len(bars)-1].At, End: bars[len(bars)-1].End}})
+	}
 	for ci, class := range Classes {
 		c := ClassChart{AgentClass: class}
-		for _, d := range days {
-			c.Total += d.Views[ci]
-			c.Most = max(c.Most, d.Views[ci])
+		for _, b := range bars {
+			c.Total += b.Views[ci]
+			c.Most = max(c.Most, b.Views[ci])
 		}
-		if len(days) > 0 {
-			c.First, c.Last = days[0].Label, days[len(days)-1].Label
-			slot := float64(ClassChartWidth-2*classChartLeft) / float64(len(days))
-			w := max(slot*0.8, 0.5)
-			for i, d := range days {
-				v := d.Views[ci]
+		if len(bars) > 0 {
+			c.First = axisLabel(bars[0].At, iv, year)
+			if len(bars) > 1 {
+				c.Last = axisLabel(bars[len(bars)-1].At, iv, year)
+			}
+			slot := 100 / float64(len(bars))
+			w := min(slot*chartBarShare, chartMaxBar)
+			for i, b := range bars {
+				v := b.Views[ci]
 				h := 0.0
 				if c.Most > 0 {
-					h = float64(classChartBottom-classChartTop) * float64(v) / float64(c.Most)
+					h = (classChartBottom - classChartTop) * float64(v) / float64(c.Most)
 				}
 				c.Bars = append(c.Bars, ClassBar{
-					X: round1(classChartLeft + float64(i)*slot + (slot-w)/2), W: round1(w),
-					Y: round1(classChartBottom - h), H: round1(h), Label: d.Label, Views: v,
+					X: round2(float64(i)*slot + (slot-w)/2), W: round2(w),
+					Y: round2(classChartBottom - h), H: round2(h), Label: b.Label(iv), Views: v,
 				})
 			}
 		}
@@ -141,6 +165,3 @@ func NewClassCharts(days []AgentsDay) []ClassChart {
 }
 
 func (AgentsPage) file() string { return "agents.html" }
-
-// round1 rounds v to a tenth, enough for a coordinate of the chart.
-func round1(v float64) float64 { return math.Round(v*10) / 10 }

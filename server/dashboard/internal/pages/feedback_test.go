@@ -30,7 +30,7 @@ func TestFeedbackAndSearchesPagesRender(t *testing.T) {
 	row := store.SearchRow{Query: evil, Hits: 3, Clicks: 1, TopClickedPage: "/" + evil}
 	for _, p := range []Page{
 		feedbackPage(true),
-		SearchesPage{Frame: signedIn(), From: "2026-08-01", To: "2026-08-14", Total: 3, Top: []store.SearchRow{row}, Gaps: []store.SearchRow{row}},
+		SearchesPage{Frame: signedIn(), Period: Period{From: "2026-08-01", To: "2026-08-14", Compare: Span{Label: "previous 14 days"}}, Total: 3, Top: []store.SearchRow{row}, Gaps: []store.SearchRow{row}},
 	} {
 		html := render(t, p)
 		if strings.Contains(html, "<img") || strings.Contains(html, "<script") || strings.Contains(html, " style=") {

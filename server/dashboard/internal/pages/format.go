@@ -98,6 +98,17 @@ func Change(cur, prev int64, period string) string {
 	return signed(float64(cur-prev)*100/float64(prev), "%") + " vs " + period
 }
 
+// Difference compares a count of things (agents) with the previous
+// period's by how many more or fewer there are, not in percent, which
+// reads oddly of a few: "+2 vs previous 30 days", "−1 vs ...", "no change
+// vs ...".
+func Difference(cur, prev int, period string) string {
+	if cur == prev {
+		return "no change vs " + period
+	}
+	return signedFixed(float64(cur-prev), 0) + " vs " + period
+}
+
 // ShareChange compares a share (part of whole) with the previous period's,
 // in percentage points: "+3.1 pts vs previous 30 days". A share of no
 // views is no number, so a period without views is "new" (the previous

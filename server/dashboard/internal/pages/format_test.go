@@ -75,6 +75,16 @@ func TestChange(t *testing.T) {
 	}
 }
 
+func TestDifference(t *testing.T) {
+	for cur, want := range map[int]string{
+		4: "+2 vs previous day", 1: "−1 vs previous day", 2: "no change vs previous day", 12: "+10 vs previous day",
+	} {
+		if got := Difference(cur, 2, "previous day"); got != want {
+			t.Errorf("Difference(%d, 2) = %q, want %q", cur, got, want)
+		}
+	}
+}
+
 func TestShareChange(t *testing.T) {
 	const p = "previous day"
 	for _, tc := range []struct {

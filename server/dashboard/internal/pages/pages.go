@@ -14,7 +14,7 @@ type Frame struct {
 	Base     string
 	Project  string   // the project shown; "" on pages of none
 	Projects []string // the signed-in key's projects, for the picker
-	Section  string   // "overview", "searches", "feedback" or "jobs": the navigation's current entry
+	Section  string   // "overview", "agents", "searches", "feedback" or "jobs": the navigation's current entry
 	// KeyName names the signed-in key (its name, else its ID); "" when
 	// nobody is signed in.
 	KeyName string
@@ -22,6 +22,9 @@ type Frame struct {
 	CSRF string
 	// Now is when the page is made, for ages.
 	Now time.Time
+	// PeriodQuery asks for the period an analytics page shows (Period),
+	// which the navigation's links to those pages keep; "" elsewhere.
+	PeriodQuery string
 }
 
 // Style returns the stylesheet's URL.
@@ -51,18 +54,15 @@ type PageViews struct {
 // page's (Path).
 type OverviewPage struct {
 	Frame
-	Presets  []Preset
-	From, To string // the range's first and last days, YYYY-MM-DD
-	Custom   bool   // the range is the custom one, not a preset
+	Period
 	// Path is the page shown alone, "" for all; AllPages is then the URL
 	// of the same range for all pages.
 	Path, AllPages string
-	Problem        string // what was wrong with the range asked for
 	Views          Views
 	Visitors       store.VisitorTotals
-	// Previous is the period before, for the cards' changes: as many
-	// days just before, or for month to date and 12 months, the same
-	// days of the month or year before.
+	// Previous is the numbers of the period before (Period.Compare), for
+	// the cards' changes: as many days just before, or for month to date
+	// and 12 months, the same days of the month or year before.
 	Previous Previous
 	Chart    Chart
 	Top      []PageViews
@@ -74,18 +74,9 @@ type OverviewPage struct {
 	Site SiteToday
 }
 
-// Preset is a link to a range of the period picker.
-type Preset struct {
-	Name, Label, URL string // Name is the period parameter's value
-	Current          bool
-}
-
 // Previous is the numbers of the period before the one shown (see
 // OverviewPage.Previous).
 type Previous struct {
-	// Label names it after "vs": "previous 30 days", "previous day".
-	Label    string
-	From, To string // its first and last days, YYYY-MM-DD
 	Views    Views
 	Visitors store.VisitorTotals
 }

@@ -45,8 +45,9 @@ var funcs = template.FuncMap{
 		}
 		return *s
 	},
-	"compact": Compact,
-	"change":  Change,
+	"compact":    Compact,
+	"change":     Change,
+	"difference": Difference,
 	"shareChange": func(v, prev Views, period string) string {
 		return ShareChange(v.AI, v.Total, prev.AI, prev.Total, period)
 	},
@@ -55,7 +56,7 @@ var funcs = template.FuncMap{
 func parse() map[string]*template.Template {
 	out := make(map[string]*template.Template, len(pageFiles))
 	for _, f := range pageFiles {
-		out[f] = template.Must(template.New(f).Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/"+f))
+		out[f] = template.Must(template.New(f).Funcs(funcs).ParseFS(assets, "assets/layout.html", "assets/period.html", "assets/"+f))
 	}
 	return out
 }

@@ -27,9 +27,12 @@ func TestEveryPageRenders(t *testing.T) {
 	job := store.Job{ID: "job_1", Status: store.JobStatusFailed, CreatedAt: at, UpdatedAt: at, Prompts: []store.Prompt{{Text: "Fix it", At: at}}, FailureReason: "push refused"}
 	for _, p := range []Page{
 		LoginPage{Frame: Frame{Base: "/dashboard", CSRF: "tok"}, Error: "Sign-in failed"},
-		OverviewPage{Frame: signedIn(), From: "2026-08-01", To: "2026-08-14", Chart: NewChart([]Point{{At: at, End: at.Add(24 * time.Hour), Human: 3, AI: 1}}, Day),
+		OverviewPage{Frame: signedIn(), Period: Period{From: "2026-08-01", To: "2026-08-14"}, Chart: NewChart([]Point{{At: at, End: at.Add(24 * time.Hour), Human: 3, AI: 1}}, Day),
 			Top:  []PageViews{{Path: "/guide", Views: Views{Human: 3, AI: 1, Total: 4}}},
 			Site: SiteToday{Feedback: SiteLimits{CapReached: true, ShareRefused: 1234}, Searches: SiteLimits{ShareRefused: 5}}},
+		AgentsPage{Frame: signedIn(), Period: Period{From: "2026-08-13", To: "2026-08-14"}, Interval: Day,
+			Charts: NewClassCharts([]AgentsBar{{At: at, End: at.Add(24 * time.Hour), Views: [4]int64{3, 1}}, {At: at.Add(24 * time.Hour), End: at.Add(48 * time.Hour)}}, Day)},
+		SearchesPage{Frame: signedIn(), Period: Period{From: "2026-08-01", To: "2026-08-14"}, Total: 2, Before: 1},
 		JobsPage{Frame: signedIn(), Statuses: []store.JobStatus{store.JobStatusActive}, Jobs: []store.Job{job}, Next: "/dashboard/projects/alpha/jobs?cursor=x"},
 		JobPage{Frame: signedIn(), Job: job, CanWrite: true},
 		ErrorPage{Frame: Frame{Base: "/dashboard"}, Heading: "Not Found", Message: "no job"},
@@ -43,6 +46,28 @@ func TestEveryPageRenders(t *testing.T) {
 		if strings.Contains(html, "<script") || strings.Contains(html, " style=") {
 			t.Errorf("%T has a script or an inline style, which the pages' policy forbids", p)
 		}
+	}
+}
+
+// The navigation's links to the analytics pages keep the period shown;
+// those to feedback and jobs do not take one.
+func TestNavigationKeepsThePeriod(t *testing.T) {
+	f := signedIn()
+	f.PeriodQuery = "from=2026-08-01&period=custom&to=2026-08-10"
+	html := render(t, SearchesPage{Frame: f})
+	for _, want := range []string{
+		`href="/dashboard/projects/alpha/?from=2026-08-01&amp;period=custom&amp;to=2026-08-10"`,
+		`href="/dashboard/projects/alpha/agents?from=2026-08-01&amp;period=custom&amp;to=2026-08-10"`,
+		`href="/dashboard/projects/alpha/searches?from=2026-08-01&amp;period=custom&amp;to=2026-08-10"`,
+		`href="/dashboard/projects/alpha/feedback"`,
+		`href="/dashboard/projects/alpha/jobs"`,
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the navigation lacks %s", want)
+		}
+	}
+	if html := render(t, JobsPage{Frame: signedIn()}); !strings.Contains(html, `href="/dashboard/projects/alpha/agents"`) {
+		t.Error("without a period, the navigation's link to the agents asks for one")
 	}
 }
 

@@ -2,13 +2,13 @@ package pages
 
 import "github.com/docsapi/docsapi-go/server/store"
 
-// SearchesPage is what readers searched for over a range of days: the
-// most searched queries, and those after which no result was opened.
+// SearchesPage is what readers searched for over a period: the most
+// searched queries, and those after which no result was opened.
 type SearchesPage struct {
 	Frame
-	From, To string // the range's first and last days, YYYY-MM-DD
-	Problem  string // what was wrong with the range asked for
-	Total    int64  // every search of the range
+	Period
+	Total    int64 // every search of the period
+	Before   int64 // every search of the period before (Period.Compare)
 	Top      []store.SearchRow
 	TopMore  bool // more queries were searched than Top lists
 	Gaps     []store.SearchRow
