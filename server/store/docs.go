@@ -2,8 +2,8 @@ package store
 
 // The documentation index: what each project's docs say, read from its
 // repository (package server/docs builds the pages; the backends keep and
-// search them). These are its records; the interface that stores and
-// searches them comes with its backends.
+// search them). These are its records; DocsStore (docs_store.go) keeps
+// and searches them.
 
 // DocPage is one page of a project's documentation as the index keeps it:
 // the page a docs site serves at Path, read from File at the index's
@@ -15,7 +15,8 @@ type DocPage struct {
 	Path string
 	// File is the repository file the page was read from, slash-separated
 	// and relative to the repository's root ("guide/install.mdx"): an
-	// update re-reads only the files that changed.
+	// update re-reads only the files that changed (DocsUpdate.Files holds
+	// its blob).
 	File        string
 	Title       string
 	Description string

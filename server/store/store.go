@@ -40,6 +40,7 @@ type Store interface {
 	SessionStore  // the dashboard's sessions ended before their time (sessions.go)
 	VisitorStore  // unique visitors and their daily salts (visitors.go)
 	AgentStore    // views per AI agent and crawler, by name (agents.go)
+	DocsStore     // the documentation index and its search (docs_store.go)
 
 	// CreateProject stores a new project. ErrConflict if the ID is taken.
 	CreateProject(ctx context.Context, p Project) error

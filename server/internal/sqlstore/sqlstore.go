@@ -51,6 +51,7 @@ type Tx interface {
 	SearchTx   // searches.go
 	SiteTx     // site.go
 	SessionTx  // sessions.go
+	DocsTx     // docs.go
 
 	// ProjectExists reports whether the project id exists.
 	ProjectExists(ctx context.Context, id string) (bool, error)

@@ -377,3 +377,60 @@ CREATE TABLE agent_days (
 
 -- A page's agents over a range (?path= on the dashboard and the API).
 CREATE INDEX agent_days_by_path ON agent_days (project_id, path, day);
+
+-- ===================================================================
+-- The documentation index (store.DocsStore): each project's pages, read
+-- from its repository, searched with PostgreSQL's full-text search.
+-- ===================================================================
+
+-- The commit each project's index holds.
+CREATE TABLE doc_indexes (
+    project_id text COLLATE "C" NOT NULL REFERENCES projects (id),
+    commit_sha text NOT NULL,
+    CONSTRAINT doc_indexes_pkey PRIMARY KEY (project_id)
+);
+
+-- The files the index read, with their git blob, so that an update reads
+-- only the files that changed.
+CREATE TABLE doc_files (
+    project_id text COLLATE "C" NOT NULL REFERENCES projects (id),
+    file       text COLLATE "C" NOT NULL,
+    blob       text NOT NULL,
+    CONSTRAINT doc_files_pkey PRIMARY KEY (project_id, file)
+);
+
+-- The pages, one per URL path; groups are the navigation groups,
+-- outermost first.
+CREATE TABLE doc_pages (
+    id          bigint GENERATED ALWAYS AS IDENTITY,
+    project_id  text COLLATE "C" NOT NULL REFERENCES projects (id),
+    path        text COLLATE "C" NOT NULL,
+    file        text COLLATE "C" NOT NULL,
+    title       text   NOT NULL,
+    description text   NOT NULL,
+    groups      text[] NOT NULL,
+    version     text   NOT NULL,
+    language    text   NOT NULL,
+    CONSTRAINT doc_pages_pkey PRIMARY KEY (id),
+    CONSTRAINT doc_pages_path UNIQUE (project_id, path)
+);
+
+-- A file's pages, which an update replaces.
+CREATE INDEX doc_pages_by_file ON doc_pages (project_id, file);
+
+-- The pages' sections, in order, each with its search vector: weight A
+-- the page's title and description (first section only, so that a page
+-- does not match once per section by its title), B the heading, C the
+-- text, D the code, all with the English configuration's stems.
+CREATE TABLE doc_sections (
+    page_id bigint  NOT NULL REFERENCES doc_pages (id) ON DELETE CASCADE,
+    ord     integer NOT NULL,
+    anchor  text    NOT NULL,
+    heading text    NOT NULL,
+    text    text    NOT NULL,
+    code    text    NOT NULL,
+    search  tsvector NOT NULL,
+    CONSTRAINT doc_sections_pkey PRIMARY KEY (page_id, ord)
+);
+
+CREATE INDEX doc_sections_search ON doc_sections USING gin (search);

@@ -352,3 +352,78 @@ CREATE TABLE agent_days (
 
 -- A page's agents over a range (?path= on the dashboard and the API).
 CREATE INDEX agent_days_by_path ON agent_days (project_id, path, day);
+
+-- ===================================================================
+-- The documentation index (store.DocsStore): each project's pages, read
+-- from its repository, searched with FTS5.
+-- ===================================================================
+
+-- The commit each project's index holds.
+CREATE TABLE doc_indexes (
+    project_id TEXT NOT NULL PRIMARY KEY REFERENCES projects (id),
+    commit_sha TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- The files the index read, with their git blob, so that an update reads
+-- only the files that changed.
+CREATE TABLE doc_files (
+    project_id TEXT NOT NULL REFERENCES projects (id),
+    file       TEXT NOT NULL,
+    blob       TEXT NOT NULL,
+    PRIMARY KEY (project_id, file)
+) STRICT, WITHOUT ROWID;
+
+-- The pages, one per URL path. groups is a JSON array of the navigation
+-- groups, outermost first.
+CREATE TABLE doc_pages (
+    id          INTEGER PRIMARY KEY,
+    project_id  TEXT NOT NULL REFERENCES projects (id),
+    path        TEXT NOT NULL,
+    file        TEXT NOT NULL,
+    title       TEXT NOT NULL,
+    description TEXT NOT NULL,
+    groups      TEXT NOT NULL,
+    version     TEXT NOT NULL,
+    language    TEXT NOT NULL,
+    UNIQUE (project_id, path)
+) STRICT;
+
+-- A file's pages, which an update replaces.
+CREATE INDEX doc_pages_by_file ON doc_pages (project_id, file);
+
+-- The pages' sections, in order. title is what the search reads as the
+-- section's title: the page's title and description for its first
+-- section, "" for the others, so that a page does not match once per
+-- section by its title.
+CREATE TABLE doc_sections (
+    id      INTEGER PRIMARY KEY,
+    page_id INTEGER NOT NULL REFERENCES doc_pages (id) ON DELETE CASCADE,
+    ord     INTEGER NOT NULL,
+    anchor  TEXT NOT NULL,
+    title   TEXT NOT NULL,
+    heading TEXT NOT NULL,
+    text    TEXT NOT NULL,
+    code    TEXT NOT NULL,
+    UNIQUE (page_id, ord)
+) STRICT;
+
+-- The full-text index of the sections, an external-content FTS5 table
+-- (the text is kept once, in doc_sections) kept in step by the triggers
+-- below; English stems with the Porter stemmer, accents folded.
+CREATE VIRTUAL TABLE doc_search USING fts5 (
+    title, heading, text, code,
+    content = 'doc_sections', content_rowid = 'id',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+
+CREATE TRIGGER doc_sections_indexed AFTER INSERT ON doc_sections BEGIN
+    INSERT INTO doc_search (rowid, title, heading, text, code)
+    VALUES (new.id, new.title, new.heading, new.text, new.code);
+END;
+
+-- Sections are deleted with their page (ON DELETE CASCADE fires this too),
+-- never updated.
+CREATE TRIGGER doc_sections_unindexed AFTER DELETE ON doc_sections BEGIN
+    INSERT INTO doc_search (doc_search, rowid, title, heading, text, code)
+    VALUES ('delete', old.id, old.title, old.heading, old.text, old.code);
+END;

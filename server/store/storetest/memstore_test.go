@@ -32,6 +32,7 @@ type memStore struct {
 	site     siteState          // feedback, searches, site tokens (memstore_site_test.go)
 	visitors visitorState       // unique visitors and salts (memstore_visitors_test.go)
 	sessions sessionState       // ended sessions (memstore_sessions_test.go)
+	docsData docsState          // the documentation index (memstore_docs_test.go)
 }
 
 type idemEntry struct {

@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Visitors", testVisitors},
 		{"QueryByPath", testQueryByPath},
 		{"Sessions", testSessions},
+		{"Docs", testDocs},
 		{"Ping", testPing},
 	}
 	for _, a := range areas {

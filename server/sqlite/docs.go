@@ -1,0 +1,226 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/docsapi/docsapi-go/server/store"
+)
+
+// The documentation index on FTS5 (schema: doc_pages, doc_sections and
+// the doc_search table that its triggers keep in step).
+
+// LockDocs does nothing: BEGIN IMMEDIATE holds the database's one write
+// lock already.
+func (txn) LockDocs(context.Context, string) error { return nil }
+
+// DeleteDocs deletes the project's pages (their sections and their
+// entries in doc_search follow) and file records.
+func (t txn) DeleteDocs(ctx context.Context, projectID string) error {
+	if _, err := t.tx.ExecContext(ctx, `DELETE FROM doc_pages WHERE project_id = ?`, projectID); err != nil {
+		return err
+	}
+	_, err := t.tx.ExecContext(ctx, `DELETE FROM doc_files WHERE project_id = ?`, projectID)
+	return err
+}
+
+// DeleteDocFile deletes the file's pages and, unless keep, its record.
+func (t txn) DeleteDocFile(ctx context.Context, projectID, file string, keep bool) error {
+	if _, err := t.tx.ExecContext(ctx, `DELETE FROM doc_pages WHERE project_id = ? AND file = ?`, projectID, file); err != nil {
+		return err
+	}
+	if keep {
+		return nil
+	}
+	_, err := t.tx.ExecContext(ctx, `DELETE FROM doc_files WHERE project_id = ? AND file = ?`, projectID, file)
+	return err
+}
+
+// SaveDocFile records the file's blob.
+func (t txn) SaveDocFile(ctx context.Context, projectID string, f store.DocFile) error {
+	_, err := t.tx.ExecContext(ctx,
+		`INSERT INTO doc_files (project_id, file, blob) VALUES (?, ?, ?)
+		 ON CONFLICT (project_id, file) DO UPDATE SET blob = excluded.blob`, projectID, f.Path, f.Blob)
+	return err
+}
+
+// SaveDocPage replaces the page at p's path with p and its sections.
+func (t txn) SaveDocPage(ctx context.Context, p store.DocPage) error {
+	if _, err := t.tx.ExecContext(ctx, `DELETE FROM doc_pages WHERE project_id = ? AND path = ?`, p.ProjectID, p.Path); err != nil {
+		return err
+	}
+	groups, err := json.Marshal(append([]string{}, p.Groups...))
+	if err != nil {
+		return err
+	}
+	var id int64
+	if err := t.tx.QueryRowContext(ctx,
+		`INSERT INTO doc_pages (project_id, path, file, title, description, groups, version, language)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		p.ProjectID, p.Path, p.File, p.Title, p.Description, string(groups), p.Version, p.Language).Scan(&id); err != nil {
+		return err
+	}
+	sections := store.KeptDocSections(p.Sections)
+	if len(sections) == 0 {
+		// The title still needs a row to be found by.
+		sections = []store.DocSection{{}}
+	}
+	for i, s := range sections {
+		title := ""
+		if i == 0 {
+			title = strings.TrimSpace(p.Title + "\n" + p.Description)
+		}
+		if _, err := t.tx.ExecContext(ctx,
+			`INSERT INTO doc_sections (page_id, ord, anchor, title, heading, text, code) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			id, i, s.Anchor, title, s.Heading, s.Text, s.Code); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SaveDocsCommit records the index's commit.
+func (t txn) SaveDocsCommit(ctx context.Context, projectID, commit string) error {
+	_, err := t.tx.ExecContext(ctx,
+		`INSERT INTO doc_indexes (project_id, commit_sha) VALUES (?, ?)
+		 ON CONFLICT (project_id) DO UPDATE SET commit_sha = excluded.commit_sha`, projectID, commit)
+	return err
+}
+
+// DocsState reads the commit and the file records; Read's transaction
+// makes them one state.
+func (t txn) DocsState(ctx context.Context, projectID string) (store.DocsState, error) {
+	st := store.DocsState{Files: map[string]string{}}
+	err := t.tx.QueryRowContext(ctx, `SELECT commit_sha FROM doc_indexes WHERE project_id = ?`, projectID).Scan(&st.Commit)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return st, err
+	}
+	rows, err := t.tx.QueryContext(ctx, `SELECT file, blob FROM doc_files WHERE project_id = ?`, projectID)
+	if err != nil {
+		return st, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var file, blob string
+		if err := rows.Scan(&file, &blob); err != nil {
+			return st, err
+		}
+		st.Files[file] = blob
+	}
+	return st, rows.Err()
+}
+
+// docSearchWeights are bm25's weights of doc_search's columns: title,
+// heading, text, code.
+const docSearchWeights = `10.0, 4.0, 1.0, 0.4`
+
+// searchDocsQuery finds and ranks the page (the inner query: bm25 and the
+// filters, no snippets), then makes the snippets of that page only,
+// matching again by rowid. The columns are 0 title, 1 heading, 2 text,
+// 3 code.
+const searchDocsQuery = `
+WITH top AS (
+    SELECT doc_search.rowid AS id, -bm25(doc_search, ` + docSearchWeights + `) AS score
+    FROM doc_search
+    JOIN doc_sections s ON s.id = doc_search.rowid
+    JOIN doc_pages p ON p.id = s.page_id
+    WHERE doc_search MATCH ?1 AND p.project_id = ?2
+      AND (?3 = '' OR p.version = ?3) AND (?4 = '' OR p.language = ?4)
+      AND (?5 = '[]' OR EXISTS (SELECT 1 FROM json_each(p.groups) g WHERE g.value IN (SELECT value FROM json_each(?5))))
+    ORDER BY score DESC, p.path, s.ord
+    LIMIT ?6
+)
+SELECT p.path, s.anchor, p.title, s.heading, p.groups, p.version, p.language, top.score,
+       snippet(doc_search, 2, char(1), char(2), '…', 24), snippet(doc_search, 3, char(1), char(2), '…', 24),
+       s.text, s.code
+FROM top
+JOIN doc_search ON doc_search.rowid = top.id
+JOIN doc_sections s ON s.id = top.id
+JOIN doc_pages p ON p.id = s.page_id
+WHERE doc_search MATCH ?1
+ORDER BY top.score DESC, p.path, s.ord`
+
+// SearchDocs matches every term, each quoted (so nothing in it is FTS5
+// syntax), the last as a prefix.
+func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) ([]store.DocHit, []float64, error) {
+	quoted := make([]string, len(terms))
+	for i, term := range terms {
+		// A term is letters and digits (store.DocQueryTerms): no quote
+		// to escape, but doubling them keeps that true by construction.
+		quoted[i] = `"` + strings.ReplaceAll(term, `"`, `""`) + `"`
+	}
+	quoted[len(quoted)-1] += "*"
+	groups, err := json.Marshal(append([]string{}, q.Groups...))
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := t.tx.QueryContext(ctx, searchDocsQuery,
+		strings.Join(quoted, " AND "), q.ProjectID, q.Version, q.Language, string(groups), q.Limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var (
+		hits []store.DocHit
+		raw  []float64
+	)
+	for rows.Next() {
+		var (
+			h                  store.DocHit
+			groups             string
+			score              float64
+			textSnip, codeSnip string
+			text, code         string
+		)
+		if err := rows.Scan(&h.Path, &h.Anchor, &h.Title, &h.Heading, &groups, &h.Version, &h.Language, &score,
+			&textSnip, &codeSnip, &text, &code); err != nil {
+			return nil, nil, err
+		}
+		if err := json.Unmarshal([]byte(groups), &h.Groups); err != nil {
+			return nil, nil, err
+		}
+		h.Snippet = store.PickDocSnippet(textSnip, codeSnip, text, code)
+		hits = append(hits, h)
+		raw = append(raw, score)
+	}
+	return hits, raw, rows.Err()
+}
+
+// DocPage reads the page and its sections in one statement.
+func (t txn) DocPage(ctx context.Context, projectID, path string) (store.DocPage, bool, error) {
+	rows, err := t.tx.QueryContext(ctx,
+		`SELECT p.file, p.title, p.description, p.groups, p.version, p.language, s.anchor, s.heading, s.text, s.code
+		 FROM doc_pages p JOIN doc_sections s ON s.page_id = p.id
+		 WHERE p.project_id = ? AND p.path = ? ORDER BY s.ord`, projectID, path)
+	if err != nil {
+		return store.DocPage{}, false, err
+	}
+	defer rows.Close()
+	p := store.DocPage{ProjectID: projectID, Path: path}
+	found := false
+	for rows.Next() {
+		var (
+			s      store.DocSection
+			groups string
+		)
+		if err := rows.Scan(&p.File, &p.Title, &p.Description, &groups, &p.Version, &p.Language,
+			&s.Anchor, &s.Heading, &s.Text, &s.Code); err != nil {
+			return store.DocPage{}, false, err
+		}
+		if !found {
+			if err := json.Unmarshal([]byte(groups), &p.Groups); err != nil {
+				return store.DocPage{}, false, err
+			}
+		}
+		found = true
+		p.Sections = append(p.Sections, s)
+	}
+	if err := rows.Err(); err != nil || !found {
+		return store.DocPage{}, false, err
+	}
+	p.Sections = store.KeptDocSections(p.Sections)
+	return p, true, nil
+}
