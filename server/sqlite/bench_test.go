@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/store"
+	"github.com/docsapi/docsapi-go/server/store/storetest"
 )
 
 // BenchmarkAddViews measures one flush as the recorder sends it: one count
@@ -37,4 +38,13 @@ func BenchmarkAddViews(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*paths), "ns/count")
 		})
 	}
+}
+
+// BenchmarkDocs measures the documentation index's first index and search
+// on 5,000 pages (storetest.BenchmarkDocs).
+func BenchmarkDocs(b *testing.B) {
+	storetest.BenchmarkDocs(b, func(b *testing.B) store.Store {
+		s, err := Open(b.Context(), b.TempDir()+"/docs.db")
+		return storetest.Opened(b, s, err)
+	})
 }
