@@ -65,8 +65,8 @@ type DocsStore interface {
 	// none. ErrInvalid as DocsQuery.Validate says.
 	SearchDocs(ctx context.Context, q DocsQuery) ([]DocHit, error)
 	// DocPage returns the page of the project at path (exactly as stored,
-	// compared by bytes), its ProjectID set and its sections in order.
-	// ErrNotFound if there is none.
+	// compared by bytes), its ProjectID set and its sections in order,
+	// those KeptDocSections drops left out. ErrNotFound if there is none.
 	DocPage(ctx context.Context, projectID, path string) (DocPage, error)
 }
 
