@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // FrontMatter is what Read takes from a page's front matter.
@@ -97,9 +96,6 @@ func parseFrontMatter(block []string) (FrontMatter, *fmError) {
 	}
 	for i := 0; i < len(block); i++ {
 		line := block[i]
-		if !utf8.ValidString(line) || strings.ContainsRune(line, 0) {
-			return fail(i, "front matter holds bytes that are not UTF-8 text")
-		}
 		trimmed := strings.TrimLeft(line, " \t")
 		if trimmed == "" || trimmed[0] == '#' {
 			continue // blank, or a comment
