@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/docsapi/docsapi-go/internal/backoff"
@@ -241,6 +242,25 @@ func pollCanContinue(err error) bool {
 	}
 	code := apiErr.StatusCode
 	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
+}
+
+// stoppedWaiting is the message of every waiter's timeout error: what it
+// waited for, the last reading's ID and status when seen, how long it ran,
+// what ended it, and the last poll's error.
+func stoppedWaiting(what string, seen bool, id, status string, waited time.Duration, cause, lastErr error) string {
+	var b strings.Builder
+	b.WriteString("docsapi: stopped waiting for " + what)
+	if seen {
+		b.WriteString(" " + id + " (last status " + status + ")")
+	}
+	b.WriteString(" after " + waited.Round(time.Millisecond).String())
+	if cause != nil {
+		b.WriteString(": " + cause.Error())
+	}
+	if lastErr != nil {
+		b.WriteString("; last poll: " + lastErr.Error())
+	}
+	return b.String()
 }
 
 func terminalError(job *Job) error {
