@@ -39,6 +39,12 @@ type Client struct {
 	// Analytics reads the analytics exports: page views, visitors,
 	// searches, feedback and the assistant's conversations.
 	Analytics *AnalyticsService
+	// Deployments triggers deployments, previews and automations, and
+	// waits for a deployment to end.
+	Deployments *DeploymentsService
+	// StaticExports starts static exports of the site, waits for them and
+	// makes their download links.
+	StaticExports *StaticExportsService
 
 	// cfg, and the key inside it, are behind pointers: fmt prints unexported
 	// fields without calling their String methods, so a value field would
@@ -130,6 +136,8 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	c := &Client{cfg: cfg}
 	c.AgentJobs = &AgentJobsService{client: c}
 	c.Analytics = &AnalyticsService{client: c}
+	c.Deployments = &DeploymentsService{client: c}
+	c.StaticExports = &StaticExportsService{client: c}
 	return c, nil
 }
 
