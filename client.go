@@ -39,6 +39,9 @@ type Client struct {
 	// Analytics reads the analytics exports: page views, visitors,
 	// searches, feedback and the assistant's conversations.
 	Analytics *AnalyticsService
+	// Assistant searches a documentation site, reads its pages and asks
+	// its assistant; it needs an assistant key.
+	Assistant *AssistantService
 
 	// cfg, and the key inside it, are behind pointers: fmt prints unexported
 	// fields without calling their String methods, so a value field would
@@ -130,6 +133,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	c := &Client{cfg: cfg}
 	c.AgentJobs = &AgentJobsService{client: c}
 	c.Analytics = &AnalyticsService{client: c}
+	c.Assistant = &AssistantService{client: c}
 	return c, nil
 }
 
