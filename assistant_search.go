@@ -132,8 +132,8 @@ func metadataTitle(m map[string]any) string {
 }
 
 // Search searches the site's documentation and returns the matches, best
-// first. A site without a search index answers an empty list or an error,
-// as the service decides.
+// first. It only reads, so it is retried after errors as a GET is, though
+// it is a POST.
 func (s *AssistantService) Search(ctx context.Context, domain string, params SearchParams, opts ...RequestOption) ([]SearchResult, error) {
 	if err := checkID("domain", domain); err != nil {
 		return nil, err
@@ -148,7 +148,7 @@ func (s *AssistantService) Search(ctx context.Context, domain string, params Sea
 		Filter:         newFilterWire(params.Filter.Version, params.Filter.Language, params.Filter.Tag, params.Filter.Groups),
 	}
 	var out searchResults
-	req := apiRequest{method: http.MethodPost, path: discoveryPath("/v1/search/", domain), body: body, key: assistantKey}
+	req := apiRequest{method: http.MethodPost, path: discoveryPath("/v1/search/", domain), body: body, key: assistantKey, readOnly: true}
 	if err := s.client.do(ctx, req, opts, &out); err != nil {
 		return nil, err
 	}
@@ -188,7 +188,7 @@ func (p *PageContent) decodeBody(b []byte) error {
 // Page returns the whole text of one page of the site. A page that does
 // not exist (or that the groups may not read), or a site without a search
 // index, yields an *APIError matching ErrNotFound whose Message says which.
-// Page content costs nothing of the hosted budget.
+// It is retried as Search is.
 func (s *AssistantService) Page(ctx context.Context, domain string, params PageParams, opts ...RequestOption) (*PageContent, error) {
 	if err := checkID("domain", domain); err != nil {
 		return nil, err
@@ -204,7 +204,7 @@ func (s *AssistantService) Page(ctx context.Context, domain string, params PageP
 		Groups []string `json:"groups,omitempty"`
 	}{params.Path, params.Groups}
 	out := new(PageContent)
-	req := apiRequest{method: http.MethodPost, path: discoveryPath("/v1/page/", domain), body: body, key: assistantKey}
+	req := apiRequest{method: http.MethodPost, path: discoveryPath("/v1/page/", domain), body: body, key: assistantKey, readOnly: true}
 	if err := s.client.do(ctx, req, opts, out); err != nil {
 		return nil, err
 	}

@@ -158,6 +158,10 @@ type apiRequest struct {
 	// key is the kind of key the operation needs (the zero value: an
 	// admin key); do refuses a client whose key is of another kind.
 	key keyKind
+	// readOnly marks a POST that only reads (the Assistant API's search
+	// and page): a retry cannot do anything twice, so it is retried as a
+	// GET is.
+	readOnly bool
 	// stream, for a call whose answer is a stream (Ask), receives the open
 	// 2xx response instead of do reading and decoding its body. Until then
 	// the call is like any other: limiter, key check, headers, retries and
@@ -196,7 +200,7 @@ func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out
 		}
 	}
 	safety := retry.Replayable
-	if r.method != http.MethodGet && r.method != http.MethodHead && call.idempotencyKey == "" {
+	if r.method != http.MethodGet && r.method != http.MethodHead && !r.readOnly && call.idempotencyKey == "" {
 		safety = retry.OnceOnly
 	}
 	var target string // one concatenation, one string
