@@ -136,14 +136,14 @@ func (p AskParams) wire() (*askWire, error) {
 	switch {
 	case len(p.Messages) == 0:
 		return nil, invalid("messages", "is empty: ask at least one message")
-	case p.ThreadID != "" && p.ThreadKey == "":
+	case p.ThreadID != "" && p.ThreadKey.IsZero():
 		return nil, invalid("threadKey", "is empty: a thread is continued with its ID and its key, which its first answer gave")
-	case p.ThreadID == "" && p.ThreadKey != "":
+	case p.ThreadID == "" && !p.ThreadKey.IsZero():
 		// The message names neither value: the key is a secret.
 		return nil, invalid("threadId", "is empty: a thread key needs its thread's ID")
 	case p.ThreadID != "" && checkID("threadId", p.ThreadID) != nil:
 		return nil, checkID("threadId", p.ThreadID)
-	case p.ThreadKey != "" && strings.TrimSpace(string(p.ThreadKey)) != string(p.ThreadKey):
+	case strings.TrimSpace(p.ThreadKey.Value()) != p.ThreadKey.Value():
 		return nil, invalid("threadKey", "has leading or trailing white space")
 	case p.RetrievalPageSize < 0:
 		return nil, invalid("retrievalPageSize", "must not be negative, got %d", p.RetrievalPageSize)
@@ -156,7 +156,7 @@ func (p AskParams) wire() (*askWire, error) {
 	w := &askWire{
 		FP:                p.FP,
 		ThreadID:          p.ThreadID,
-		ThreadKey:         string(p.ThreadKey),
+		ThreadKey:         p.ThreadKey.Value(),
 		Messages:          make([]askMessageWire, len(p.Messages)),
 		RetrievalPageSize: p.RetrievalPageSize,
 		Filter:            newFilterWire(p.Filter.Version, p.Filter.Language, "", p.Filter.Groups),
@@ -259,11 +259,40 @@ func (s *AssistantService) Answer(ctx context.Context, domain string, params Ask
 // reads and continues the conversation. The service gives it once, with the
 // first answer of a thread. Its printed forms (every fmt verb, slog, JSON
 // and text encodings) are "[REDACTED]", or "" for no key, so that it does
-// not reach a log by accident; string(key) is the key itself, to store.
-type ThreadKey string
+// not reach a log by accident; Value returns the key itself, to store, and
+// NewThreadKey makes one from a stored key. The zero value is no key.
+type ThreadKey struct {
+	// key is behind a pointer: fmt prints a pointer inside a value as an
+	// address, so even a verb that prints fields without calling methods
+	// (%p of a ThreadKey or of a struct holding one) cannot reach it.
+	key *string
+}
+
+// NewThreadKey returns the thread key key, as X-Thread-Key gave it; ""
+// is no key.
+func NewThreadKey(key string) ThreadKey {
+	if key == "" {
+		return ThreadKey{}
+	}
+	return ThreadKey{key: &key}
+}
+
+// Value returns the key itself, to store with the thread's ID.
+func (k ThreadKey) Value() string {
+	if k.key == nil {
+		return ""
+	}
+	return *k.key
+}
+
+// IsZero reports whether k is no key.
+func (k ThreadKey) IsZero() bool { return k.key == nil || *k.key == "" }
+
+// Equal reports whether k and other are the same key.
+func (k ThreadKey) Equal(other ThreadKey) bool { return k.Value() == other.Value() }
 
 func (k ThreadKey) redacted() string {
-	if k == "" {
+	if k.IsZero() {
 		return ""
 	}
 	return "[REDACTED]"
@@ -279,7 +308,7 @@ func (k ThreadKey) GoString() string { return `"` + k.redacted() + `"` }
 func (k ThreadKey) LogValue() slog.Value { return slog.StringValue(k.redacted()) }
 
 // MarshalText encodes the redacted form, so that JSON of a value holding
-// the key does not hold it; store string(key) instead.
+// the key does not hold it; store Value instead.
 func (k ThreadKey) MarshalText() ([]byte, error) { return []byte(k.redacted()), nil }
 
 // Format prints the redacted form for every verb, including %x and %q,

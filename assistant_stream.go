@@ -178,9 +178,7 @@ type AnswerStream struct {
 	lines        *bufio.Scanner
 
 	threadID string
-	// key is behind a pointer so that fmt, which prints unexported fields
-	// without calling their methods, cannot reach it (see Client.cfg).
-	key *ThreadKey
+	key      ThreadKey
 
 	closeOnce sync.Once
 	closed    atomic.Bool
@@ -197,8 +195,7 @@ func (s *AnswerStream) takeStream(resp *http.Response, release context.CancelFun
 	s.body, s.release = resp.Body, release
 	s.contentType = resp.Header.Get("Content-Type")
 	s.threadID = resp.Header.Get("X-Thread-Id")
-	key := ThreadKey(resp.Header.Get("X-Thread-Key"))
-	s.key = &key
+	s.key = NewThreadKey(resp.Header.Get("X-Thread-Key"))
 	// The header map is the one WithResponse gives the caller: the key
 	// leaves it, so that printing the response cannot show it.
 	resp.Header.Del("X-Thread-Key")
@@ -218,12 +215,7 @@ func (s *AnswerStream) ThreadID() string {
 
 // ThreadKey is the thread's secret, from the response's X-Thread-Key
 // header: only the first answer of a new thread has one.
-func (s *AnswerStream) ThreadKey() ThreadKey {
-	if s.key == nil {
-		return ""
-	}
-	return *s.key
-}
+func (s *AnswerStream) ThreadKey() ThreadKey { return s.key }
 
 // Close closes the stream's connection at once. It is safe to call more
 // than once, and from another goroutine than the reader's, whose next read

@@ -435,7 +435,7 @@ func TestAnswerCollectsTheWholeAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &AssistantAnswer{Text: "First\n\nsecond.", Sources: wantSources, ThreadID: "thr-9", ThreadKey: "tk-SECRET", FinishReason: "stop"}
+	want := &AssistantAnswer{Text: "First\n\nsecond.", Sources: wantSources, ThreadID: "thr-9", ThreadKey: NewThreadKey("tk-SECRET"), FinishReason: "stop"}
 	if diff := cmp.Diff(want, ans); diff != "" {
 		t.Errorf("answer (-want +got):\n%s", diff)
 	}
@@ -463,7 +463,7 @@ func TestAnswerCollectsTheWholeAnswer(t *testing.T) {
 	for _, finish := range []string{`{"type":"finish","threadId":"thr-11"}`, `{"type":"finish","messageMetadata":{"threadId":"thr-11"}}`} {
 		mt.RegisterNoResponder(replyStreamString(sse(finish)))
 		ans, err = c.Assistant.Answer(context.Background(), "acme", askHello)
-		if err != nil || ans.ThreadID != "thr-11" || ans.ThreadKey != "" {
+		if err != nil || ans.ThreadID != "thr-11" || !ans.ThreadKey.IsZero() {
 			t.Errorf("%s: Answer = %+v, %v; want thread thr-11, no key", finish, ans, err)
 		}
 	}
