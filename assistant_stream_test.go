@@ -121,7 +121,7 @@ func sseVaried(events ...string) string {
 	var b strings.Builder
 	b.WriteString("\uFEFF: the stream begins\n\n")
 	for i, e := range events {
-		switch i % 6 {
+		switch i % 7 {
 		case 0:
 			b.WriteString("data: " + e + "\r\n\r\n")
 		case 1:
@@ -137,6 +137,14 @@ func sseVaried(events ...string) string {
 				b.WriteString("data: " + e + "\n\n")
 			} else {
 				b.WriteString("data: " + first + ",\ndata: " + rest + "\n\n")
+			}
+		case 5:
+			// The same with CRLF: a CR split from its LF must not end the event.
+			first, rest, _ := strings.Cut(e, ",")
+			if rest == "" {
+				b.WriteString("data: " + e + "\r\n\r\n")
+			} else {
+				b.WriteString("data: " + first + ",\r\ndata: " + rest + "\r\n\r\n")
 			}
 		default:
 			b.WriteString("data: " + e + "\n\n\n") // an extra empty line dispatches nothing
@@ -358,6 +366,7 @@ func TestAnswerStreamBounds(t *testing.T) {
 	}
 	// A longer line is an error, even before a line end comes.
 	for name, stream := range map[string]string{
+		"a long comment":       ": " + strings.Repeat("x", 2*maxStreamLine) + "\n\n" + sse(`{"type":"finish"}`),
 		"a long line":          "data: " + strings.Repeat("x", maxStreamLine+1) + "\n\n",
 		"a line with no end":   "data: " + strings.Repeat("x", 3*maxStreamLine),
 		"long data over lines": strings.Repeat("data: "+strings.Repeat("x", maxStreamLine/4)+"\n", 5) + "\n",
@@ -425,9 +434,10 @@ func TestAnswerCollectsTheWholeAnswer(t *testing.T) {
 	body := bytes.NewBufferString(sse(events...))
 	bodyRead := replyStream(func() io.Reader { return body }, "X-Thread-Id", "thr-9", "X-Thread-Key", "tk-SECRET")
 	var closed *streamBody
+	var reqCtx context.Context
 	mt.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
 		resp, err := bodyRead(req)
-		closed = resp.Body.(*streamBody)
+		closed, reqCtx = resp.Body.(*streamBody), req.Context()
 		return resp, err
 	})
 	var resp Response
@@ -445,6 +455,9 @@ func TestAnswerCollectsTheWholeAnswer(t *testing.T) {
 	}
 	if !closed.closed.Load() {
 		t.Error("the body was not closed")
+	}
+	if reqCtx.Err() == nil {
+		t.Error("the request's own context was not released")
 	}
 
 	// Error events make Answer's error, after the whole answer.
