@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -64,9 +65,10 @@ type api struct {
 	// outcome is the state a job reaches after the timeline: completed,
 	// failed, or "" for none.
 	outcome string
-	// bundleConflict answers every bundle 409, as a service whose job
-	// store lags behind would.
-	bundleConflict bool
+	// bundleStatus, if set, answers every bundle with it: 409, as a
+	// service whose job store lags behind would, or a 5xx.
+	bundleStatus int
+	bundles      int // bundle requests so far
 	// onRead, if set, runs before a job is read.
 	onRead func()
 	// content is the bundle; serve sends it from the storage host.
@@ -177,12 +179,15 @@ func (a *api) get(w http.ResponseWriter, r *http.Request) {
 func (a *api) bundle(w http.ResponseWriter, r *http.Request) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.bundles++
 	e := a.find(w, r)
 	switch {
 	case e == nil:
 	case r.ContentLength > 0:
 		writeError(w, http.StatusBadRequest, "The bundle takes no body.")
-	case a.bundleConflict || e.polls <= len(timeline) || a.outcome != "completed":
+	case a.bundleStatus >= 500:
+		writeError(w, a.bundleStatus, "upstream timed out")
+	case a.bundleStatus == http.StatusConflict || e.polls <= len(timeline) || a.outcome != "completed":
 		writeError(w, http.StatusConflict, "The job has not finished yet")
 	default:
 		writeJSON(w, http.StatusOK, map[string]any{"jobId": e.id,
@@ -368,9 +373,40 @@ func TestDownloadFailedLeavesNoFile(t *testing.T) {
 			entries, _ := os.ReadDir(dir)
 			got, _ := os.ReadFile(cfg.download)
 			if len(entries) != 1 || string(got) != "last week's bundle" {
-				t.Errorf("the directory holds %d files and the file %q; want the older file alone, unchanged", len(entries), got)
+				t.Errorf("the directory holds %d files and the file %d bytes (%.40q); want the older file alone, unchanged", len(entries), len(got), got)
 			}
 		})
+	}
+}
+
+// A storage host that sends without end is cut off just past the bundle's
+// size and the margin, not read to its end.
+func TestDownloadStopsAtTheBound(t *testing.T) {
+	const offered = 64 << 20
+	sent := make(chan int64, 1)
+	a := newAPI("completed")
+	a.serve = func(w http.ResponseWriter, c []byte) {
+		n, err := w.Write(c)
+		total, chunk := int64(n), make([]byte, 32<<10)
+		for err == nil && total < offered {
+			n, err = w.Write(chunk)
+			total += int64(n)
+		}
+		sent <- total
+	}
+	cfg := start(t, a)
+	cfg.download = filepath.Join(t.TempDir(), "site.tar.gz")
+	err := run(t.Context(), cfg, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "sent more than the 76000 bytes of the bundle; stopped") {
+		t.Errorf("run = %v, want the download stopped", err)
+	}
+	select {
+	case n := <-sent:
+		if n >= offered {
+			t.Errorf("the storage host sent all its %d bytes: the download read past its bound", n)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the storage host is still sending")
 	}
 }
 
@@ -451,20 +487,36 @@ func TestFollowJob(t *testing.T) {
 	}
 }
 
-func TestBundleConflict(t *testing.T) {
-	a := newAPI("completed")
-	a.bundleConflict = true
-	cfg := start(t, a)
-	var out strings.Builder
-	err := run(t.Context(), cfg, &out)
-	id := a.started()[0].id
-	want := "the service has no bundle of export " + id + " yet; try again later with -job " + id +
-		": docsapi: POST /v1/static-export/jobs/" + id + "/bundle: 409 Conflict: The job has not finished yet"
-	if !errors.Is(err, docsapi.ErrConflict) || err.Error() != want {
-		t.Errorf("run = %v\nwant %s", err, want)
-	}
-	if _, progress, rest := output(t, out.String()); len(progress) != 4 || len(rest) != 0 {
-		t.Errorf("output:\n%s\nwant the progress alone", out.String())
+// A bundle refused after the wait leaves the export to a later run with
+// -job; a bundle whose outcome is unknown is not asked for again.
+func TestBundleRefused(t *testing.T) {
+	for _, tt := range []struct {
+		status int
+		target error
+		says   string
+	}{
+		{http.StatusConflict, docsapi.ErrConflict, "the service has no bundle of export %[1]s yet; try again later with -job %[1]s: " +
+			"docsapi: POST /v1/static-export/jobs/%[1]s/bundle: 409 Conflict: The job has not finished yet"},
+		{http.StatusBadGateway, docsapi.ErrServer, "asking for the bundle failed; try again with -job %[1]s: " +
+			"docsapi: POST /v1/static-export/jobs/%[1]s/bundle: 502 Bad Gateway: upstream timed out"},
+	} {
+		t.Run(strconv.Itoa(tt.status), func(t *testing.T) {
+			a := newAPI("completed")
+			a.bundleStatus = tt.status
+			cfg := start(t, a)
+			var out strings.Builder
+			err := run(t.Context(), cfg, &out)
+			want := fmt.Sprintf(tt.says, a.started()[0].id)
+			if !errors.Is(err, tt.target) || err.Error() != want {
+				t.Errorf("run = %v\nwant %s", err, want)
+			}
+			a.mu.Lock()
+			bundles := a.bundles
+			a.mu.Unlock()
+			if _, progress, rest := output(t, out.String()); len(progress) != 4 || len(rest) != 0 || bundles != 1 {
+				t.Errorf("%d bundle requests; output:\n%s\nwant one request and the progress alone", bundles, out.String())
+			}
+		})
 	}
 }
 
