@@ -103,7 +103,7 @@ func (s *AgentJobsService) CreateAndWait(ctx context.Context, projectID string, 
 	if job.Status.Terminal() {
 		return job, terminalError(job)
 	}
-	return s.wait(ctx, projectID, job.ID, wait.withDefaults(), job, opts)
+	return s.wait(ctx, projectID, job.ID, wait, job, opts)
 }
 
 func (s *AgentJobsService) jobPath(projectID, jobID string) (string, error) {

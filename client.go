@@ -39,6 +39,15 @@ type Client struct {
 	// Analytics reads the analytics exports: page views, visitors,
 	// searches, feedback and the assistant's conversations.
 	Analytics *AnalyticsService
+	// Assistant searches a documentation site, reads its pages and asks
+	// its assistant; it needs an assistant key.
+	Assistant *AssistantService
+	// Deployments triggers deployments, previews and automations, and
+	// waits for a deployment to end.
+	Deployments *DeploymentsService
+	// StaticExports starts static exports of the site, waits for them and
+	// makes their download links.
+	StaticExports *StaticExportsService
 
 	// cfg, and the key inside it, are behind pointers: fmt prints unexported
 	// fields without calling their String methods, so a value field would
@@ -130,6 +139,9 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	c := &Client{cfg: cfg}
 	c.AgentJobs = &AgentJobsService{client: c}
 	c.Analytics = &AnalyticsService{client: c}
+	c.Assistant = &AssistantService{client: c}
+	c.Deployments = &DeploymentsService{client: c}
+	c.StaticExports = &StaticExportsService{client: c}
 	return c, nil
 }
 

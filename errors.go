@@ -22,7 +22,7 @@ const (
 	ErrUnauthorized ErrorKind = "unauthorized"      // 401: missing, invalid or expired key
 	ErrForbidden    ErrorKind = "forbidden"         // 403: the key lacks the scope or address
 	ErrNotFound     ErrorKind = "not found"         // 404: no such project or job
-	ErrConflict     ErrorKind = "conflict"          // 409: e.g. an idempotency key reused with another body
+	ErrConflict     ErrorKind = "conflict"          // 409: e.g. an idempotency key reused with another body, a bundle of an unfinished export
 	ErrRateLimited  ErrorKind = "rate limited"      // 429: the rate budget is spent
 	ErrServer       ErrorKind = "server error"      // any 5xx
 	ErrInvalidParam ErrorKind = "invalid parameter" // matched by *ValidationError, never sent
@@ -172,19 +172,11 @@ type WaitTimeoutError struct {
 
 // Error says how long Wait ran and what it last saw.
 func (e *WaitTimeoutError) Error() string {
-	var b strings.Builder
-	b.WriteString("docsapi: stopped waiting for agent job")
+	var id, status string
 	if e.Job != nil {
-		b.WriteString(" " + e.Job.ID + " (last status " + string(e.Job.Status) + ")")
+		id, status = e.Job.ID, string(e.Job.Status)
 	}
-	b.WriteString(" after " + e.Waited.Round(time.Millisecond).String())
-	if e.cause != nil {
-		b.WriteString(": " + e.cause.Error())
-	}
-	if e.LastErr != nil {
-		b.WriteString("; last poll: " + e.LastErr.Error())
-	}
-	return b.String()
+	return stoppedWaiting("agent job", e.Job != nil, id, status, e.Waited, e.cause, e.LastErr)
 }
 
 // Unwrap returns the context error that ended the wait.

@@ -158,6 +158,24 @@ type apiRequest struct {
 	// key is the kind of key the operation needs (the zero value: an
 	// admin key); do refuses a client whose key is of another kind.
 	key keyKind
+	// readOnly marks a POST that only reads (the Assistant API's search
+	// and page): a retry cannot do anything twice, so it is retried as a
+	// GET is.
+	readOnly bool
+	// stream, for a call whose answer is a stream (Ask), receives the open
+	// 2xx response instead of do reading and decoding its body. Until then
+	// the call is like any other: limiter, key check, headers, retries and
+	// error decoding. Once a 2xx arrived, nothing is sent again.
+	stream streamTaker
+	// scrub is a secret of the request's body besides the API key (a
+	// thread key), to be removed from error bodies a server echoes it in.
+	scrub string
+}
+
+// streamTaker takes over the open 2xx response of a streamed call. release
+// ends the request's own context; the stream calls it once closed.
+type streamTaker interface {
+	takeStream(resp *http.Response, release context.CancelFunc)
 }
 
 // do runs r: it marshals the body once, then sends attempts until one
@@ -182,7 +200,7 @@ func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out
 		}
 	}
 	safety := retry.Replayable
-	if r.method != http.MethodGet && r.method != http.MethodHead && call.idempotencyKey == "" {
+	if r.method != http.MethodGet && r.method != http.MethodHead && !r.readOnly && call.idempotencyKey == "" {
 		safety = retry.OnceOnly
 	}
 	var target string // one concatenation, one string
@@ -214,6 +232,10 @@ func (c *Client) do(ctx context.Context, r apiRequest, opts []RequestOption, out
 			*call.response = res.meta(attempt)
 		}
 		if res.err == nil && res.apiErr == nil {
+			if r.stream != nil {
+				r.stream.takeStream(res.resp, res.release)
+				return nil
+			}
 			return c.decode(r, res, out)
 		}
 		lastErr = res.failure()
@@ -257,6 +279,9 @@ type attemptResult struct {
 	apiErr        *APIError
 	hasRetryAfter bool
 	final         bool // no retry can help, e.g. a body over the size bound
+	// release ends the context of a streamed call's request, whose 2xx
+	// body resp still holds open; nil otherwise.
+	release context.CancelFunc
 }
 
 func (a *attemptResult) status() int {
@@ -304,8 +329,16 @@ func (c *Client) send(ctx context.Context, r apiRequest, target string, body []b
 	if body != nil {
 		reader = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, r.method, target, reader)
+	hc := c.cfg.httpClient
+	reqCtx := ctx
+	release := context.CancelFunc(func() {})
+	headersIn := func() bool { return true }
+	if r.stream != nil {
+		hc, reqCtx, headersIn, release = c.streamClient(ctx)
+	}
+	req, err := http.NewRequestWithContext(reqCtx, r.method, target, reader)
 	if err != nil {
+		release()
 		return attemptResult{err: fmt.Errorf("docsapi: %s %s: %w", r.method, r.path, err)}
 	}
 	for name, values := range call.header {
@@ -317,6 +350,9 @@ func (c *Client) send(ctx context.Context, r apiRequest, target string, body []b
 	req.Header["Authorization"] = c.cfg.key.headerValues()
 	req.Header["User-Agent"] = h.userAgent
 	req.Header["Accept"] = h.accept
+	if r.stream != nil {
+		req.Header["Accept"] = []string{"text/event-stream"}
+	}
 	if body != nil {
 		req.Header["Content-Type"] = h.contentType
 	}
@@ -325,11 +361,20 @@ func (c *Client) send(ctx context.Context, r apiRequest, target string, body []b
 	}
 
 	start := c.cfg.now()
-	resp, err := c.cfg.httpClient.Do(req)
+	resp, err := hc.Do(req)
+	if !headersIn() {
+		if err == nil {
+			resp.Body.Close()
+		}
+		err = &headerTimeoutError{timeout: c.cfg.httpClient.Timeout}
+	}
 	var res attemptResult
-	if err != nil {
+	switch {
+	case err != nil:
 		res.err = fmt.Errorf("docsapi: %s %s: %w", r.method, r.path, err)
-	} else {
+	case r.stream != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299:
+		res.resp, res.release = resp, release // the body stays open for the stream
+	default:
 		res.resp = resp
 		var respBody []byte
 		respBody, err = readBody(resp)
@@ -338,10 +383,17 @@ func (c *Client) send(ctx context.Context, r apiRequest, target string, body []b
 			res.err = fmt.Errorf("docsapi: %s %s: reading %d response: %w", r.method, r.path, resp.StatusCode, err)
 			res.final = errors.Is(err, errBodyTooLarge)
 		case resp.StatusCode < 200 || resp.StatusCode > 299:
-			res.apiErr, res.hasRetryAfter = newAPIError(r.method, r.path, resp, c.cfg.key.scrub(respBody), c.cfg.now())
+			respBody = c.cfg.key.scrub(respBody)
+			if r.scrub != "" {
+				respBody = bytes.ReplaceAll(respBody, []byte(r.scrub), []byte("[REDACTED]"))
+			}
+			res.apiErr, res.hasRetryAfter = newAPIError(r.method, r.path, resp, respBody, c.cfg.now())
 		default:
 			res.body = respBody
 		}
+	}
+	if res.release == nil {
+		release()
 	}
 	// Checking Enabled first keeps the default, silent client from building
 	// attributes on every request.
@@ -361,6 +413,40 @@ func (c *Client) send(ctx context.Context, r apiRequest, target string, body []b
 	}
 	return res
 }
+
+// streamClient returns what a streamed call's attempt is sent with. The
+// client's Timeout (DefaultTimeout unless WithHTTPClient set another) bounds
+// a whole exchange, body included, and would cut a long answer in the
+// middle; so the stream is sent with a copy of the client without it, and
+// the Timeout bounds the wait for the response's headers alone, through a
+// context of the request's own. headersIn, called once Do returned, stops
+// that bound and reports whether the headers came within it; release ends
+// the request's context once its body is closed. After the headers, the
+// caller's context alone governs the stream.
+func (c *Client) streamClient(ctx context.Context) (hc *http.Client, reqCtx context.Context, headersIn func() bool, release context.CancelFunc) {
+	copied := *c.cfg.httpClient
+	timeout := copied.Timeout
+	copied.Timeout = 0
+	reqCtx, release = context.WithCancel(ctx)
+	if timeout <= 0 {
+		return &copied, reqCtx, func() bool { return true }, release
+	}
+	timer := time.AfterFunc(timeout, release)
+	return &copied, reqCtx, timer.Stop, release
+}
+
+// headerTimeoutError is a streamed call whose response headers did not come
+// within the client's Timeout. Like http.Client's own timeout, it matches
+// context.DeadlineExceeded while the caller's context is still alive.
+type headerTimeoutError struct {
+	timeout time.Duration
+}
+
+func (e *headerTimeoutError) Error() string {
+	return "no response headers within the client's timeout of " + e.timeout.String()
+}
+
+func (e *headerTimeoutError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // errBodyTooLarge is final: downloading the same oversized body again on a
 // retry would only repeat the waste.

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/docsapi/docsapi-go/internal/backoff"
 )
 
-// Defaults of WaitParams.
+// Defaults of WaitParams, and of the other waiters' params.
 const (
 	DefaultWaitMinInterval = 2 * time.Second
 	DefaultWaitMaxInterval = 30 * time.Second
@@ -35,36 +36,51 @@ type WaitParams struct {
 	OnUpdate func(job *Job)
 }
 
-func (p WaitParams) validate() error {
+func (p WaitParams) validate() error { return p.schedule().validate() }
+
+func (p WaitParams) schedule() pollSchedule {
+	return pollSchedule{minInterval: p.MinInterval, maxInterval: p.MaxInterval, timeout: p.Timeout}
+}
+
+// pollSchedule is the timing every waiter's params share (WaitParams,
+// UpdateWaitParams, StaticExportWaitParams): only their OnUpdate differs.
+type pollSchedule struct {
+	minInterval, maxInterval, timeout time.Duration
+}
+
+func (s pollSchedule) validate() error {
 	switch {
-	case p.MinInterval < 0:
-		return invalid("MinInterval", "must not be negative, got %s", p.MinInterval)
-	case p.MaxInterval < 0:
-		return invalid("MaxInterval", "must not be negative, got %s", p.MaxInterval)
-	case p.Timeout < 0:
-		return invalid("Timeout", "must not be negative, got %s", p.Timeout)
+	case s.minInterval < 0:
+		return invalid("MinInterval", "must not be negative, got %s", s.minInterval)
+	case s.maxInterval < 0:
+		return invalid("MaxInterval", "must not be negative, got %s", s.maxInterval)
+	case s.timeout < 0:
+		return invalid("Timeout", "must not be negative, got %s", s.timeout)
 	}
-	p = p.withDefaults()
-	if p.MinInterval > p.MaxInterval {
-		return invalid("MinInterval", "%s is greater than MaxInterval %s", p.MinInterval, p.MaxInterval)
+	s = s.withDefaults()
+	if s.minInterval > s.maxInterval {
+		return invalid("MinInterval", "%s is greater than MaxInterval %s", s.minInterval, s.maxInterval)
 	}
 	return nil
 }
 
-func (p WaitParams) withDefaults() WaitParams {
-	if p.MinInterval == 0 {
-		p.MinInterval = DefaultWaitMinInterval
-		if p.MaxInterval > 0 && p.MaxInterval < p.MinInterval {
-			p.MinInterval = p.MaxInterval
+// withDefaults fills the zero fields. A bound given alone pulls the other
+// default along rather than making the pair invalid: MaxInterval 500ms
+// lowers the minimum to 500ms, MinInterval 40s raises the maximum to 40s.
+func (s pollSchedule) withDefaults() pollSchedule {
+	if s.minInterval == 0 {
+		s.minInterval = DefaultWaitMinInterval
+		if s.maxInterval > 0 && s.maxInterval < s.minInterval {
+			s.minInterval = s.maxInterval
 		}
 	}
-	if p.MaxInterval == 0 {
-		p.MaxInterval = max(DefaultWaitMaxInterval, p.MinInterval)
+	if s.maxInterval == 0 {
+		s.maxInterval = max(DefaultWaitMaxInterval, s.minInterval)
 	}
-	if p.Timeout == 0 {
-		p.Timeout = DefaultWaitTimeout
+	if s.timeout == 0 {
+		s.timeout = DefaultWaitTimeout
 	}
-	return p
+	return s
 }
 
 // Wait polls a job until it is completed, archived or failed, and returns it.
@@ -84,70 +100,121 @@ func (s *AgentJobsService) Wait(ctx context.Context, projectID, jobID string, pa
 	if err := params.validate(); err != nil {
 		return nil, err
 	}
-	return s.wait(ctx, projectID, jobID, params.withDefaults(), nil, opts)
+	return s.wait(ctx, projectID, jobID, params, nil, opts)
 }
 
-// wait is Wait with defaults applied. When seen is non-nil (CreateAndWait
-// passes the job Create returned), it counts as the first observation: the
-// first poll then waits one interval instead of re-reading a job that was
-// just returned, and a timeout reports it rather than nil.
+// wait is Wait once the params are checked. When seen is non-nil
+// (CreateAndWait passes the job Create returned), it counts as the first
+// observation: the first poll then waits one interval instead of
+// re-reading a job that was just returned, and a timeout reports it rather
+// than nil.
 func (s *AgentJobsService) wait(ctx context.Context, projectID, jobID string, p WaitParams, seen *Job, opts []RequestOption) (*Job, error) {
 	if _, err := s.jobPath(projectID, jobID); err != nil {
 		return seen, err
 	}
+	return poll(ctx, s.client.cfg, p.schedule(), poller[Job]{
+		what: "job", idKey: "job_id", id: jobID,
+		get:    func(ctx context.Context) (*Job, error) { return s.Get(ctx, projectID, jobID, opts...) },
+		status: func(j *Job) string { return string(j.Status) },
+		end: func(j *Job) (bool, error) {
+			return j.Status.Terminal(), terminalError(j)
+		},
+		onUpdate: p.OnUpdate,
+		timedOut: func(last *Job, waited time.Duration, lastErr, cause error) error {
+			return &WaitTimeoutError{Job: last, Waited: waited, LastErr: lastErr, cause: cause}
+		},
+	}, seen)
+}
+
+// poller is what a wait needs to know about the thing it polls; poll does
+// the rest, the same way for every waiter.
+type poller[T any] struct {
+	// what names the thing in log messages ("job"), idKey and id in their
+	// attributes.
+	what, idKey, id string
+	// get reads the thing once, through the request pipeline.
+	get func(ctx context.Context) (*T, error)
+	// status is a reading's status, for logs.
+	status func(*T) string
+	// end reports whether a reading ends the wait, and with which error
+	// (nil for a success).
+	end func(*T) (bool, error)
+	// onUpdate, if set, sees every reading.
+	onUpdate func(*T)
+	// timedOut is the error of a wait that ctx or the timeout ended, with
+	// the last reading (nil if none) and the last poll's error.
+	timedOut func(last *T, waited time.Duration, lastErr, cause error) error
+}
+
+// poll reads p until a reading ends the wait, an error cannot heal, or the
+// schedule's timeout or ctx ends it; it returns the last reading in every
+// case. A non-nil seen counts as the first reading: the first poll then
+// comes one interval later.
+func poll[T any](ctx context.Context, cfg *config, sched pollSchedule, p poller[T], seen *T) (*T, error) {
 	if ctx == nil {
 		return seen, invalid("ctx", "is nil")
 	}
-	cfg := s.client.cfg
+	sched = sched.withDefaults()
 	start := cfg.now()
-	waitCtx, cancel := context.WithTimeout(ctx, p.Timeout)
+	waitCtx, cancel := context.WithTimeout(ctx, sched.timeout)
 	defer cancel()
 
 	last := seen
 	var lastErr error
-	timedOut := func(cause error) (*Job, error) {
-		return last, &WaitTimeoutError{Job: last, Waited: cfg.now().Sub(start), LastErr: lastErr, cause: cause}
+	timedOut := func(cause error) (*T, error) {
+		return last, p.timedOut(last, cfg.now().Sub(start), lastErr, cause)
 	}
-	poll := 0
+	n := 0
 	if seen != nil {
-		poll = 1
-		if err := sleep(waitCtx, pollInterval(poll, p.MinInterval, p.MaxInterval, cfg.jitter())); err != nil {
+		n = 1
+		if err := sleep(waitCtx, nextPollDelay(n, sched, cfg.jitter(), nil)); err != nil {
 			return timedOut(err)
 		}
 	}
 	for {
-		poll++
-		job, err := s.Get(waitCtx, projectID, jobID, opts...)
+		n++
+		got, err := p.get(waitCtx)
 		if err != nil && waitCtx.Err() != nil {
 			return timedOut(waitCtx.Err())
 		}
-		delay := pollInterval(poll, p.MinInterval, p.MaxInterval, cfg.jitter())
 		if err != nil {
 			if !pollCanContinue(err) {
 				return last, err
 			}
 			lastErr = err
-			var apiErr *APIError
-			if errors.As(err, &apiErr) {
-				delay = max(delay, apiErr.RetryAfter)
-			}
-			cfg.logger.LogAttrs(ctx, slog.LevelInfo, "docsapi: job poll failed; polling on",
-				slog.String("job_id", jobID), slog.Int("poll", poll), slog.Duration("delay", delay))
 		} else {
-			last, lastErr = job, nil
-			if p.OnUpdate != nil {
-				p.OnUpdate(job)
+			last, lastErr = got, nil
+			if p.onUpdate != nil {
+				p.onUpdate(got)
 			}
-			cfg.logger.LogAttrs(ctx, slog.LevelDebug, "docsapi: job polled",
-				slog.String("job_id", jobID), slog.String("status", string(job.Status)), slog.Int("poll", poll))
-			if job.Status.Terminal() {
-				return job, terminalError(job)
+			cfg.logger.LogAttrs(ctx, slog.LevelDebug, "docsapi: "+p.what+" polled",
+				slog.String(p.idKey, p.id), slog.String("status", p.status(got)), slog.Int("poll", n))
+			if done, err := p.end(got); done {
+				return got, err
 			}
+		}
+		delay := nextPollDelay(n, sched, cfg.jitter(), err)
+		if err != nil {
+			cfg.logger.LogAttrs(ctx, slog.LevelInfo, "docsapi: "+p.what+" poll failed; polling on",
+				slog.String(p.idKey, p.id), slog.Int("poll", n), slog.Duration("delay", delay))
 		}
 		if err := sleep(waitCtx, delay); err != nil {
 			return timedOut(err)
 		}
 	}
+}
+
+// nextPollDelay is the wait after poll number n (1 for the first) of a
+// schedule with defaults applied: pollInterval's, or longer when the poll
+// failed with a Retry-After that asks for more. Retry-After lengthens an
+// interval, never shortens one.
+func nextPollDelay(n int, sched pollSchedule, jitter float64, pollErr error) time.Duration {
+	d := pollInterval(n, sched.minInterval, sched.maxInterval, jitter)
+	var apiErr *APIError
+	if errors.As(pollErr, &apiErr) {
+		d = max(d, apiErr.RetryAfter)
+	}
+	return d
 }
 
 // pollInterval returns the wait after poll number n (1 for the first): a
@@ -175,6 +242,25 @@ func pollCanContinue(err error) bool {
 	}
 	code := apiErr.StatusCode
 	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
+}
+
+// stoppedWaiting is the message of every waiter's timeout error: what it
+// waited for, the last reading's ID and status when seen, how long it ran,
+// what ended it, and the last poll's error.
+func stoppedWaiting(what string, seen bool, id, status string, waited time.Duration, cause, lastErr error) string {
+	var b strings.Builder
+	b.WriteString("docsapi: stopped waiting for " + what)
+	if seen {
+		b.WriteString(" " + id + " (last status " + status + ")")
+	}
+	b.WriteString(" after " + waited.Round(time.Millisecond).String())
+	if cause != nil {
+		b.WriteString(": " + cause.Error())
+	}
+	if lastErr != nil {
+		b.WriteString("; last poll: " + lastErr.Error())
+	}
+	return b.String()
 }
 
 func terminalError(job *Job) error {
