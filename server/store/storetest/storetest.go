@@ -59,6 +59,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Visitors", testVisitors},
 		{"QueryByPath", testQueryByPath},
 		{"Sessions", testSessions},
+		{"Domains", testDomains},
+		{"AssistantKeys", testAssistantKeys},
 		{"Ping", testPing},
 	}
 	for _, a := range areas {
@@ -121,6 +123,7 @@ func NewProject(id string) store.Project {
 		Repository: "https://git.example.com/" + id + "/docs.git",
 		Ref:        "main",
 		Model:      "model-" + id,
+		Domain:     "docs-" + id,
 		CreatedAt:  At(0),
 	}
 }

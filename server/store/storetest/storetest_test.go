@@ -170,6 +170,7 @@ func TestMutantsFail(t *testing.T) {
 	maps.Copy(mutants, sessionMutants)
 	maps.Copy(mutants, agentMutants)
 	maps.Copy(mutants, pathMutants)
+	maps.Copy(mutants, assistantMutants)
 	runMutants(t, "TestReference", "", mutants)
 	runMutants(t, "TestReferenceLeaseClock", "leaseClock/", leaseClockMutants)
 	runMutants(t, "TestReferenceJobCounts", "jobCounts/", jobCountMutants)
