@@ -30,6 +30,14 @@ func (s *Server) CreateProject(ctx context.Context, p store.Project) (store.Proj
 	p.CreatedAt = s.cfg.Now().UTC().Truncate(time.Microsecond)
 	if err := s.cfg.Store.CreateProject(ctx, p); err != nil {
 		if errors.Is(err, store.ErrConflict) {
+			if _, perr := s.cfg.Store.Project(ctx, p.ID); errors.Is(perr, store.ErrNotFound) {
+				// The ID is free, so the domain is another project's.
+				holder := "another project"
+				if other, derr := s.cfg.Store.ProjectByDomain(ctx, p.Domain); derr == nil {
+					holder = fmt.Sprintf("project %q", other.ID)
+				}
+				return store.Project{}, fmt.Errorf("server: project %q: the domain %q is %s's already: %w", p.ID, p.Domain, holder, store.ErrConflict)
+			}
 			// Wrapped, so a first-start routine can tell "already there".
 			return store.Project{}, fmt.Errorf("server: project %q already exists: %w", p.ID, store.ErrConflict)
 		}
@@ -41,6 +49,11 @@ func (s *Server) CreateProject(ctx context.Context, p store.Project) (store.Proj
 func checkProject(p store.Project) error {
 	if !projectIDPattern.MatchString(p.ID) {
 		return fmt.Errorf("server: project ID %q must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", p.ID)
+	}
+	if p.Domain != "" {
+		if problem := store.DomainProblem(p.Domain); problem != "" {
+			return fmt.Errorf("server: project %q: the domain %q %s", p.ID, p.Domain, problem)
+		}
 	}
 	if p.Repository != "" {
 		// The repository is shown to API clients in every job's source, so

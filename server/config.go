@@ -114,6 +114,9 @@ type Config struct {
 	// feedback and searches from the browser (see SiteConfig); its zero
 	// value is the defaults, not "no limit".
 	Site SiteConfig
+	// Assistant bounds the /discovery endpoints, which take assistant
+	// keys (see AssistantConfig); its zero value is the defaults.
+	Assistant AssistantConfig
 	// Secret seals what clients carry back: the dashboard's session
 	// cookies and the cursors of the paginated exports and lists. It is
 	// SecretBytes random bytes, each use getting a key of its own derived
@@ -224,6 +227,9 @@ func (c *Config) resolve() error {
 	}
 	var err error
 	if c.Site, err = c.Site.WithDefaults(); err != nil {
+		return err
+	}
+	if c.Assistant, err = c.Assistant.WithDefaults(c.Site.MaxAddresses); err != nil {
 		return err
 	}
 	if c.Dashboard, err = c.Dashboard.WithDefaults(); err != nil {

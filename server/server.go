@@ -18,6 +18,7 @@ import (
 	"github.com/docsapi/docsapi-go/server/api"
 	"github.com/docsapi/docsapi-go/server/dashboard"
 	"github.com/docsapi/docsapi-go/server/ingest"
+	"github.com/docsapi/docsapi-go/server/internal/assistantauth"
 	"github.com/docsapi/docsapi-go/server/internal/clientip"
 	"github.com/docsapi/docsapi-go/server/internal/keyauth"
 	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
@@ -40,6 +41,10 @@ type Server struct {
 	site   *site.Endpoints      // the public site endpoints
 	ingest *ingest.Handler      // POST /v1/analytics/{projectId}/views
 	dash   *dashboard.Dashboard // nil without the dashboard
+
+	// assistant admits the /discovery endpoints' requests: assistant
+	// keys, domains, origins and budgets (assistantkeys.go).
+	assistant *assistantauth.Gate
 }
 
 // New checks cfg and returns a Server.
@@ -65,6 +70,7 @@ func New(cfg Config) (*Server, error) {
 			keyauth.Ingest:    ratelimit.Limit(cfg.RateLimits.Ingest),
 		},
 	})
+	s.assistant = newAssistantGate(cfg, s)
 	s.site = site.New(site.Config{
 		Limits: siteLimits(cfg.Site), Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Proxies: s.proxies,
 		OnLimit: onSiteLimit(cfg.OnSiteLimit), OnRequest: onPublicRequest(cfg.OnPublicRequest),

@@ -21,28 +21,28 @@ func (t txn) ProjectExists(ctx context.Context, id string) (bool, error) {
 // between two replicas creating the same ID: no check-then-insert window.
 func (t txn) InsertProject(ctx context.Context, p store.Project) error {
 	_, err := t.q.Exec(ctx,
-		`INSERT INTO projects (id, name, repository, ref, model, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-		p.ID, p.Name, p.Repository, p.Ref, p.Model, ts(p.CreatedAt))
+		`INSERT INTO projects (id, name, repository, ref, model, domain, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		p.ID, p.Name, p.Repository, p.Ref, p.Model, p.Domain, ts(p.CreatedAt))
 	if uniqueViolation(err, "projects_pkey") {
 		return fmt.Errorf("project %q: %w", p.ID, store.ErrConflict)
 	}
-	return err
+	return domainConflict(p, err)
 }
 
 // UpdateProject stores p over the project with its ID, all but CreatedAt.
 func (t txn) UpdateProject(ctx context.Context, p store.Project) (bool, error) {
 	tag, err := t.q.Exec(ctx,
-		`UPDATE projects SET name = $2, repository = $3, ref = $4, model = $5 WHERE id = $1`,
-		p.ID, p.Name, p.Repository, p.Ref, p.Model)
-	return tag.RowsAffected() > 0, err
+		`UPDATE projects SET name = $2, repository = $3, ref = $4, model = $5, domain = $6 WHERE id = $1`,
+		p.ID, p.Name, p.Repository, p.Ref, p.Model, p.Domain)
+	return tag.RowsAffected() > 0, domainConflict(p, err)
 }
 
-const projectColumns = `id, name, repository, ref, model, created_at`
+const projectColumns = `id, name, repository, ref, model, domain, created_at`
 
 func scanProject(row pgx.CollectableRow) (store.Project, error) {
 	var p store.Project
 	var created pgtype.Timestamptz
-	if err := row.Scan(&p.ID, &p.Name, &p.Repository, &p.Ref, &p.Model, &created); err != nil {
+	if err := row.Scan(&p.ID, &p.Name, &p.Repository, &p.Ref, &p.Model, &p.Domain, &created); err != nil {
 		return store.Project{}, err
 	}
 	p.CreatedAt = fromTS(created)

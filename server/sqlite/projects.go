@@ -25,17 +25,23 @@ func (t txn) InsertProject(ctx context.Context, p store.Project) error {
 	if found {
 		return fmt.Errorf("project %q: %w", p.ID, store.ErrConflict)
 	}
+	if err := t.domainFree(ctx, p); err != nil {
+		return err
+	}
 	_, err = t.tx.ExecContext(ctx,
-		`INSERT INTO projects (id, name, repository, ref, model, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		p.ID, p.Name, p.Repository, p.Ref, p.Model, micros(p.CreatedAt))
+		`INSERT INTO projects (id, name, repository, ref, model, domain, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		p.ID, p.Name, p.Repository, p.Ref, p.Model, p.Domain, micros(p.CreatedAt))
 	return err
 }
 
 // UpdateProject stores p over the project with its ID, all but CreatedAt.
 func (t txn) UpdateProject(ctx context.Context, p store.Project) (bool, error) {
+	if err := t.domainFree(ctx, p); err != nil {
+		return false, err
+	}
 	res, err := t.tx.ExecContext(ctx,
-		`UPDATE projects SET name = ?, repository = ?, ref = ?, model = ? WHERE id = ?`,
-		p.Name, p.Repository, p.Ref, p.Model, p.ID)
+		`UPDATE projects SET name = ?, repository = ?, ref = ?, model = ?, domain = ? WHERE id = ?`,
+		p.Name, p.Repository, p.Ref, p.Model, p.Domain, p.ID)
 	if err != nil {
 		return false, err
 	}
@@ -43,11 +49,11 @@ func (t txn) UpdateProject(ctx context.Context, p store.Project) (bool, error) {
 	return n > 0, err
 }
 
-const projectColumns = `id, name, repository, ref, model, created_at`
+const projectColumns = `id, name, repository, ref, model, domain, created_at`
 
 func scanProject(sc scanner) (store.Project, error) {
 	var p store.Project
-	err := sc.Scan(&p.ID, &p.Name, &p.Repository, &p.Ref, &p.Model, timeCol{&p.CreatedAt})
+	err := sc.Scan(&p.ID, &p.Name, &p.Repository, &p.Ref, &p.Model, &p.Domain, timeCol{&p.CreatedAt})
 	return p, err
 }
 

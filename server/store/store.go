@@ -42,10 +42,14 @@ type Store interface {
 	AgentStore    // views per AI agent and crawler, by name (agents.go)
 	DocsStore     // the documentation index and its search (docs_store.go)
 
-	// CreateProject stores a new project. ErrConflict if the ID is taken.
+	AssistantKeyStore // assistant keys and projects' domains (assistant.go)
+
+	// CreateProject stores a new project. ErrConflict if the ID is taken,
+	// or if its Domain is another project's.
 	CreateProject(ctx context.Context, p Project) error
 	// UpdateProject replaces the project's fields except ID and CreatedAt.
-	// ErrNotFound if there is no such project.
+	// ErrNotFound if there is no such project; ErrConflict, and nothing
+	// changed, if its Domain is another project's.
 	UpdateProject(ctx context.Context, p Project) error
 	// Project returns one project, or ErrNotFound.
 	Project(ctx context.Context, id string) (Project, error)
@@ -176,7 +180,12 @@ type Project struct {
 	Repository string // clone URL or local path of the docs repository
 	Ref        string // branch the jobs start from; "" means the default branch
 	Model      string // the agent's model, reported in jobs
-	CreatedAt  time.Time
+	// Domain is the project's domain identifier, by which the /discovery
+	// endpoints address it (the hosted service's domain of
+	// domain.mintlify.site): "" for none, else unique across projects and
+	// a lower-case DNS label (see DomainProblem).
+	Domain    string
+	CreatedAt time.Time
 }
 
 // Scope is a permission of an API key.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -60,6 +61,11 @@ func (q ViewsQuery) Validate() error {
 func (p Project) Validate() error {
 	if p.ID == "" {
 		return Invalid("empty project ID")
+	}
+	if p.Domain != "" {
+		if problem := DomainProblem(p.Domain); problem != "" {
+			return Invalid("project %q: domain %q %s", p.ID, strings.ToValidUTF8(p.Domain, "?"), problem)
+		}
 	}
 	return nil
 }

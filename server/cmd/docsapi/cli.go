@@ -60,14 +60,15 @@ type command struct {
 
 // groups are the first words of multi-word commands, for group help.
 var groups = map[string]string{
-	"project":  "manage the projects in the server's storage",
-	"key":      "manage the admin API keys in the server's storage",
-	"site":     "manage the site tokens with which docs pages record feedback and searches",
-	"feedback": "readers' feedback: export it through the API (client); list it and change its status on the server's storage",
-	"jobs":     "start and follow agent jobs (client), and read why one failed on the server's storage",
-	"views":    "export page-view analytics (client)",
-	"visitors": "export unique-visitor analytics (client)",
-	"searches": "export what readers searched for (client)",
+	"project":   "manage the projects in the server's storage",
+	"key":       "manage the admin API keys in the server's storage",
+	"site":      "manage the site tokens with which docs pages record feedback and searches",
+	"assistant": "manage the assistant keys (mint_dsc_...) with which pages and backends call a project's search and page endpoints",
+	"feedback":  "readers' feedback: export it through the API (client); list it and change its status on the server's storage",
+	"jobs":      "start and follow agent jobs (client), and read why one failed on the server's storage",
+	"views":     "export page-view analytics (client)",
+	"visitors":  "export unique-visitor analytics (client)",
+	"searches":  "export what readers searched for (client)",
 }
 
 // commands lists every command, in the order help shows them.
@@ -82,6 +83,9 @@ func commands() []*command {
 		siteTokenCreateCommand(),
 		siteTokenListCommand(),
 		siteTokenRevokeCommand(),
+		assistantKeyCreateCommand(),
+		assistantKeyListCommand(),
+		assistantKeyRevokeCommand(),
 		feedbackListCommand(),
 		feedbackSetStatusCommand(),
 		jobsCreateCommand(),

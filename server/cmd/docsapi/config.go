@@ -159,13 +159,17 @@ type gitConfig struct {
 }
 
 type projectConfig struct {
-	ID         string      `json:"id"`
-	Name       string      `json:"name,omitempty"`
-	Repository string      `json:"repository"`
-	Ref        string      `json:"ref,omitempty"`
-	Model      string      `json:"model,omitempty"`
-	Host       hostConfig  `json:"host"`
-	Agent      agentConfig `json:"agent"`
+	ID         string `json:"id"`
+	Name       string `json:"name,omitempty"`
+	Repository string `json:"repository"`
+	Ref        string `json:"ref,omitempty"`
+	Model      string `json:"model,omitempty"`
+	// Domain is the project's domain identifier, by which the /discovery
+	// endpoints (search, page content) address it: a lower-case DNS
+	// label, unique across projects. Absent: none.
+	Domain string      `json:"domain,omitempty"`
+	Host   hostConfig  `json:"host"`
+	Agent  agentConfig `json:"agent"`
 }
 
 type hostConfig struct {

@@ -59,6 +59,9 @@ func resolveProjects(cfg *fileConfig, getenv func(string) string) (resolvedProje
 		if p.Repository == "" {
 			return out, fmt.Errorf("%s: repository is required (a clone URL or a local path)", where)
 		}
+		if err := checkDomain(where, p.Domain, cfg.Projects[:i]); err != nil {
+			return out, err
+		}
 		if u, err := url.Parse(p.Repository); err == nil && u.User != nil {
 			return out, fmt.Errorf("%s: repository must not contain credentials: jobs show it to API clients; give the token with host.tokenEnv or host.tokenFile", where)
 		}
@@ -76,7 +79,7 @@ func resolveProjects(cfg *fileConfig, getenv func(string) string) (resolvedProje
 		}
 		out.warnings = append(out.warnings, warns...)
 		out.runner[p.ID] = runner.Project{Host: host, Agent: agent}
-		out.store = append(out.store, store.Project{ID: p.ID, Name: p.Name, Repository: p.Repository, Ref: p.Ref, Model: model})
+		out.store = append(out.store, store.Project{ID: p.ID, Name: p.Name, Repository: p.Repository, Ref: p.Ref, Model: model, Domain: p.Domain})
 	}
 	return out, nil
 }
@@ -311,10 +314,15 @@ func readSecret(where, field, envName, file string, getenv func(string) string) 
 }
 
 // syncProjects makes the store hold the configured projects: it creates the
-// missing ones and updates the repository, ref and model (and the name, when
-// the configuration gives one) of those that differ. Projects only in the
-// store are left alone, with a warning, since their jobs cannot run.
+// missing ones and updates the repository, ref, model and domain (and the
+// name, when the configuration gives one) of those that differ. Projects
+// only in the store are left alone, with a warning, since their jobs
+// cannot run, except that one loses a domain the file gives to another
+// (releaseDomains).
 func syncProjects(ctx context.Context, srv *server.Server, st store.Store, want []store.Project, log *slog.Logger) error {
+	if err := releaseDomains(ctx, st, want, log); err != nil {
+		return err
+	}
 	configured := map[string]bool{}
 	for _, p := range want {
 		configured[p.ID] = true
@@ -334,7 +342,7 @@ func syncProjects(ctx context.Context, srv *server.Server, st store.Store, want 
 			return fmt.Errorf("reading project %q: %w", p.ID, err)
 		}
 		updated := have
-		updated.Repository, updated.Ref, updated.Model = p.Repository, p.Ref, p.Model
+		updated.Repository, updated.Ref, updated.Model, updated.Domain = p.Repository, p.Ref, p.Model, p.Domain
 		if p.Name != "" {
 			updated.Name = p.Name
 		}
@@ -345,7 +353,8 @@ func syncProjects(ctx context.Context, srv *server.Server, st store.Store, want 
 			return fmt.Errorf("updating project %q: %w", p.ID, err)
 		}
 		log.Info("docsapi: project updated from the configuration", slog.String("project_id", p.ID),
-			slog.String("repository", updated.Repository), slog.String("ref", updated.Ref), slog.String("model", updated.Model))
+			slog.String("repository", updated.Repository), slog.String("ref", updated.Ref), slog.String("model", updated.Model),
+			slog.String("domain", updated.Domain))
 	}
 	all, err := st.Projects(ctx)
 	if err != nil {

@@ -22,7 +22,7 @@ from and the model they report. Jobs run only for projects that also appear
 in serve's configuration file, which says which host and agent they use
 (serve creates the projects of its file itself).` + storageHelp,
 		examples: `docsapi project create --id handbook --repository https://github.com/acme/handbook.git --ref main
-docsapi project create --data ./data --id wiki --repository /srv/git/wiki.git --name "Team wiki"`,
+docsapi project create --data ./data --id wiki --repository /srv/git/wiki.git --name "Team wiki" --domain team-wiki`,
 		setup: func(fs *flag.FlagSet) runFunc {
 			var sf storageFlags
 			sf.register(fs)
@@ -31,6 +31,7 @@ docsapi project create --data ./data --id wiki --repository /srv/git/wiki.git --
 			ref := fs.String("ref", "", "`BRANCH` jobs start from (default: the repository's default branch)")
 			model := fs.String("model", "", "the agent's `MODEL`, reported in jobs")
 			name := fs.String("name", "", "a human-readable `NAME`")
+			domain := fs.String("domain", "", "the project's `DOMAIN` identifier, by which the search and page endpoints\naddress it: a lower-case DNS label, unique across projects (serve's\nconfiguration file sets it for the projects it lists)")
 			return func(ctx context.Context, s *stdio, args []string) error {
 				if err := wantArgs(args); err != nil {
 					return err
@@ -54,7 +55,7 @@ docsapi project create --data ./data --id wiki --repository /srv/git/wiki.git --
 					return err
 				}
 				defer st.Close()
-				p, err := srv.CreateProject(ctx, store.Project{ID: *id, Name: *name, Repository: repository, Ref: *ref, Model: *model})
+				p, err := srv.CreateProject(ctx, store.Project{ID: *id, Name: *name, Repository: repository, Ref: *ref, Model: *model, Domain: *domain})
 				if err != nil {
 					return err
 				}
@@ -95,16 +96,16 @@ docsapi project list --format json | jq -r .id`,
 				if *format == "json" {
 					enc := json.NewEncoder(s.stdout)
 					for _, p := range projects {
-						if err := enc.Encode(projectJSON{ID: p.ID, Name: p.Name, Repository: p.Repository, Ref: p.Ref, Model: p.Model, CreatedAt: p.CreatedAt}); err != nil {
+						if err := enc.Encode(projectJSON{ID: p.ID, Name: p.Name, Repository: p.Repository, Ref: p.Ref, Model: p.Model, Domain: p.Domain, CreatedAt: p.CreatedAt}); err != nil {
 							return err
 						}
 					}
 					return nil
 				}
 				tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tNAME\tREPOSITORY\tREF\tMODEL\tCREATED")
+				fmt.Fprintln(tw, "ID\tNAME\tREPOSITORY\tREF\tMODEL\tDOMAIN\tCREATED")
 				for _, p := range projects {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, dash(p.Name), p.Repository, dash(p.Ref), dash(p.Model), timeOrDash(p.CreatedAt))
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, dash(p.Name), p.Repository, dash(p.Ref), dash(p.Model), dash(p.Domain), timeOrDash(p.CreatedAt))
 				}
 				return tw.Flush()
 			}
@@ -118,5 +119,6 @@ type projectJSON struct {
 	Repository string    `json:"repository"`
 	Ref        string    `json:"ref"`
 	Model      string    `json:"model"`
+	Domain     string    `json:"domain"`
 	CreatedAt  time.Time `json:"createdAt"`
 }

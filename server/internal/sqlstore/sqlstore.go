@@ -53,13 +53,16 @@ type Tx interface {
 	SessionTx  // sessions.go
 	DocsTx     // docs.go
 
+	AssistantTx // assistant.go
+
 	// ProjectExists reports whether the project id exists.
 	ProjectExists(ctx context.Context, id string) (bool, error)
-	// InsertProject stores a new project: store.ErrConflict if its ID is
-	// taken.
+	// InsertProject stores a new project: store.ErrConflict if its ID, or
+	// its domain (when not ""), is taken.
 	InsertProject(ctx context.Context, p store.Project) error
 	// UpdateProject stores p over the project with its ID, all but
-	// CreatedAt.
+	// CreatedAt: store.ErrConflict if its domain (when not "") is another
+	// project's.
 	UpdateProject(ctx context.Context, p store.Project) (found bool, err error)
 	// Project reads the project id.
 	Project(ctx context.Context, id string) (p store.Project, found bool, err error)

@@ -26,6 +26,7 @@ CREATE TABLE projects (
     repository text             NOT NULL,
     ref        text             NOT NULL,
     model      text             NOT NULL,
+    domain     text COLLATE "C" NOT NULL DEFAULT '', -- '' when none; see the assistant block
     created_at timestamptz,
     CONSTRAINT projects_pkey PRIMARY KEY (id)
 );
@@ -344,6 +345,37 @@ CREATE TABLE site_tokens (
 );
 
 CREATE INDEX site_tokens_by_project ON site_tokens (project_id, created_at NULLS FIRST, token);
+
+-- ---- Assistant keys and projects' domains (the /discovery endpoints) ----
+--
+-- A project's domain identifier addresses it in the /discovery paths. Many
+-- projects have none (''), so uniqueness is over the others only: the
+-- partial unique index decides between two replicas atomically, and is
+-- ProjectByDomain's seek.
+CREATE UNIQUE INDEX projects_by_domain ON projects (domain) WHERE domain <> '';
+
+-- Assistant keys (mint_dsc_...): bound to one project and to the web
+-- origins listed in origins (sorted, separated by single spaces; '' for a
+-- key only servers use). As for api_keys, the secret is never stored, only
+-- its hash, whose UNIQUE constraint is the index of the lookup every
+-- request makes. A table of their own, so that no query on api_keys can
+-- return one, nor the other way round.
+CREATE TABLE assistant_keys (
+    id         text COLLATE "C" NOT NULL,
+    hash       bytea            NOT NULL,
+    hint       text             NOT NULL,
+    project_id text COLLATE "C" NOT NULL REFERENCES projects (id),
+    name       text             NOT NULL,
+    origins    text             NOT NULL,
+    created_at timestamptz,
+    revoked_at timestamptz,
+    CONSTRAINT assistant_keys_pkey PRIMARY KEY (id),
+    CONSTRAINT assistant_keys_hash_key UNIQUE (hash)
+);
+
+CREATE INDEX assistant_keys_by_project ON assistant_keys (project_id, created_at NULLS FIRST, id);
+CREATE INDEX assistant_keys_by_created ON assistant_keys (created_at NULLS FIRST, id);
+-- ---- End of the assistant block ----
 
 -- A session signed out before it expired, kept until it would have
 -- expired (plus a margin for the replicas' clocks), so that a copy of its

@@ -17,6 +17,7 @@ CREATE TABLE projects (
     repository TEXT    NOT NULL,
     ref        TEXT    NOT NULL,
     model      TEXT    NOT NULL,
+    domain     TEXT    NOT NULL DEFAULT '', -- '' when none; see the assistant block
     created_at INTEGER
 ) STRICT;
 
@@ -321,6 +322,35 @@ CREATE TABLE site_tokens (
 ) STRICT;
 
 CREATE INDEX site_tokens_by_project ON site_tokens (project_id, created_at, token);
+
+-- ---- Assistant keys and projects' domains (the /discovery endpoints) ----
+--
+-- A project's domain identifier addresses it in the /discovery paths. Many
+-- projects have none (''), so uniqueness is over the others only; the index
+-- is also ProjectByDomain's seek (its query repeats domain <> '', so that
+-- SQLite may use the partial index).
+CREATE UNIQUE INDEX projects_by_domain ON projects (domain) WHERE domain <> '';
+
+-- Assistant keys (mint_dsc_...): bound to one project and to the web
+-- origins listed in origins (sorted, separated by single spaces; '' for a
+-- key only servers use). As for api_keys, the secret is never stored, only
+-- its hash, whose UNIQUE constraint is the index of the lookup every
+-- request makes. A table of their own, so that no query on api_keys can
+-- return one, nor the other way round.
+CREATE TABLE assistant_keys (
+    id         TEXT    NOT NULL PRIMARY KEY,
+    hash       BLOB    NOT NULL UNIQUE,
+    hint       TEXT    NOT NULL,
+    project_id TEXT    NOT NULL REFERENCES projects (id),
+    name       TEXT    NOT NULL,
+    origins    TEXT    NOT NULL,
+    created_at INTEGER,
+    revoked_at INTEGER
+) STRICT;
+
+CREATE INDEX assistant_keys_by_project ON assistant_keys (project_id, created_at, id);
+CREATE INDEX assistant_keys_by_created ON assistant_keys (created_at, id);
+-- ---- End of the assistant block ----
 
 -- A session signed out before it expired, kept until it would have
 -- expired (plus a margin for the clocks of the processes sharing the

@@ -33,6 +33,8 @@ type memStore struct {
 	visitors visitorState       // unique visitors and salts (memstore_visitors_test.go)
 	sessions sessionState       // ended sessions (memstore_sessions_test.go)
 	docsData docsState          // the documentation index (memstore_docs_test.go)
+
+	assistant map[string]store.AssistantKey // assistant keys by ID (memstore_assistant_test.go)
 }
 
 type idemEntry struct {
@@ -115,7 +117,7 @@ func cloneJob(j *store.Job) store.Job {
 func (m *memStore) CreateProject(_ context.Context, p store.Project) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := p.Validate(); err != nil {
+	if err := p.Validate(); err != nil && !m.skipsDomainCheck(p) {
 		if m.is("storesRefusedProject") {
 			m.projects[p.ID] = p
 		}
@@ -124,13 +126,16 @@ func (m *memStore) CreateProject(_ context.Context, p store.Project) error {
 	if _, ok := m.projects[p.ID]; ok && !m.is("projectOverwrite") {
 		return fmt.Errorf("project %q: %w", p.ID, store.ErrConflict)
 	}
+	if err := m.domainTaken(&p); err != nil {
+		return err
+	}
 	p.CreatedAt = m.norm(p.CreatedAt)
 	m.projects[p.ID] = p
 	return nil
 }
 
 func (m *memStore) UpdateProject(_ context.Context, p store.Project) error {
-	if err := p.Validate(); err != nil {
+	if err := p.Validate(); err != nil && !m.skipsDomainCheck(p) {
 		return err
 	}
 	m.mu.Lock()
@@ -138,6 +143,12 @@ func (m *memStore) UpdateProject(_ context.Context, p store.Project) error {
 	old, ok := m.projects[p.ID]
 	if !ok {
 		return fmt.Errorf("project %q: %w", p.ID, store.ErrNotFound)
+	}
+	if m.is("domainKeptOnUpdate") {
+		p.Domain = old.Domain
+	}
+	if err := m.domainTaken(&p); err != nil && !m.is("domainUpdateUnchecked") {
+		return err
 	}
 	if m.is("updateMergesEmpty") && p.Ref == "" {
 		p.Ref = old.Ref

@@ -60,6 +60,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"QueryByPath", testQueryByPath},
 		{"Sessions", testSessions},
 		{"Docs", testDocs},
+		{"Domains", testDomains},
+		{"AssistantKeys", testAssistantKeys},
 		{"Ping", testPing},
 	}
 	for _, a := range areas {
@@ -122,6 +124,7 @@ func NewProject(id string) store.Project {
 		Repository: "https://git.example.com/" + id + "/docs.git",
 		Ref:        "main",
 		Model:      "model-" + id,
+		Domain:     "docs-" + id,
 		CreatedAt:  At(0),
 	}
 }
