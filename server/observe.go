@@ -68,14 +68,18 @@ type SiteLimitInfo struct {
 // the request held.
 type PublicRequestInfo struct {
 	// Endpoint is "feedback" or "searches" (POST /v1/site/...),
-	// "preflight" (their CORS preflights), or "ingest" (POST
-	// /v1/analytics/{projectId}/views).
+	// "preflight" (their CORS preflights), "ingest" (POST
+	// /v1/analytics/{projectId}/views), "discovery_search" or
+	// "discovery_page" (POST /discovery/v1/search/{domain} and
+	// /discovery/v1/page/{domain}), or "discovery_preflight" (theirs).
 	Endpoint string
 	// Outcome is "accepted", or why the request was refused:
 	// "rate_limited" (the address's budget, or the key's for ingest),
 	// "bad_token" (a site token missing, unknown, revoked or of another
-	// project), "bad_key" (ingest: an API key refused), "origin" (an
-	// Origin the token does not allow), "bad_request" (a preflight
+	// project), "bad_key" (ingest: an API key refused; /discovery: an
+	// assistant key refused, or not of the domain), "origin" (an Origin
+	// the token or key does not allow), "not_found" (discovery_page: no
+	// such page in the index), "bad_request" (a preflight
 	// asking for another method or header), "too_large", "bad_body",
 	// "share" and "cap" (feedback past a client's share of the day or the
 	// project's cap), "busy" (ingest: no room to queue the views),

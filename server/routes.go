@@ -61,6 +61,7 @@ func (s *Server) routes() *routeMux {
 	mux.Handle("GET /v1/analytics/{projectId}/assistant/threads/{threadId}", s.api(keyauth.Analytics, store.ScopeRead, s.noAssistant))
 	mux.Handle("GET /v1/analytics/{projectId}/assistant/caller-stats", s.api(keyauth.Analytics, store.ScopeRead, s.noAssistant))
 	s.site.Routes(mux)
+	s.discoveryRoutes(mux)
 	if s.dash != nil {
 		s.dash.Routes(mux)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/docsapi/docsapi-go/server/internal/assistantauth"
 	"github.com/docsapi/docsapi-go/server/internal/clientip"
 	"github.com/docsapi/docsapi-go/server/internal/keyauth"
+	"github.com/docsapi/docsapi-go/server/internal/lastsearch"
 	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
 	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/site"
@@ -45,6 +46,9 @@ type Server struct {
 	// assistant admits the /discovery endpoints' requests: assistant
 	// keys, domains, origins and budgets (assistantkeys.go).
 	assistant *assistantauth.Gate
+	// lastSearch remembers each client's last /discovery search a while,
+	// to count a page it then fetches as its click (discovery.go).
+	lastSearch *lastsearch.Memory
 }
 
 // New checks cfg and returns a Server.
@@ -71,6 +75,7 @@ func New(cfg Config) (*Server, error) {
 		},
 	})
 	s.assistant = newAssistantGate(cfg, s)
+	s.lastSearch = lastsearch.New(searchClickWindow, cfg.Assistant.MaxAddresses)
 	s.site = site.New(site.Config{
 		Limits: siteLimits(cfg.Site), Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Proxies: s.proxies,
 		OnLimit: onSiteLimit(cfg.OnSiteLimit), OnRequest: onPublicRequest(cfg.OnPublicRequest),

@@ -36,6 +36,22 @@ func (s *Endpoints) recordSearch(w http.ResponseWriter, r *http.Request, tok sto
 		return badBody(bad)
 	}
 	sr.ProjectID, sr.At = tok.ProjectID, s.cfg.Now().UTC().Truncate(time.Microsecond)
+	if err := s.RecordSearch(r, sr); err != nil {
+		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(tok.ProjectID), "recording a search")
+		return public.Error
+	}
+	writeAccepted(w)
+	return public.Accepted
+}
+
+// RecordSearch counts sr, a search (or, ClickOnly, the opening of a
+// result after one) that r's client made, as POST .../searches counts
+// one: under the client's share of the day's new queries and the
+// project's daily cap, folds told to Config.OnLimit and the log. sr is
+// checked by the store (store.Search.Validate); its query must be
+// normalised. It is how the /discovery search endpoint records its
+// searches too, so that both count alike.
+func (s *Endpoints) RecordSearch(r *http.Request, sr store.Search) error {
 	// A search may add a query, and a pair of query and opened result,
 	// new to the day: it takes a unit of its client's share, given back
 	// if it added neither. Past the share, it is counted with a cap of 1,
@@ -43,7 +59,7 @@ func (s *Endpoints) recordSearch(w http.ResponseWriter, r *http.Request, tok sto
 	// new: the client's earlier searches left it holding a query at least
 	// (a pair may still be admitted while the day holds none, so one at
 	// most a day).
-	hold, refused := s.shares.take(tok.ProjectID, shareSearches, s.cfg.Proxies.Addr(r), sr.At)
+	hold, refused := s.shares.take(sr.ProjectID, shareSearches, s.cfg.Proxies.Addr(r), sr.At)
 	dailyCap := s.cfg.Limits.MaxQueriesPerDay
 	if refused != shareTaken {
 		dailyCap = 1
@@ -53,8 +69,7 @@ func (s *Endpoints) recordSearch(w http.ResponseWriter, r *http.Request, tok sto
 		s.shares.release(hold)
 	}
 	if err != nil {
-		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(tok.ProjectID), "recording a search")
-		return public.Error
+		return err
 	}
 	s.counters.foldedSearches.Add(folds.Searches)
 	s.counters.unattributed.Add(folds.Clicks)
@@ -64,10 +79,9 @@ func (s *Endpoints) recordSearch(w http.ResponseWriter, r *http.Request, tok sto
 			reason = ReasonShare
 			s.counters.searchesShare.Add(1)
 		}
-		s.limited(r, tok.ProjectID, shareSearches, reason, sr.At)
+		s.limited(r, sr.ProjectID, shareSearches, reason, sr.At)
 	}
-	writeAccepted(w)
-	return public.Accepted
+	return nil
 }
 
 // parseSearch checks a search event and returns it normalised (see

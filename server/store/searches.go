@@ -14,7 +14,8 @@ import (
 type SearchStore interface {
 	// AddSearches counts each search of b under its (ProjectID, day of
 	// At, Query), and its opened result, if any, under its Query and
-	// ClickedPath; it never overwrites. The whole batch is applied or
+	// ClickedPath; it never overwrites. A ClickOnly search adds its
+	// opening alone (see Search.ClickOnly). The whole batch is applied or
 	// none of it.
 	//
 	// A day holds at most b.DailyQueryCap distinct queries besides
@@ -68,6 +69,13 @@ type Search struct {
 	Query       string    // normalised (NormaliseQuery)
 	ClickedPath string    // the result the reader opened, or ""
 	At          time.Time // when; counted in its UTC day
+	// ClickOnly marks the opening of ClickedPath after a search already
+	// counted (At is that search's time, so that both count in one day):
+	// it adds to the query's clicks and to the pair, not to its hits, and
+	// it admits no query. One whose query its day does not hold (folded
+	// under OtherSearchesQuery, or gone) is dropped, so that no query
+	// counts openings it was never searched for.
+	ClickOnly bool
 }
 
 // SearchBatch is what AddSearches adds.
@@ -155,12 +163,18 @@ func comparePairs(a, b [2]string) int {
 func TallySearches(searches []Search, day SearchDayCounts, heldQueries map[string]bool, heldPairs map[[2]string]bool, cap int) SearchTally {
 	var t SearchTally
 	queries, _ := SearchKeys(searches)
+	searched := map[string]bool{} // the queries a search, not an opening alone, asks
+	for _, s := range searches {
+		if !s.ClickOnly {
+			searched[s.Query] = true
+		}
+	}
 	admitted := map[string]bool{}
 	for _, q := range queries { // sorted: admitted in byte order
 		switch {
 		case q == OtherSearchesQuery || heldQueries[q]:
 			admitted[q] = true
-		case day.Queries+t.Added.Queries < int64(cap):
+		case searched[q] && day.Queries+t.Added.Queries < int64(cap):
 			admitted[q] = true
 			t.Added.Queries++
 		}
@@ -169,7 +183,10 @@ func TallySearches(searches []Search, day SearchDayCounts, heldQueries map[strin
 	var pairs [][2]string
 	for _, s := range searches {
 		q := s.Query
-		if !admitted[q] {
+		switch {
+		case s.ClickOnly && !admitted[q]:
+			continue
+		case !admitted[q]:
 			q = OtherSearchesQuery
 			t.Folds.Searches++
 		}
@@ -178,7 +195,9 @@ func TallySearches(searches []Search, day SearchDayCounts, heldQueries map[strin
 			c = &QueryCount{Query: q}
 			counts[q] = c
 		}
-		c.Hits++
+		if !s.ClickOnly {
+			c.Hits++
+		}
 		if s.At.After(c.LastAt) {
 			c.LastAt = s.At
 		}

@@ -129,6 +129,8 @@ func (s Search) Validate() error {
 		return Invalid("query %q is not normalised (want %q)", s.Query, NormaliseQuery(s.Query))
 	case utf8.RuneCountInString(s.Query) > MaxQueryLength:
 		return Invalid("query has %d characters; at most %d are kept", utf8.RuneCountInString(s.Query), MaxQueryLength)
+	case s.ClickOnly && s.ClickedPath == "":
+		return Invalid("an opening alone (ClickOnly) without a clicked path")
 	case s.ClickedPath != "" && !strings.HasPrefix(s.ClickedPath, "/"):
 		return Invalid("clicked path %q does not start with /", s.ClickedPath)
 	case s.At.IsZero():

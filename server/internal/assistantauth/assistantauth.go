@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/clientip"
+	"github.com/docsapi/docsapi-go/server/internal/public"
 	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
 	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/site"
@@ -126,6 +127,9 @@ type Refusal struct {
 	Status     int
 	Message    string
 	RetryAfter time.Duration
+	// Outcome is what the refusal is, as package public names it
+	// (RateLimited, BadKey, Origin, Error), for Config.OnPublicRequest.
+	Outcome string
 }
 
 // Write answers the refusal in the hosted shape, {"message": ...}, with
@@ -160,6 +164,29 @@ func (g *Gate) Guard(h func(http.ResponseWriter, *http.Request, Admission)) http
 	})
 }
 
+// Serve is Guard for a handler that returns what came of the request (a
+// constant of package public): on, if set, is told it, or the outcome of
+// the refusal that answered instead.
+func (g *Gate) Serve(h func(http.ResponseWriter, *http.Request, Admission) string, on func(outcome string)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Add("Vary", "Origin")
+		a, refusal := g.Check(r, r.PathValue("domain"))
+		if a.Origin != "" {
+			w.Header().Set("Access-Control-Allow-Origin", a.Origin)
+		}
+		var outcome string
+		if refusal != nil {
+			refusal.Write(w)
+			outcome = refusal.Outcome
+		} else {
+			outcome = h(w, r, a)
+		}
+		if on != nil {
+			on(outcome)
+		}
+	})
+}
+
 // Admit checks r for a /discovery endpoint of domain, in the order of the
 // package's doc. It sets Vary: Origin, and Access-Control-Allow-Origin once
 // the origin is allowed; a refused request is answered, and ok is false.
@@ -182,7 +209,7 @@ func (g *Gate) Admit(w http.ResponseWriter, r *http.Request, domain string) (a A
 func (g *Gate) Check(r *http.Request, domain string) (Admission, *Refusal) {
 	now := g.cfg.Now()
 	if wait, limited := g.takeAddress(r, now); limited {
-		return Admission{}, &Refusal{Status: http.StatusTooManyRequests, Message: "too many requests from this address; retry later", RetryAfter: wait}
+		return Admission{}, &Refusal{Status: http.StatusTooManyRequests, Message: "too many requests from this address; retry later", RetryAfter: wait, Outcome: public.RateLimited}
 	}
 	key, refusal := g.key(r, now)
 	if refusal != nil {
@@ -190,19 +217,19 @@ func (g *Gate) Check(r *http.Request, domain string) (Admission, *Refusal) {
 	}
 	project, err := g.project(r, key.ProjectID, now)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return Admission{}, &Refusal{Status: http.StatusInternalServerError, Message: respond.LogInternal(r, g.cfg.Logger, "loading an assistant key's project", err)}
+		return Admission{}, &Refusal{Status: http.StatusInternalServerError, Message: respond.LogInternal(r, g.cfg.Logger, "loading an assistant key's project", err), Outcome: public.Error}
 	}
 	// Domains are DNS labels, which compare without case.
 	if err != nil || project.Domain == "" || project.Domain != strings.ToLower(domain) {
-		return Admission{}, &Refusal{Status: http.StatusForbidden, Message: "this assistant key is not allowed to use domain " + respond.Quote(domain)}
+		return Admission{}, &Refusal{Status: http.StatusForbidden, Message: "this assistant key is not allowed to use domain " + respond.Quote(domain), Outcome: public.BadKey}
 	}
 	origin, hasOrigin := requestOrigin(r)
 	if hasOrigin && !slices.Contains(key.Origins, origin) {
-		return Admission{}, &Refusal{Status: http.StatusForbidden, Message: "origin " + respond.Quote(origin) + " is not allowed to use this assistant key"}
+		return Admission{}, &Refusal{Status: http.StatusForbidden, Message: "origin " + respond.Quote(origin) + " is not allowed to use this assistant key", Outcome: public.Origin}
 	}
 	a := Admission{Key: key, Project: project, Origin: origin}
 	if wait, limited := g.perProject.take(project.ID, now); limited {
-		return a, &Refusal{Status: http.StatusTooManyRequests, Message: "rate limit exceeded for this site's assistant keys; retry later", RetryAfter: wait}
+		return a, &Refusal{Status: http.StatusTooManyRequests, Message: "rate limit exceeded for this site's assistant keys; retry later", RetryAfter: wait, Outcome: public.RateLimited}
 	}
 	return a, nil
 }
@@ -210,7 +237,7 @@ func (g *Gate) Check(r *http.Request, domain string) (Admission, *Refusal) {
 // key finds r's bearer assistant key, active, from the cache while fresh.
 func (g *Gate) key(r *http.Request, now time.Time) (store.AssistantKey, *Refusal) {
 	unauthorized := func(msg string) (store.AssistantKey, *Refusal) {
-		return store.AssistantKey{}, &Refusal{Status: http.StatusUnauthorized, Message: msg}
+		return store.AssistantKey{}, &Refusal{Status: http.StatusUnauthorized, Message: msg, Outcome: public.BadKey}
 	}
 	header := r.Header.Get("Authorization")
 	scheme, secret, ok := strings.Cut(header, " ")
@@ -235,7 +262,7 @@ func (g *Gate) key(r *http.Request, now time.Time) (store.AssistantKey, *Refusal
 			return unauthorized("invalid assistant key")
 		}
 		if err != nil {
-			return store.AssistantKey{}, &Refusal{Status: http.StatusInternalServerError, Message: respond.LogInternal(r, g.cfg.Logger, "loading assistant key", err)}
+			return store.AssistantKey{}, &Refusal{Status: http.StatusInternalServerError, Message: respond.LogInternal(r, g.cfg.Logger, "loading assistant key", err), Outcome: public.Error}
 		}
 		// The lookup is by hash; the comparison guards against a store
 		// that matches loosely.

@@ -76,7 +76,7 @@ func newEnv(t *testing.T, mutate ...func(*assistantauth.Config)) *env {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]string{"project": a.Project.ID, "key": a.Key.ID, "origin": a.Origin})
 	}))
-	e.mux.Handle("OPTIONS /discovery/test/{domain}", e.gate.Preflight())
+	e.mux.Handle("OPTIONS /discovery/test/{domain}", e.gate.Preflight(nil))
 	return e
 }
 

@@ -32,6 +32,10 @@ var openSiteOperations = map[string]bool{
 	"OPTIONS /v1/site/{projectId}/searches": true,
 	"GET /v1/site/{projectId}/docsapi.js":   true,
 	"GET /v1/site/{projectId}/docsapi.css":  true,
+	// The /discovery endpoints' preflights carry no key (browsers send
+	// none with a preflight).
+	"OPTIONS /discovery/v1/search/{domain}": true,
+	"OPTIONS /discovery/v1/page/{domain}":   true,
 }
 
 // TestDocumentFeedbackAndSearches checks the document against CONTRACT.md

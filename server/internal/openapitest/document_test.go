@@ -32,6 +32,7 @@ func TestDocumentOperationsAndStatuses(t *testing.T) {
 	}
 	maps.Copy(want, feedbackSearchesOperations)
 	maps.Copy(want, operatorOperations)
+	maps.Copy(want, discoveryOperations)
 	got := map[string][]string{}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
@@ -69,8 +70,8 @@ func TestDocumentResponses(t *testing.T) {
 					t.Errorf("%s: no X-Request-Id header", where)
 				}
 				// The ingestion endpoint's 503 (its queue is full) and those
-				// of the endpoints without a key (busy) say when to retry too.
-				public := strings.HasPrefix(path, "/v1/site/") || path == "/openapi.yaml"
+				// of the public endpoints (busy) say when to retry too.
+				public := strings.HasPrefix(path, "/v1/site/") || strings.HasPrefix(path, "/discovery/") || path == "/openapi.yaml"
 				retry := status == "429" || status == "503" && (where == "POST /v1/analytics/{projectId}/views 503" || public)
 				if retry != (r.Headers["Retry-After"] != nil) {
 					t.Errorf("%s: Retry-After is documented on exactly the 429 answers and the 503 of the ingestion and of the endpoints without a key; headers %v", where, keys(r.Headers))

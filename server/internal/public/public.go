@@ -13,6 +13,12 @@ const (
 	Searches  = "searches"  // POST /v1/site/{projectId}/searches
 	Preflight = "preflight" // OPTIONS of either: the CORS preflights
 	Ingest    = "ingest"    // POST /v1/analytics/{projectId}/views
+	// DiscoverySearch, DiscoveryPage and DiscoveryPreflight are the
+	// Assistant API's: POST /discovery/v1/search/{domain} and
+	// /discovery/v1/page/{domain}, and the OPTIONS of either.
+	DiscoverySearch    = "discovery_search"
+	DiscoveryPage      = "discovery_page"
+	DiscoveryPreflight = "discovery_preflight"
 )
 
 // The outcomes: Accepted, or why the request was refused (or, for
@@ -28,7 +34,9 @@ const (
 	// another project.
 	BadToken = "bad_token"
 	// BadKey: an API key missing, invalid, revoked, expired, of another
-	// project or without the write scope.
+	// project or without the write scope; for the /discovery endpoints,
+	// an assistant key missing, invalid, revoked or not of the path's
+	// domain.
 	BadKey = "bad_key"
 	// Origin: no Origin, or one the token (or the project, for a
 	// preflight) does not allow.
@@ -52,6 +60,8 @@ const (
 	Busy = "busy"
 	// Cancelled: a request that ended before its views were stored.
 	Cancelled = "cancelled"
+	// NotFound: a page the index does not hold (discovery_page).
+	NotFound = "not_found"
 	// Error: the store failed, or refused the write (a project removed
 	// meanwhile).
 	Error = "error"
@@ -68,9 +78,17 @@ func Outcomes(endpoint string) []string {
 		return []string{Accepted, RateLimited, Origin, BadRequest, Error}
 	case Ingest:
 		return []string{Accepted, RateLimited, BadKey, TooLarge, BadBody, Busy, Cancelled, Error}
+	case DiscoverySearch:
+		return []string{Accepted, RateLimited, BadKey, Origin, TooLarge, BadBody, Error}
+	case DiscoveryPage:
+		return []string{Accepted, NotFound, RateLimited, BadKey, Origin, TooLarge, BadBody, Error}
+	case DiscoveryPreflight:
+		return []string{Accepted, RateLimited, Origin, BadRequest, Error}
 	}
 	return nil
 }
 
 // Endpoints returns every endpoint.
-func Endpoints() []string { return []string{Feedback, Searches, Preflight, Ingest} }
+func Endpoints() []string {
+	return []string{Feedback, Searches, Preflight, Ingest, DiscoverySearch, DiscoveryPage, DiscoveryPreflight}
+}

@@ -74,6 +74,8 @@ var siteMutants = map[string][]string{
 	"foldsNotReported":           {"Searches/QueriesPastTheDailyCapFoldIntoOther"},
 	"addedNotReported":           {"Searches/AddThenQueryCountsHitsClicksAndTheTopResult", "Searches/QueriesPastTheDailyCapFoldIntoOther"},
 	"clickPairsUncapped":         {"Searches/OpenedResultsPastTheDailyCapCountWithoutTheirPage"},
+	"clickOnlyAdmitsQuery":       {"Searches/ClickOnlyAddsAnOpeningToItsSearchAlone"},
+	"clickOnlyCountsHit":         {"Searches/ClickOnlyAddsAnOpeningToItsSearchAlone"},
 	"searchesLeakProjects":       {"Searches/OtherProjectsSearchesNeverLeak"},
 	"searchesNonAtomic":          {"Searches/RefusedBatchStoresNothing"},
 	"racySearches":               {"Searches/ConcurrentBatchesCountExactlyAndKeepTheCap"},
@@ -340,6 +342,9 @@ func (m *memStore) addSearchDay(k dayKey, searches []store.Search, cap int, fold
 	held := func(q string) bool { _, ok := s.queries[queryKey{k.project, k.day, q}]; return ok }
 	var fresh []string
 	for _, sr := range searches {
+		if sr.ClickOnly && !m.is("clickOnlyAdmitsQuery") {
+			continue // an opening alone admits no query
+		}
 		if sr.Query != store.OtherSearchesQuery && !held(sr.Query) && !slices.Contains(fresh, sr.Query) {
 			fresh = append(fresh, sr.Query)
 		}
@@ -361,6 +366,9 @@ func (m *memStore) addSearchDay(k dayKey, searches []store.Search, cap int, fold
 	for _, sr := range searches {
 		q := sr.Query
 		if q != store.OtherSearchesQuery && !held(q) && !admitted[q] {
+			if sr.ClickOnly {
+				continue // its search is not held: dropped
+			}
 			q = store.OtherSearchesQuery
 			folds.Searches++
 		}
@@ -373,7 +381,9 @@ func (m *memStore) addSearchDay(k dayKey, searches []store.Search, cap int, fold
 		if m.is("searchesOverwrite") {
 			*agg = queryAgg{}
 		}
-		agg.hits++
+		if !sr.ClickOnly || m.is("clickOnlyCountsHit") {
+			agg.hits++
+		}
 		if at := m.norm(sr.At); at.After(agg.last) {
 			agg.last = at
 		}

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -92,6 +93,35 @@ func testSearches(t *testing.T, open opener) {
 				{Query: "tie", Hits: 2, Clicks: 2, TopClickedPage: "/a", LastSearchedAt: d0.Add(time.Hour)},
 				{Query: "nothing opened", Hits: 1, LastSearchedAt: d0.Add(time.Hour)},
 			}}, mustQuerySearches(t, s, searchesOf("p1")))
+		}},
+		{"ClickOnlyAddsAnOpeningToItsSearchAlone", func(t *testing.T, s store.Store) {
+			withProjects(t, s)
+			d0 := searchDay(0).Add(time.Hour)
+			click := func(query, path string) store.Search {
+				sr := search(query, path, d0)
+				sr.ClickOnly = true
+				return sr
+			}
+			// A day capped at one query: "held" is admitted, "folded" is
+			// counted under other searches.
+			mustAddSearches(t, s, 1, search("held", "", d0), search("zfolded", "", d0))
+			folds := mustAddSearches(t, s, 1,
+				click("held", "/a"),    // counted: a click and a pair, no hit
+				click("zfolded", "/b"), // its query is not held: dropped
+				click("never", "/c"),   // neither: dropped, and admits nothing
+				click(other, "/d"))     // other searches' openings have no result
+			diff(t, "folds", store.SearchFolds{Clicks: 1, Added: store.SearchDayCounts{ClickPaths: 1}}, folds)
+			// In a batch, a search admits its query and its opening counts;
+			// an opening alone admits none, though the day has room.
+			mustAddSearches(t, s, manyQueries, search("fresh", "", d0), click("fresh", "/e"), click("lonely", "/f"))
+			diff(t, "QuerySearches", store.SearchesResult{Total: 3, Rows: []store.SearchRow{
+				{Query: "(other searches)", Hits: 1, Clicks: 1, LastSearchedAt: d0},
+				{Query: "fresh", Hits: 1, Clicks: 1, TopClickedPage: "/e", LastSearchedAt: d0},
+				{Query: "held", Hits: 1, Clicks: 1, TopClickedPage: "/a", LastSearchedAt: d0},
+			}}, mustQuerySearches(t, s, searchesOf("p1")))
+			if _, err := s.AddSearches(t.Context(), store.SearchBatch{DailyQueryCap: 1, Searches: []store.Search{click("held", "")}}); !errors.Is(err, store.ErrInvalid) {
+				t.Errorf("an opening alone without a path: err = %v, want ErrInvalid", err)
+			}
 		}},
 		{"RowsAreOrderedByHitsThenQueryAndPagedAfterAPlace", func(t *testing.T, s store.Store) {
 			withProjects(t, s)
