@@ -52,6 +52,7 @@ type Tx interface {
 	SiteTx     // site.go
 	SessionTx  // sessions.go
 	DocsTx     // docs.go
+	DocsUpdateTx // docs_updates.go
 
 	AssistantTx // assistant.go
 
