@@ -111,7 +111,8 @@ func reindex(ctx context.Context, st store.Store, reader TreeReader, project sto
 
 	u := store.DocsUpdate{ProjectID: project.ID, Commit: tree.Commit, Pages: res.Pages, Replace: out.full}
 	for _, f := range tree.Files {
-		if out.full || f.Data != nil {
+		// The navigation is read every time; unchanged, it is not written.
+		if out.full || f.Data != nil && state.Files[f.Path] != f.Blob {
 			u.Files = append(u.Files, store.DocFile{Path: f.Path, Blob: f.Blob})
 		}
 	}
