@@ -64,6 +64,9 @@ type Config struct {
 	// RefreshInterval is how often every project is re-read without being
 	// asked (negative: never); DefaultRefreshInterval when zero.
 	RefreshInterval time.Duration
+	// Refresh says which projects the periodic refresh and the first
+	// index at start cover; nil: every project.
+	Refresh func(project store.Project) bool
 	// Now tells the time: the records' times, and on a store told the
 	// time its leases. Default time.Now.
 	Now    func() time.Time
@@ -180,6 +183,9 @@ func (u *Updater) RefreshDue(ctx context.Context, now time.Time) ([]string, erro
 	}
 	var queued []string
 	for _, p := range projects {
+		if u.cfg.Refresh != nil && !u.cfg.Refresh(p) {
+			continue
+		}
 		u.mu.Lock()
 		last, seen := u.refreshed[p.ID]
 		u.mu.Unlock()
