@@ -21,7 +21,7 @@ import (
 
 // repo is a bare repository and a clone of it where the test commits.
 type repo struct {
-	t          *testing.T
+	t          testing.TB
 	bare, work string
 }
 
@@ -37,7 +37,7 @@ func runGit(t testing.TB, dir string, args ...string) string {
 }
 
 // newRepo makes a bare repository whose main branch holds files.
-func newRepo(t *testing.T, files map[string]string) *repo {
+func newRepo(t testing.TB, files map[string]string) *repo {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatal("git is required")
@@ -109,14 +109,14 @@ func (c *countingReader) last() ([]string, int) {
 // env is a SQLite store with one project on a repository, and the
 // reader an Updater uses.
 type env struct {
-	t      *testing.T
+	t      testing.TB
 	st     store.Store
 	repo   *repo
 	reader *countingReader
 	clock  *servertest.Clock
 }
 
-func newEnv(t *testing.T, files map[string]string) *env {
+func newEnv(t testing.TB, files map[string]string) *env {
 	t.Helper()
 	st, err := sqlite.Open(t.Context(), sqlitetest.FreshFile(t))
 	if err != nil {
