@@ -86,13 +86,16 @@ func withProject(r *http.Request, projectID string) *http.Request {
 func publicUpdate(u store.DocsUpdateRecord, p store.Project) wire.UpdateStatus {
 	out := wire.UpdateStatus{
 		ID: u.ID, ProjectID: u.ProjectID, CreatedAt: wire.Time(u.CreatedAt), Status: string(u.Status),
-		Summary: u.Summary, Logs: append([]string{}, u.Logs...), Subdomain: p.Domain, Source: "internal",
+		Summary: u.Summary, Logs: append([]string{}, u.Logs...), Source: "internal",
+	}
+	if p.Domain != "" {
+		out.UpdateSite = &wire.UpdateSite{Subdomain: p.Domain}
 	}
 	if u.Trigger == store.DocsTriggerAPI {
 		out.Source = "api"
 	}
 	if !u.EndedAt.IsZero() {
-		out.EndedAt = wire.NullTime(u.EndedAt)
+		out.UpdateEnded = &wire.UpdateEnded{EndedAt: wire.Time(u.EndedAt)}
 	}
 	switch u.Status {
 	case store.DocsUpdateQueued:
@@ -101,12 +104,12 @@ func publicUpdate(u store.DocsUpdateRecord, p store.Project) wire.UpdateStatus {
 		out.Summary = "reading the repository"
 	}
 	if u.Commit.SHA != "" {
-		out.Commit = &wire.UpdateCommit{SHA: u.Commit.SHA, Ref: u.Commit.Ref, Message: u.Commit.Message,
+		out.UpdateRead = &wire.UpdateRead{Commit: wire.UpdateCommit{SHA: u.Commit.SHA, Ref: u.Commit.Ref, Message: u.Commit.Message,
 			FilesChanged: wire.UpdateFilesChanged{
 				Added:    append([]string{}, u.Commit.Added...),
 				Modified: append([]string{}, u.Commit.Modified...),
 				Removed:  append([]string{}, u.Commit.Removed...),
-			}}
+			}}}
 	}
 	return out
 }

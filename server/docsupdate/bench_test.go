@@ -96,7 +96,7 @@ func BenchmarkFirstIndex5000(b *testing.B) {
 		start := time.Now()
 		runUpdate(b, e, u)
 		total := time.Since(start)
-		b.ReportMetric(float64((total-reader.take()).Milliseconds()), "after-read-ms")
+		b.ReportMetric(float64((total - reader.take()).Milliseconds()), "after-read-ms")
 	}
 }
 
@@ -121,6 +121,6 @@ func BenchmarkUpdateOneFile5000(b *testing.B) {
 		if len(got.Commit.Modified) != 1 {
 			b.Fatalf("update changed %+v", got.Commit)
 		}
-		b.ReportMetric(float64((total-reader.take()).Milliseconds()), "after-read-ms")
+		b.ReportMetric(float64((total - reader.take()).Milliseconds()), "after-read-ms")
 	}
 }
