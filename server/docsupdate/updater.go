@@ -119,6 +119,7 @@ type Updater struct {
 
 	mu        sync.Mutex
 	refreshed map[string]time.Time // project → when this Updater last queued its periodic refresh
+	hooks     sync.WaitGroup       // the queuing JobRunEnded started in the background
 }
 
 // New returns an Updater; nothing runs until Run.
@@ -162,14 +163,18 @@ func (u *Updater) JobRunEnded(info engine.RunInfo) {
 	if info.Outcome != engine.RunCompleted {
 		return
 	}
-	go func() {
+	u.hooks.Go(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if _, err := u.Queue(ctx, info.ProjectID, store.DocsTriggerJob); err != nil {
 			u.cfg.Logger.Warn("docsupdate: queuing the refresh after a job", slog.String("project_id", info.ProjectID), slog.Any("error", err))
 		}
-	}()
+	})
 }
+
+// Flush waits until the updates JobRunEnded queues in the background are
+// stored (or failed to be): call it before the store closes.
+func (u *Updater) Flush() { u.hooks.Wait() }
 
 // RefreshDue queues the refreshes due at now: every project whose index
 // is empty, the first time this Updater is asked, and every project this

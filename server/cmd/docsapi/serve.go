@@ -510,7 +510,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	// restarted) when its lease lapses.
 	updCtx, stopUpdater := context.WithCancel(context.Background())
 	updDone := make(chan struct{})
-	go func() { defer close(updDone); upd.Run(updCtx) }()
+	go func() { defer close(updDone); upd.Run(updCtx); upd.Flush() }()
 	defer func() { stopUpdater(); <-updDone }()
 	served := make(chan error, 1)
 	go func() {
