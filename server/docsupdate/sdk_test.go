@@ -54,7 +54,8 @@ func TestSDKTriggersAndWaitsForAnUpdate(t *testing.T) {
 	}
 	u, err := docsupdate.New(docsupdate.Config{
 		Store: env.Store, Owner: "w1", Now: env.Clock.Now, RefreshInterval: -1, PollInterval: time.Hour,
-		Trees: func(context.Context, store.Project) (docsupdate.TreeReader, error) { return repos, nil },
+		Refresh: func(store.Project) bool { return false }, // no first index at start: the trigger makes it
+		Trees:   func(context.Context, store.Project) (docsupdate.TreeReader, error) { return repos, nil },
 	})
 	if err != nil {
 		t.Fatal(err)

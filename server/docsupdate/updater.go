@@ -227,20 +227,27 @@ func (u *Updater) RefreshDue(ctx context.Context, now time.Time) ([]string, erro
 	return queued, nil
 }
 
-// Run works until ctx ends: one worker claiming and running updates, and,
-// unless RefreshInterval is negative, the periodic refresh (the first
-// check at once). An update running when ctx ends is abandoned, as a
-// crash would leave it, and taken over once its lease lapses.
+// Run works until ctx ends: one worker claiming and running updates, the
+// first index of the projects never indexed (at once), and, unless
+// RefreshInterval is negative, the periodic refresh. An update running
+// when ctx ends is abandoned, as a crash would leave it, and taken over
+// once its lease lapses.
 func (u *Updater) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	if u.cfg.RefreshInterval > 0 {
-		wg.Go(func() { u.refreshLoop(ctx) })
-	}
+	wg.Go(func() { u.refreshLoop(ctx) })
 	u.worker(ctx)
 	wg.Wait()
 }
 
 func (u *Updater) refreshLoop(ctx context.Context) {
+	if u.cfg.RefreshInterval < 0 {
+		// No periodic refresh: the first look alone, for the projects
+		// never indexed.
+		if _, err := u.RefreshDue(ctx, u.cfg.Now()); err != nil && ctx.Err() == nil {
+			u.cfg.Logger.Error("docsupdate: queuing the first indexes", slog.Any("error", err))
+		}
+		return
+	}
 	// Checked more often than the interval, so that a project's refresh
 	// comes within a tenth of the interval of its time.
 	tick := time.NewTicker(max(u.cfg.RefreshInterval/10, time.Second))

@@ -274,9 +274,12 @@ func TestRefreshDueOnTheInterval(t *testing.T) {
 	if err != nil || state.Commit == "" {
 		t.Errorf("beta after its refreshes ran: %+v, %v; want indexed", state, err)
 	}
-	off := e.updater("w2", func(c *docsupdate.Config) { c.RefreshInterval = -1 })
-	if _, err := off.RefreshDue(t.Context(), t0); err != nil {
+	if err := e.st.CreateProject(t.Context(), store.Project{ID: "gamma", Repository: e.repo.bare, CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
+	}
+	off := e.updater("w2", func(c *docsupdate.Config) { c.RefreshInterval = -1 })
+	if got, _ := off.RefreshDue(t.Context(), t0); !slices.Equal(got, []string{"gamma"}) {
+		t.Errorf("first look with the interval off: queued %v, want the project never indexed, gamma", got)
 	}
 	if got, _ := off.RefreshDue(t.Context(), t0.Add(24*time.Hour)); len(got) != 0 {
 		t.Errorf("with the interval off: queued %v", got)

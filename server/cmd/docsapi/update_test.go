@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/docs"
 	"github.com/docsapi/docsapi-go/server/docsupdate"
 	"github.com/docsapi/docsapi-go/server/gitrepo"
 	"github.com/docsapi/docsapi-go/server/internal/servertest"
+	"github.com/docsapi/docsapi-go/server/runner"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -60,6 +62,7 @@ func updateEnv(t *testing.T, run bool) *servertest.Env {
 		t.Fatal(err)
 	}
 	u, err := docsupdate.New(docsupdate.Config{Store: e.Store, Owner: "cli-test", Now: e.Clock.Now, RefreshInterval: -1,
+		Refresh:      func(store.Project) bool { return false }, // no first index at start: the command makes it
 		PollInterval: time.Hour, Trees: func(context.Context, store.Project) (docsupdate.TreeReader, error) { return repos, nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -118,5 +121,48 @@ func TestUpdateCommand(t *testing.T) {
 	r.expect(t, exitWaitTimeout, "stopped waiting after", "goes on")
 	if !strings.Contains(r.stdout, `"status": "queued"`) {
 		t.Errorf("stdout of the timed-out wait: %s", r.stdout)
+	}
+}
+
+// TestDocsConfig: docs.refreshInterval absent takes the updater's default,
+// "0s" turns the periodic refresh off, a negative one is refused; the
+// periodic refresh covers the configured projects, whose docsRoot the
+// updater reads pages under.
+func TestDocsConfig(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want time.Duration
+	}{
+		{`{}`, 0},
+		{`{"docs": {"refreshInterval": "0s"}}`, -1},
+		{`{"docs": {"refreshInterval": "1h", "timeout": "2m"}}`, time.Hour},
+	} {
+		cfg, err := decodeConfig([]byte(tc.file))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		if err := checkDocsConfig(cfg.Docs); err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		got := docsUpdaterConfig(cfg.Docs, nil, nil, resolvedProjects{}, nil)
+		if got.RefreshInterval != tc.want {
+			t.Errorf("%s: RefreshInterval %v, want %v", tc.file, got.RefreshInterval, tc.want)
+		}
+	}
+	cfg, err := decodeConfig([]byte(`{"docs": {"refreshInterval": "-1m"}}`))
+	if err == nil {
+		err = checkDocsConfig(cfg.Docs)
+	}
+	if err == nil || !strings.Contains(err.Error(), "refreshInterval") {
+		t.Errorf("a negative refreshInterval: %v, want refused naming it", err)
+	}
+	projects := resolvedProjects{runner: map[string]runner.Project{"handbook": {}}, docs: map[string]docs.Options{"handbook": {Root: "docs"}}}
+	got := docsUpdaterConfig(docsConfig{}, nil, nil, projects, nil)
+	if !got.Refresh(store.Project{ID: "handbook"}) || got.Refresh(store.Project{ID: "other"}) {
+		t.Errorf("Refresh covers handbook %v, other %v; want the configured project only",
+			got.Refresh(store.Project{ID: "handbook"}), got.Refresh(store.Project{ID: "other"}))
+	}
+	if o := got.Options(store.Project{ID: "handbook"}); o.Root != "docs" {
+		t.Errorf("handbook's options %+v, want root docs", o)
 	}
 }
