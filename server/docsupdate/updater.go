@@ -34,6 +34,7 @@ const (
 	DefaultMaxAttempts     = 3
 	DefaultPollInterval    = 5 * time.Second
 	DefaultRefreshInterval = 10 * time.Minute
+	DefaultRetention       = 7 * 24 * time.Hour
 )
 
 // Config configures an Updater. Store, Owner and Trees are required.
@@ -64,6 +65,10 @@ type Config struct {
 	// RefreshInterval is how often every project is re-read without being
 	// asked (negative: never); DefaultRefreshInterval when zero.
 	RefreshInterval time.Duration
+	// Retention is how long an ended update's record is kept (its status
+	// answered by the API); DefaultRetention when zero, negative for
+	// ever. The refreshes make one a project and interval.
+	Retention time.Duration
 	// Refresh says which projects the periodic refresh and the first
 	// index at start cover; nil: every project.
 	Refresh func(project store.Project) bool
@@ -94,6 +99,7 @@ func (c Config) withDefaults() (Config, error) {
 	c.MaxAttempts = cmpOr(c.MaxAttempts, DefaultMaxAttempts)
 	c.PollInterval = cmpOr(c.PollInterval, DefaultPollInterval)
 	c.RefreshInterval = cmpOr(c.RefreshInterval, DefaultRefreshInterval)
+	c.Retention = cmpOr(c.Retention, DefaultRetention)
 	if c.Now == nil {
 		c.Now = time.Now
 	}
@@ -227,6 +233,15 @@ func (u *Updater) RefreshDue(ctx context.Context, now time.Time) ([]string, erro
 	return queued, nil
 }
 
+// Prune deletes the records of the updates that ended Retention before
+// now, and returns how many; none with a negative Retention.
+func (u *Updater) Prune(ctx context.Context, now time.Time) (int, error) {
+	if u.cfg.Retention < 0 {
+		return 0, nil
+	}
+	return u.cfg.Store.PruneDocsUpdates(ctx, now.Add(-u.cfg.Retention))
+}
+
 // Run works until ctx ends: one worker claiming and running updates, the
 // first index of the projects never indexed (at once), and, unless
 // RefreshInterval is negative, the periodic refresh. An update running
@@ -239,22 +254,24 @@ func (u *Updater) Run(ctx context.Context) {
 	wg.Wait()
 }
 
+// refreshLoop queues the first indexes and the refreshes due, and prunes
+// the records past their retention, at once and then on a ticker: a tenth
+// of the interval, so that a project's refresh comes within a tenth of
+// the interval of its time (hourly with the refresh off, for the pruning).
 func (u *Updater) refreshLoop(ctx context.Context) {
-	if u.cfg.RefreshInterval < 0 {
-		// No periodic refresh: the first look alone, for the projects
-		// never indexed.
-		if _, err := u.RefreshDue(ctx, u.cfg.Now()); err != nil && ctx.Err() == nil {
-			u.cfg.Logger.Error("docsupdate: queuing the first indexes", slog.Any("error", err))
-		}
-		return
+	period := time.Hour
+	if u.cfg.RefreshInterval > 0 {
+		period = max(u.cfg.RefreshInterval/10, time.Second)
 	}
-	// Checked more often than the interval, so that a project's refresh
-	// comes within a tenth of the interval of its time.
-	tick := time.NewTicker(max(u.cfg.RefreshInterval/10, time.Second))
+	tick := time.NewTicker(period)
 	defer tick.Stop()
 	for {
-		if _, err := u.RefreshDue(ctx, u.cfg.Now()); err != nil && ctx.Err() == nil {
-			u.cfg.Logger.Error("docsupdate: queuing the periodic refreshes", slog.Any("error", err))
+		now := u.cfg.Now()
+		if _, err := u.RefreshDue(ctx, now); err != nil && ctx.Err() == nil {
+			u.cfg.Logger.Error("docsupdate: queuing the refreshes", slog.Any("error", err))
+		}
+		if _, err := u.Prune(ctx, now); err != nil && ctx.Err() == nil {
+			u.cfg.Logger.Error("docsupdate: pruning the ended updates", slog.Any("error", err))
 		}
 		select {
 		case <-ctx.Done():

@@ -2,6 +2,7 @@ package docsupdate_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -308,5 +309,30 @@ func TestCompletedJobRefreshesItsProject(t *testing.T) {
 	}
 	if ran, _ := u.RunOne(t.Context()); ran {
 		t.Errorf("a second update ran: a job that did not complete queued one")
+	}
+}
+
+// TestEndedUpdatesArePrunedAfterTheirRetention: an ended update's record
+// is kept for Retention, then deleted; the index it wrote stays.
+func TestEndedUpdatesArePrunedAfterTheirRetention(t *testing.T) {
+	e := newEnv(t, site())
+	u := e.updater("w1", func(c *docsupdate.Config) { c.Retention = 24 * time.Hour })
+	rec := e.update(u)
+	if n, err := u.Prune(t.Context(), rec.EndedAt.Add(24*time.Hour-time.Second)); err != nil || n != 0 {
+		t.Errorf("Prune within the retention: %d, %v; want none", n, err)
+	}
+	if n, err := u.Prune(t.Context(), rec.EndedAt.Add(24*time.Hour+time.Second)); err != nil || n != 1 {
+		t.Errorf("Prune past the retention: %d, %v; want 1", n, err)
+	}
+	if _, err := e.st.DocsUpdate(t.Context(), rec.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the pruned update: %v, want not found", err)
+	}
+	if e.page("/guide") == "" {
+		t.Errorf("the index went with the update's record")
+	}
+	keep := e.updater("w2", func(c *docsupdate.Config) { c.Retention = -1 })
+	e.update(keep)
+	if n, err := keep.Prune(t.Context(), e.clock.Now().Add(1000*time.Hour)); err != nil || n != 0 {
+		t.Errorf("Prune with the retention off: %d, %v", n, err)
 	}
 }

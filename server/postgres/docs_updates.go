@@ -130,6 +130,12 @@ func (t txn) SaveDocsUpdate(ctx context.Context, u store.DocsUpdateRecord) error
 	return err
 }
 
+func (t txn) DeleteEndedDocsUpdates(ctx context.Context, endedBefore time.Time) (int, error) {
+	tag, err := t.q.Exec(ctx,
+		`DELETE FROM docs_updates WHERE status IN ('success', 'failure') AND ended_at < $1`, ts(endedBefore))
+	return int(tag.RowsAffected()), err
+}
+
 // ExtendDocsUpdateLease moves the lease by the database's clock, as
 // ExtendLease does a job's.
 func (t txn) ExtendDocsUpdateLease(ctx context.Context, id, owner string, _ time.Time, leaseFor time.Duration) (bool, error) {

@@ -90,6 +90,16 @@ func (t txn) SaveDocsUpdate(ctx context.Context, u store.DocsUpdateRecord) error
 	return err
 }
 
+func (t txn) DeleteEndedDocsUpdates(ctx context.Context, endedBefore time.Time) (int, error) {
+	res, err := t.tx.ExecContext(ctx,
+		`DELETE FROM docs_updates WHERE status IN ('success', 'failure') AND ended_at < ?`, micros(endedBefore))
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
 func (t txn) ExtendDocsUpdateLease(ctx context.Context, id, owner string, now time.Time, leaseFor time.Duration) (bool, error) {
 	res, err := t.tx.ExecContext(ctx,
 		`UPDATE docs_updates SET lease_expires_at = ?

@@ -47,6 +47,11 @@ type DocsUpdateStore interface {
 	// else claimed is still the holder's. ErrLeaseLost if owner does not
 	// hold the lease (or the update has ended).
 	FinishDocsUpdate(ctx context.Context, f DocsUpdateFinish) (DocsUpdateRecord, error)
+	// PruneDocsUpdates deletes the updates that ended before endedBefore,
+	// and none that is queued or in progress, and returns how many it
+	// deleted: the periodic refresh makes an update per project and
+	// interval, which would otherwise be kept for ever.
+	PruneDocsUpdates(ctx context.Context, endedBefore time.Time) (int, error)
 }
 
 // DocsUpdateStatus is where an update stands: the hosted status values.

@@ -154,6 +154,8 @@ type docsConfig struct {
 	// crashed server's update waits before another takes it over (1m).
 	Timeout  duration `json:"timeout,omitzero"`
 	LeaseFor duration `json:"leaseFor,omitzero"`
+	// Retention is how long an ended update's status is kept (168h).
+	Retention duration `json:"retention,omitzero"`
 }
 
 type gitConfig struct {

@@ -21,7 +21,7 @@ import (
 func docsUpdaterConfig(d docsConfig, st store.Store, parts func(context.Context, store.Project) (engine.Parts, error), projects resolvedProjects, log *slog.Logger) docsupdate.Config {
 	cfg := docsupdate.Config{
 		Store: st, Owner: engineOwner(), Logger: log,
-		Timeout: time.Duration(d.Timeout), LeaseFor: time.Duration(d.LeaseFor),
+		Timeout: time.Duration(d.Timeout), LeaseFor: time.Duration(d.LeaseFor), Retention: time.Duration(d.Retention),
 		Trees: func(ctx context.Context, p store.Project) (docsupdate.TreeReader, error) {
 			ps, err := parts(ctx, p)
 			if err != nil {
@@ -50,8 +50,8 @@ func checkDocsConfig(d docsConfig) error {
 	switch {
 	case d.RefreshInterval != nil && *d.RefreshInterval < 0:
 		return fmt.Errorf("docs.refreshInterval must not be negative (\"0s\" turns it off)")
-	case d.Timeout < 0 || d.LeaseFor < 0:
-		return fmt.Errorf("docs.timeout and docs.leaseFor must not be negative")
+	case d.Timeout < 0 || d.LeaseFor < 0 || d.Retention < 0:
+		return fmt.Errorf("docs.timeout, docs.leaseFor and docs.retention must not be negative")
 	}
 	return nil
 }

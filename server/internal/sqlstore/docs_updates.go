@@ -34,6 +34,19 @@ type DocsUpdateTx interface {
 	// ExtendDocsUpdateLease moves the lease's expiry as ExtendLease does
 	// a job's; held is false if owner does not hold an unexpired lease.
 	ExtendDocsUpdateLease(ctx context.Context, id, owner string, now time.Time, leaseFor time.Duration) (held bool, err error)
+	// DeleteEndedDocsUpdates deletes the updates ended before endedBefore.
+	DeleteEndedDocsUpdates(ctx context.Context, endedBefore time.Time) (int, error)
+}
+
+// PruneDocsUpdates deletes the updates that ended before endedBefore.
+func (s *Store) PruneDocsUpdates(ctx context.Context, endedBefore time.Time) (int, error) {
+	var refused error
+	if endedBefore.IsZero() {
+		refused = store.Invalid("zero time to prune before")
+	}
+	return write(ctx, s, "prune docs updates", refused, func(tx Tx) (int, error) {
+		return tx.DeleteEndedDocsUpdates(ctx, endedBefore)
+	})
 }
 
 // CreateDocsUpdate queues an update, or returns the project's queued one,

@@ -179,6 +179,32 @@ func testDocsUpdates(t *testing.T, open opener) {
 			_, err = s.FinishDocsUpdate(t.Context(), bad)
 			wantErr(t, "FinishDocsUpdate with a status that is no outcome", err, store.ErrInvalid)
 		}},
+		{"PruneDeletesOnlyUpdatesEndedBefore", func(t *testing.T, s store.Store) {
+			for _, p := range []string{"p1", "p2", "p3", "p4"} {
+				mustProject(t, s, p)
+			}
+			mustCreateUpdate(t, s, newDocsUpdate("old", "p1", At(0)))
+			mustCreateUpdate(t, s, newDocsUpdate("edge", "p2", At(time.Millisecond)))
+			mustCreateUpdate(t, s, newDocsUpdate("running", "p3", At(2*time.Millisecond)))
+			mustClaimUpdate(t, s, "w", At(time.Second), "old")
+			mustClaimUpdate(t, s, "w", At(time.Second), "edge")
+			mustClaimUpdate(t, s, "w", At(time.Second), "running")
+			finishUpdate(t, s, "old", "w", At(time.Hour), store.DocsUpdateSuccess)
+			finishUpdate(t, s, "edge", "w", At(2*time.Hour), store.DocsUpdateFailure)
+			mustCreateUpdate(t, s, newDocsUpdate("queued", "p4", At(0)))
+			n, err := s.PruneDocsUpdates(t.Context(), At(2*time.Hour))
+			must(t, "PruneDocsUpdates", err)
+			if n != 1 {
+				t.Errorf("PruneDocsUpdates deleted %d, want 1 (old)", n)
+			}
+			_, err = s.DocsUpdate(t.Context(), "old")
+			wantErr(t, "DocsUpdate of the pruned update", err, store.ErrNotFound)
+			for _, id := range []string{"edge", "running", "queued"} {
+				if _, err := s.DocsUpdate(t.Context(), id); err != nil {
+					t.Errorf("%s, which ended at the time given or has not ended, was pruned: %v", id, err)
+				}
+			}
+		}},
 	})
 }
 

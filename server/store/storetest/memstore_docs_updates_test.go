@@ -25,6 +25,8 @@ var docsUpdateMutants = map[string][]string{
 	"updatesEndlessAttempts":  {"DocsUpdates/AttemptsRunOutEndsFailure"},
 	"updatesFinishDropsLogs":  {"DocsUpdates/FinishRecordsTheOutcomeOnce"},
 	"updatesNilLogs":          {"DocsUpdates/CreateQueuesAndReadsBack"},
+	"updatesPruneOpen":        {"DocsUpdates/PruneDeletesOnlyUpdatesEndedBefore"},
+	"updatesPruneInclusive":   {"DocsUpdates/PruneDeletesOnlyUpdatesEndedBefore"},
 }
 
 func (m *memStore) updates() map[string]*store.DocsUpdateRecord {
@@ -182,4 +184,22 @@ func (m *memStore) FinishDocsUpdate(_ context.Context, f store.DocsUpdateFinish)
 	f.At = m.norm(f.At)
 	*u = u.Finished(f)
 	return cloneUpdate(u), nil
+}
+
+func (m *memStore) PruneDocsUpdates(_ context.Context, endedBefore time.Time) (int, error) {
+	if endedBefore.IsZero() {
+		return 0, store.Invalid("zero time to prune before")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for id, u := range m.updates() {
+		ended := u.Status.Ended() || m.is("updatesPruneOpen")
+		before := u.EndedAt.Before(endedBefore) || m.is("updatesPruneInclusive") && u.EndedAt.Equal(endedBefore)
+		if ended && before {
+			delete(m.updates(), id)
+			n++
+		}
+	}
+	return n, nil
 }
