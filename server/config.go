@@ -149,6 +149,13 @@ type Config struct {
 	// (an *engine.Engine does). Without it, engines find jobs by polling.
 	Jobs JobEvents
 
+	// DocsUpdates, if set, hears of documentation updates queued through
+	// the API (POST /v1/project/update/{projectId}), so that an updater in
+	// this process starts them at once (a *docsupdate.Updater does).
+	// Without it, updaters sharing the Store find them by polling; with
+	// none anywhere, updates stay queued.
+	DocsUpdates DocsUpdateEvents
+
 	// OnRequest, if set, is told of every request once it is answered
 	// (server/metrics counts them with it). It runs on the request's
 	// goroutine, after the response, so it must return quickly.

@@ -58,6 +58,11 @@ type TreeSpec struct {
 type Tree struct {
 	// Commit is the commit read, the ref's tip when ReadTree ran.
 	Commit string
+	// Ref is the branch or tag read, by its short name: TreeSpec.Ref, or
+	// the default branch's name when that was "".
+	Ref string
+	// Message is the commit's message, cut to maxCommitMessage bytes.
+	Message string
 	// Files are the matched regular files, sorted by path.
 	Files []TreeFile
 	// Skipped are the entries not taken, with the reason: matched
@@ -162,8 +167,13 @@ func (r *Repositories) ReadTree(ctx context.Context, repository string, spec Tre
 	if err != nil {
 		return nil, err
 	}
-	tree := &Tree{Commit: ids[baseRef].commit}
+	tree := &Tree{Commit: ids[baseRef].commit, Ref: strings.TrimPrefix(strings.TrimPrefix(baseRef, "refs/heads/"), "refs/tags/")}
 	local := cmdSpec{step: "read", dir: home, home: home, gitDir: gitDir}
+	commit := &cappedBuffer{max: maxCommitObject}
+	if err := r.runTo(ctx, local, commit, "cat-file", "commit", tree.Commit); err != nil && !commit.over {
+		return nil, err
+	}
+	tree.Message = commitMessage(commit.String())
 
 	listing := &cappedBuffer{max: maxTreeListing}
 	if err := r.runTo(ctx, local, listing, "ls-tree", "-r", "-z", "-l", "--full-tree", tree.Commit); err != nil {
@@ -228,6 +238,17 @@ func (r *Repositories) ReadTree(ctx context.Context, repository string, spec Tre
 		slog.String("commit", tree.Commit), slog.Int("files", len(tree.Files)), slog.Int("read", len(want)),
 		slog.Int("skipped", len(tree.Skipped)))
 	return tree, nil
+}
+
+// maxCommitObject bounds the commit object read for its message; a longer
+// message is cut.
+const maxCommitObject = 64 << 10
+
+// commitMessage is the message of a commit object (the text after its
+// headers' blank line), as far as it was read.
+func commitMessage(object string) string {
+	_, msg, _ := strings.Cut(object, "\n\n")
+	return msg
 }
 
 // treeEntry is one record of git ls-tree -l -z.

@@ -41,6 +41,9 @@ type Store interface {
 	VisitorStore  // unique visitors and their daily salts (visitors.go)
 	AgentStore    // views per AI agent and crawler, by name (agents.go)
 	DocsStore     // the documentation index and its search (docs_store.go)
+	// DocsUpdateStore: re-reads of projects' repositories into the index
+	// (docs_updates.go).
+	DocsUpdateStore
 
 	AssistantKeyStore // assistant keys and projects' domains (assistant.go)
 

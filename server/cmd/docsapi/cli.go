@@ -99,6 +99,7 @@ func commands() []*command {
 		visitorsExportCommand(),
 		searchesExportCommand(),
 		feedbackExportCommand(),
+		updateCommand(),
 		versionCommand(),
 	}
 }

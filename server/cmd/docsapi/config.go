@@ -49,7 +49,9 @@ type fileConfig struct {
 	Jobs           jobsConfig      `json:"jobs,omitzero"`
 	Engine         engineConfig    `json:"engine,omitzero"`
 	Git            gitConfig       `json:"git,omitzero"`
-	Projects       []projectConfig `json:"projects"`
+	// Docs configures the documentation index's updates.
+	Docs     docsConfig      `json:"docs,omitzero"`
+	Projects []projectConfig `json:"projects"`
 }
 
 type tlsConfig struct {
@@ -141,6 +143,21 @@ type engineConfig struct {
 	RetryDelay   duration `json:"retryDelay,omitzero"`
 }
 
+// docsConfig is "docs": how the documentation index is kept in step with
+// the projects' repositories (package docsupdate).
+type docsConfig struct {
+	// RefreshInterval is how often every project's index is re-read
+	// without being asked; absent: 10m; "0s": never (updates then come
+	// from the API, after jobs, and for projects never indexed at start).
+	RefreshInterval *duration `json:"refreshInterval,omitempty"`
+	// Timeout bounds one update (default 10m); LeaseFor is how long a
+	// crashed server's update waits before another takes it over (1m).
+	Timeout  duration `json:"timeout,omitzero"`
+	LeaseFor duration `json:"leaseFor,omitzero"`
+	// Retention is how long an ended update's status is kept (168h).
+	Retention duration `json:"retention,omitzero"`
+}
+
 type gitConfig struct {
 	Binary      string   `json:"binary,omitempty"` // the git program; default "git" from PATH
 	AuthorName  string   `json:"authorName,omitempty"`
@@ -167,9 +184,14 @@ type projectConfig struct {
 	// Domain is the project's domain identifier, by which the /discovery
 	// endpoints (search, page content) address it: a lower-case DNS
 	// label, unique across projects. Absent: none.
-	Domain string      `json:"domain,omitempty"`
-	Host   hostConfig  `json:"host"`
-	Agent  agentConfig `json:"agent"`
+	Domain string `json:"domain,omitempty"`
+	// DocsRoot is the folder of the documentation in the repository
+	// ("docs"); absent: its root. DocsExclude names more folders whose
+	// files are no pages.
+	DocsRoot    string      `json:"docsRoot,omitempty"`
+	DocsExclude []string    `json:"docsExclude,omitempty"`
+	Host        hostConfig  `json:"host"`
+	Agent       agentConfig `json:"agent"`
 }
 
 type hostConfig struct {

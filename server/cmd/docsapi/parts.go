@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -15,6 +16,7 @@ import (
 	commandagent "github.com/docsapi/docsapi-go/server/agent/command"
 	"github.com/docsapi/docsapi-go/server/agent/llm"
 	"github.com/docsapi/docsapi-go/server/agent/sandbox"
+	"github.com/docsapi/docsapi-go/server/docs"
 	"github.com/docsapi/docsapi-go/server/engine"
 	"github.com/docsapi/docsapi-go/server/githost/github"
 	"github.com/docsapi/docsapi-go/server/githost/gitlab"
@@ -36,6 +38,7 @@ const maxSecretFileBytes = 64 << 10
 // runner needs, and what the store should hold.
 type resolvedProjects struct {
 	runner   map[string]runner.Project
+	docs     map[string]docs.Options // how each project's files map to pages
 	store    []store.Project
 	warnings []string
 }
@@ -44,7 +47,7 @@ type resolvedProjects struct {
 // secrets they name from the environment or from files. Errors name the
 // project and the field, never a secret's value.
 func resolveProjects(cfg *fileConfig, getenv func(string) string) (resolvedProjects, error) {
-	out := resolvedProjects{runner: map[string]runner.Project{}}
+	out := resolvedProjects{runner: map[string]runner.Project{}, docs: map[string]docs.Options{}}
 	for i, p := range cfg.Projects {
 		where := fmt.Sprintf("projects[%d]", i)
 		if p.ID != "" {
@@ -62,6 +65,10 @@ func resolveProjects(cfg *fileConfig, getenv func(string) string) (resolvedProje
 		if err := checkDomain(where, p.Domain, cfg.Projects[:i]); err != nil {
 			return out, err
 		}
+		if root := strings.Trim(p.DocsRoot, "/"); root != "" && !fs.ValidPath(root) {
+			return out, fmt.Errorf("%s: docsRoot %q is not a folder path inside the repository", where, p.DocsRoot)
+		}
+		out.docs[p.ID] = docs.Options{Root: p.DocsRoot, Exclude: p.DocsExclude}
 		if u, err := url.Parse(p.Repository); err == nil && u.User != nil {
 			return out, fmt.Errorf("%s: repository must not contain credentials: jobs show it to API clients; give the token with host.tokenEnv or host.tokenFile", where)
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/docsapi/docsapi-go/server"
 	"github.com/docsapi/docsapi-go/server/connlimit"
+	"github.com/docsapi/docsapi-go/server/docsupdate"
 	"github.com/docsapi/docsapi-go/server/engine"
 	"github.com/docsapi/docsapi-go/server/metrics"
 	"github.com/docsapi/docsapi-go/server/pageviews"
@@ -456,6 +457,16 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	if err != nil {
 		return set.inConfig(err)
 	}
+	if err := checkDocsConfig(set.file.Docs); err != nil {
+		return set.inConfig(err)
+	}
+	upd, err := docsupdate.New(docsUpdaterConfig(set.file.Docs, st, parts, projects, log))
+	if err != nil {
+		return set.inConfig(err)
+	}
+	// After a completed job, the project's index is refreshed: a hook, so
+	// the engine knows nothing of the index.
+	engCfg.OnRunEnd = chainRunEnd(engCfg.OnRunEnd, upd.JobRunEnded)
 	eng, err := engine.New(engCfg)
 	if err != nil {
 		return set.inConfig(err)
@@ -464,7 +475,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	if err != nil {
 		return set.inConfig(err)
 	}
-	srvCfg.PageViews, srvCfg.Jobs, srvCfg.Runs = rec, eng, projectRuns(parts)
+	srvCfg.PageViews, srvCfg.Jobs, srvCfg.Runs, srvCfg.DocsUpdates = rec, eng, projectRuns(parts), upd
 	srv, err := server.New(srvCfg)
 	if err != nil {
 		return set.inConfig(err)
@@ -494,6 +505,13 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	conns.Install(httpSrv)
 	eng.Start()
 	rec.Start()
+	// The updater is stopped before the storage closes; an update it runs
+	// then is abandoned, and taken over by a replica (or this server once
+	// restarted) when its lease lapses.
+	updCtx, stopUpdater := context.WithCancel(context.Background())
+	updDone := make(chan struct{})
+	go func() { defer close(updDone); upd.Run(updCtx); upd.Flush() }()
+	defer func() { stopUpdater(); <-updDone }()
 	served := make(chan error, 1)
 	go func() {
 		if tlsConfig != nil {
@@ -518,6 +536,8 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	case serveErr = <-served:
 		log.Error("docsapi: the HTTP server stopped", slog.Any("error", serveErr))
 	}
+	stopUpdater()
+	<-updDone
 	return shutdown(log, set.grace, []*http.Server{httpSrv, metricsSrv}, eng, rec, srv.IngestStats, closeStore, serveErr)
 }
 
@@ -560,7 +580,7 @@ func (set *serveSettings) connlimitConfig(log *slog.Logger) connlimit.Config {
 func isPublicRequest(r *http.Request) bool {
 	p := r.URL.Path
 	switch {
-	case p == "/healthz", strings.HasPrefix(p, "/v2/agent/"), strings.HasPrefix(p, "/v1/analytics/"),
+	case p == "/healthz", strings.HasPrefix(p, "/v2/agent/"), strings.HasPrefix(p, "/v1/analytics/"), strings.HasPrefix(p, "/v1/project/"),
 		p == "/dashboard", strings.HasPrefix(p, "/dashboard/"):
 		return false
 	}

@@ -28,6 +28,8 @@ func TestDocumentOperationsAndStatuses(t *testing.T) {
 		"POST /v1/analytics/{projectId}/views":        {"202", "400", "401", "403", "404", "413", "429", "500", "503"},
 		"GET /v1/analytics/{projectId}/visitors":      {"200", "400", "401", "403", "404", "429", "500"},
 		"GET /healthz":                                {"200", "503"},
+		"POST /v1/project/update/{projectId}":         {"202", "401", "403", "404", "429", "500"},
+		"GET /v1/project/update-status/{statusId}":    {"200", "401", "403", "404", "429", "500"},
 		"GET /openapi.yaml":                           {"200", "503"},
 	}
 	maps.Copy(want, feedbackSearchesOperations)

@@ -47,11 +47,12 @@ type Backend interface {
 // are the database's, returned as they are, unless a method says
 // otherwise.
 type Tx interface {
-	FeedbackTx // feedback.go
-	SearchTx   // searches.go
-	SiteTx     // site.go
-	SessionTx  // sessions.go
-	DocsTx     // docs.go
+	FeedbackTx   // feedback.go
+	SearchTx     // searches.go
+	SiteTx       // site.go
+	SessionTx    // sessions.go
+	DocsTx       // docs.go
+	DocsUpdateTx // docs_updates.go
 
 	AssistantTx // assistant.go
 

@@ -21,32 +21,37 @@ import (
 
 // schemas pairs each wire type with the schema of the document it encodes.
 var schemas = map[string]reflect.Type{
-	"Job":            reflect.TypeFor[wire.Job](),
-	"JobSource":      reflect.TypeFor[wire.JobSource](),
-	"JobsPage":       reflect.TypeFor[wire.JobsPage](),
-	"ViewsPage":      reflect.TypeFor[wire.ViewsPage](),
-	"ViewCounts":     reflect.TypeFor[wire.ViewCounts](),
-	"PageView":       reflect.TypeFor[wire.PageView](),
-	"VisitorsPage":   reflect.TypeFor[wire.VisitorsPage](),
-	"VisitorCounts":  reflect.TypeFor[wire.VisitorCounts](),
-	"PageVisitors":   reflect.TypeFor[wire.PageVisitors](),
-	"ViewsSeries":    reflect.TypeFor[wire.ViewsSeries](),
-	"ViewsPoint":     reflect.TypeFor[wire.ViewsPoint](),
-	"AgentsPage":     reflect.TypeFor[wire.AgentsPage](),
-	"AgentViews":     reflect.TypeFor[wire.AgentViews](),
-	"AgentPage":      reflect.TypeFor[wire.AgentPage](),
-	"FeedbackEntry":  reflect.TypeFor[wire.FeedbackEntry](),
-	"FeedbackPage":   reflect.TypeFor[wire.FeedbackPage](),
-	"FeedbackByPage": reflect.TypeFor[wire.FeedbackByPage](),
-	"PageFeedback":   reflect.TypeFor[wire.PageFeedback](),
-	"SearchesPage":   reflect.TypeFor[wire.SearchesPage](),
-	"Search":         reflect.TypeFor[wire.Search](),
-	"ErrorDetail":    reflect.TypeFor[wire.ErrorDetail](),
+	"Job":                reflect.TypeFor[wire.Job](),
+	"JobSource":          reflect.TypeFor[wire.JobSource](),
+	"JobsPage":           reflect.TypeFor[wire.JobsPage](),
+	"ViewsPage":          reflect.TypeFor[wire.ViewsPage](),
+	"ViewCounts":         reflect.TypeFor[wire.ViewCounts](),
+	"PageView":           reflect.TypeFor[wire.PageView](),
+	"VisitorsPage":       reflect.TypeFor[wire.VisitorsPage](),
+	"VisitorCounts":      reflect.TypeFor[wire.VisitorCounts](),
+	"PageVisitors":       reflect.TypeFor[wire.PageVisitors](),
+	"ViewsSeries":        reflect.TypeFor[wire.ViewsSeries](),
+	"ViewsPoint":         reflect.TypeFor[wire.ViewsPoint](),
+	"AgentsPage":         reflect.TypeFor[wire.AgentsPage](),
+	"AgentViews":         reflect.TypeFor[wire.AgentViews](),
+	"AgentPage":          reflect.TypeFor[wire.AgentPage](),
+	"FeedbackEntry":      reflect.TypeFor[wire.FeedbackEntry](),
+	"FeedbackPage":       reflect.TypeFor[wire.FeedbackPage](),
+	"FeedbackByPage":     reflect.TypeFor[wire.FeedbackByPage](),
+	"PageFeedback":       reflect.TypeFor[wire.PageFeedback](),
+	"SearchesPage":       reflect.TypeFor[wire.SearchesPage](),
+	"Search":             reflect.TypeFor[wire.Search](),
+	"ErrorDetail":        reflect.TypeFor[wire.ErrorDetail](),
+	"UpdateTrigger":      reflect.TypeFor[wire.UpdateTrigger](),
+	"UpdateStatus":       reflect.TypeFor[wire.UpdateStatus](),
+	"UpdateAuthor":       reflect.TypeFor[wire.UpdateAuthor](),
+	"UpdateCommit":       reflect.TypeFor[wire.UpdateCommit](),
+	"UpdateFilesChanged": reflect.TypeFor[wire.UpdateFilesChanged](),
 }
 
 // groups are the types embedded as a whole in another, which have no
 // schema of their own.
-var groups = []string{"Vote", "Contextual", "CodeSnippet"}
+var groups = []string{"Vote", "Contextual", "CodeSnippet", "UpdateEnded", "UpdateSite", "UpdateRead", "UpdateScreenshots"}
 
 // field is a JSON property as a wire type encodes it.
 type field struct {

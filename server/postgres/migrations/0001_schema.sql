@@ -466,3 +466,38 @@ CREATE TABLE doc_sections (
 );
 
 CREATE INDEX doc_sections_search ON doc_sections USING gin (search);
+
+-- ---------------------------------------------------------------------
+-- Documentation updates: re-reads of a project's repository into the
+-- index, queued and leased to one worker as jobs are (DocsUpdateStore).
+-- lists holds the logs and the commit's file lists as one JSON text,
+-- read whole and never queried.
+CREATE TABLE docs_updates (
+    id               text COLLATE "C" NOT NULL,
+    project_id       text COLLATE "C" NOT NULL REFERENCES projects (id),
+    status           text             NOT NULL
+                     CHECK (status IN ('queued', 'in_progress', 'success', 'failure')),
+    trigger          text             NOT NULL,
+    summary          text             NOT NULL DEFAULT '',
+    lists            text             NOT NULL DEFAULT '',
+    commit_sha       text             NOT NULL DEFAULT '',
+    commit_ref       text             NOT NULL DEFAULT '',
+    commit_message   text             NOT NULL DEFAULT '',
+    attempts         integer          NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+    lease_owner      text,
+    lease_expires_at timestamptz,
+    created_at       timestamptz      NOT NULL,
+    updated_at       timestamptz      NOT NULL,
+    ended_at         timestamptz,
+    CONSTRAINT docs_updates_pkey PRIMARY KEY (id),
+    CHECK ((lease_owner IS NULL) = (lease_expires_at IS NULL))
+);
+
+-- The claim's candidates, in claim order: only updates not ended.
+CREATE INDEX docs_updates_open ON docs_updates (created_at, id)
+    WHERE status IN ('queued', 'in_progress');
+
+-- A project's open updates: the creation's queued one, the claim's
+-- check that none of the project's runs.
+CREATE INDEX docs_updates_open_by_project ON docs_updates (project_id)
+    WHERE status IN ('queued', 'in_progress');

@@ -457,3 +457,38 @@ CREATE TRIGGER doc_sections_unindexed AFTER DELETE ON doc_sections BEGIN
     INSERT INTO doc_search (doc_search, rowid, title, heading, text, code)
     VALUES ('delete', old.id, old.title, old.heading, old.text, old.code);
 END;
+
+-- ---------------------------------------------------------------------
+-- Documentation updates: re-reads of a project's repository into the
+-- index, queued and leased to one worker as jobs are (DocsUpdateStore).
+-- lists holds the logs and the commit's file lists as one JSON text,
+-- read whole and never queried.
+CREATE TABLE docs_updates (
+    id               TEXT    NOT NULL PRIMARY KEY,
+    project_id       TEXT    NOT NULL REFERENCES projects (id),
+    status           TEXT    NOT NULL
+                     CHECK (status IN ('queued', 'in_progress', 'success', 'failure')),
+    trigger          TEXT    NOT NULL,
+    summary          TEXT    NOT NULL DEFAULT '',
+    lists            TEXT    NOT NULL DEFAULT '',
+    commit_sha       TEXT    NOT NULL DEFAULT '',
+    commit_ref       TEXT    NOT NULL DEFAULT '',
+    commit_message   TEXT    NOT NULL DEFAULT '',
+    attempts         INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+    lease_owner      TEXT,
+    lease_expires_at INTEGER,
+    created_at       INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL,
+    ended_at         INTEGER,
+    CHECK ((lease_owner IS NULL) = (lease_expires_at IS NULL))
+) STRICT;
+
+-- The claim's candidates, in claim order: only updates not ended, so the
+-- index stays as small as the queue however many updates ended.
+CREATE INDEX docs_updates_open ON docs_updates (created_at, id)
+    WHERE status IN ('queued', 'in_progress');
+
+-- A project's open updates: the creation's queued one, the claim's
+-- check that none of the project's runs.
+CREATE INDEX docs_updates_open_by_project ON docs_updates (project_id)
+    WHERE status IN ('queued', 'in_progress');

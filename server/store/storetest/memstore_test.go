@@ -33,6 +33,8 @@ type memStore struct {
 	visitors visitorState       // unique visitors and salts (memstore_visitors_test.go)
 	sessions sessionState       // ended sessions (memstore_sessions_test.go)
 	docsData docsState          // the documentation index (memstore_docs_test.go)
+	// docsUpdates are the index's updates by ID (memstore_docs_updates_test.go).
+	docsUpdates map[string]*store.DocsUpdateRecord
 
 	assistant map[string]store.AssistantKey // assistant keys by ID (memstore_assistant_test.go)
 }

@@ -60,6 +60,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"QueryByPath", testQueryByPath},
 		{"Sessions", testSessions},
 		{"Docs", testDocs},
+		{"DocsUpdates", testDocsUpdates},
 		{"Domains", testDomains},
 		{"AssistantKeys", testAssistantKeys},
 		{"Ping", testPing},

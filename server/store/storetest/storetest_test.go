@@ -171,6 +171,7 @@ func TestMutantsFail(t *testing.T) {
 	maps.Copy(mutants, agentMutants)
 	maps.Copy(mutants, pathMutants)
 	maps.Copy(mutants, docsMutants)
+	maps.Copy(mutants, docsUpdateMutants)
 	maps.Copy(mutants, assistantMutants)
 	runMutants(t, "TestReference", "", mutants)
 	runMutants(t, "TestReferenceLeaseClock", "leaseClock/", leaseClockMutants)
