@@ -57,8 +57,12 @@ type outcome struct {
 // the commit read: only the files whose blobs changed are read, unless
 // the navigation, the settings or the files serving a path changed, which
 // can change every page. One UpdateDocs writes it all, so a failure
-// anywhere before leaves the index as it was.
-func reindex(ctx context.Context, st store.Store, reader TreeReader, project store.Project, opts docs.Options, limits gitrepo.TreeSpec) (*outcome, error) {
+// anywhere before leaves the index as it was. The write is fenced by the
+// update's lease (fence gives it as the write is sent), so that a run
+// that lost its lease while it read cannot write a commit older than
+// what the update's new holder wrote: the store refuses it with
+// store.ErrLeaseLost.
+func reindex(ctx context.Context, st store.Store, reader TreeReader, project store.Project, opts docs.Options, limits gitrepo.TreeSpec, fence func() store.DocsFence) (*outcome, error) {
 	opts.ProjectID = project.ID
 	state, err := st.DocsState(ctx, project.ID)
 	if err != nil {
@@ -133,6 +137,8 @@ func reindex(ctx context.Context, st store.Store, reader TreeReader, project sto
 	if !out.full && len(u.Files) == 0 && len(u.RemoveFiles) == 0 && state.Commit == tree.Commit {
 		return out, nil // nothing to write: the index holds this commit already
 	}
+	f := fence()
+	u.Fence = &f
 	if err := st.UpdateDocs(ctx, u); err != nil {
 		return nil, fmt.Errorf("writing the index: %w", err)
 	}

@@ -8,8 +8,12 @@
 // Several Updaters, in one process or many, may share a store: an update is
 // leased to one of them, as jobs are (store.DocsUpdateStore), and a
 // project's updates run one at a time. An Updater that dies leaves a lease
-// that lapses; another then takes the update over. A failed update leaves
-// the index as it was, still serving.
+// that lapses; another then takes the update over. One that was only
+// paused past its lease (a stopped process, a partition from the
+// database) cannot write the commit it read over the newer one its
+// successor wrote: the store fences the index write by the update's lease
+// (store.DocsFence). A failed update leaves the index as it was, still
+// serving.
 package docsupdate
 
 import (
@@ -368,6 +372,13 @@ func (u *Updater) run(parent context.Context, rec store.DocsUpdateRecord) {
 	case errors.Is(cause, errLeaseLost):
 		log.Warn("docsupdate: run abandoned: the lease is gone")
 		return
+	case errors.Is(err, store.ErrLeaseLost):
+		// The store refused the index write: the lease lapsed while this
+		// run worked (its process paused, its heartbeats unanswered), and
+		// what it read may be older than what the update's next holder
+		// writes. Nothing is recorded; the holder, if any, ends the update.
+		log.Warn("docsupdate: run abandoned: the lease lapsed before the index was written, which the store refused")
+		return
 	case parent.Err() != nil:
 		log.Info("docsupdate: run abandoned at shutdown; another Updater takes it over when its lease lapses")
 		return
@@ -400,9 +411,12 @@ func (u *Updater) execute(ctx context.Context, rec store.DocsUpdateRecord) (*out
 	if err != nil {
 		return nil, fmt.Errorf("the project's repository: %w", err)
 	}
+	fence := func() store.DocsFence {
+		return store.DocsFence{UpdateID: rec.ID, Owner: u.cfg.Owner, Now: u.cfg.Now()}
+	}
 	return reindex(ctx, u.cfg.Store, reader, project, u.cfg.Options(project), gitrepo.TreeSpec{
 		MaxFiles: u.cfg.Limits.MaxFiles, MaxFileBytes: u.cfg.Limits.MaxFileBytes, MaxBytes: u.cfg.Limits.MaxBytes,
-	})
+	}, fence)
 }
 
 // finishOf is the record of a run that ended with out or err.

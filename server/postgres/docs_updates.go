@@ -120,6 +120,22 @@ func (t txn) LockLeasedDocsUpdate(ctx context.Context, id, owner string) (store.
 	return t.docsUpdateWhere(ctx, `id = $1 AND lease_owner = $2 AND status = 'in_progress' FOR UPDATE`, id, owner)
 }
 
+// HoldDocsUpdateLease judges the lease by clock_timestamp(), the
+// database's clock as the statement runs, not now(), the transaction's
+// start, which a claim uses: a claim must not judge a lease expired
+// before it did, but a fence must not judge it held after it ended, and
+// the transaction may have waited for the index's lock since it started.
+// A claim taking the update over waits for this lock, or passes the
+// update over, until the write commits.
+func (t txn) HoldDocsUpdateLease(ctx context.Context, projectID, id, owner string, _ time.Time) (bool, error) {
+	_, held, err := queryOne(ctx, t.q, pgx.RowTo[int],
+		`SELECT 1 FROM docs_updates
+		 WHERE id = $1 AND project_id = $2 AND lease_owner = $3 AND status = 'in_progress'
+		   AND lease_expires_at >= clock_timestamp()
+		 FOR UPDATE`, id, projectID, owner)
+	return held, err
+}
+
 func (t txn) SaveDocsUpdate(ctx context.Context, u store.DocsUpdateRecord) error {
 	_, err := t.q.Exec(ctx,
 		`UPDATE docs_updates SET status = $2, summary = $3, lists = $4, commit_sha = $5, commit_ref = $6,

@@ -80,6 +80,15 @@ func (t txn) LockLeasedDocsUpdate(ctx context.Context, id, owner string) (store.
 	return t.docsUpdateWhere(ctx, `id = ? AND lease_owner = ? AND status = 'in_progress'`, id, owner)
 }
 
+// HoldDocsUpdateLease judges the lease at now, the time told; the one
+// writer of SQLite keeps the update as read until the write commits.
+func (t txn) HoldDocsUpdateLease(ctx context.Context, projectID, id, owner string, now time.Time) (bool, error) {
+	return exists(ctx, t.tx,
+		`SELECT 1 FROM docs_updates
+		 WHERE id = ? AND project_id = ? AND lease_owner = ? AND status = 'in_progress' AND lease_expires_at >= ?`,
+		id, projectID, owner, micros(now))
+}
+
 func (t txn) SaveDocsUpdate(ctx context.Context, u store.DocsUpdateRecord) error {
 	_, err := t.tx.ExecContext(ctx,
 		`UPDATE docs_updates SET status = ?, summary = ?, lists = ?, commit_sha = ?, commit_ref = ?, commit_message = ?,

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -53,8 +54,10 @@ type DocsStore interface {
 	// records; then each of Files has its pages replaced by u's pages of
 	// that file, and its blob recorded; each of u.Pages is stored,
 	// replacing the page at its Path whatever file that came from; and
-	// the index's commit becomes Commit. ErrNotFound if the project does
-	// not exist; ErrInvalid as DocsUpdate.Validate says.
+	// the index's commit becomes Commit. With a Fence, it first checks,
+	// in the same transaction, that the fence's lease holds, and writes
+	// nothing if not (ErrLeaseLost; see DocsFence). ErrNotFound if the
+	// project does not exist; ErrInvalid as DocsUpdate.Validate says.
 	UpdateDocs(ctx context.Context, u DocsUpdate) error
 	// DocsState returns what the project's index holds: its commit and
 	// the blob of each file read. An unknown project, or one never
@@ -98,6 +101,32 @@ type DocsUpdate struct {
 	// Replace drops every page and file record of the project first: a
 	// full rebuild, which keeps only what it lists.
 	Replace bool
+	// Fence, if set, makes the write conditional on the lease of the
+	// update that read it (DocsFence). The updates' worker always sets
+	// it; a write without one is not fenced, for a caller that alone
+	// writes the project's index (a test, a tool loading an index that no
+	// worker updates).
+	Fence *DocsFence
+}
+
+// DocsFence fences an index write by the lease of the documentation
+// update that makes it (DocsUpdateStore). UpdateDocs writes nothing and
+// answers ErrLeaseLost unless the update UpdateID is of the write's
+// project, in progress, leased to Owner, and its lease has not expired
+// at the store's lease time: Now on a store told the time, the database's
+// clock at the check on a LeaseClock (a lease holds up to and including
+// its expiry instant). The check locks the update, and the write is in
+// the check's transaction, after the project's index is locked: a run
+// that lost its lease (its process paused past it, or cut off from the
+// database) cannot put the commit it read back over the newer one that
+// the update's new holder, or the project's next update, wrote since.
+//
+// Unlike FinishDocsUpdate, an expired lease that nobody claimed does not
+// do: once it expired, the project's next update may be claimed and
+// write, so only a lease that holds keeps the index the run's.
+type DocsFence struct {
+	UpdateID, Owner string
+	Now             time.Time
 }
 
 // DocsState is what a project's index holds.
@@ -172,6 +201,10 @@ func (u DocsUpdate) Validate() error {
 		return Invalid("empty project ID")
 	case u.Commit == "" || !cleanDocText(u.Commit):
 		return Invalid("commit %q: must be non-empty text", u.Commit)
+	case u.Fence != nil && (u.Fence.UpdateID == "" || u.Fence.Owner == ""):
+		return Invalid("fence: empty update ID or owner")
+	case u.Fence != nil && u.Fence.Now.IsZero():
+		return Invalid("fence of update %q: zero current time", u.Fence.UpdateID)
 	}
 	files := make(map[string]bool, len(u.Files))
 	for _, f := range u.Files {

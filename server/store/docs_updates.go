@@ -44,8 +44,12 @@ type DocsUpdateStore interface {
 	// FinishDocsUpdate records the outcome of the lease holder's run and
 	// drops the lease: the update ends with f's status, summary, logs and
 	// commit, EndedAt f.At. As for FinishJob, an expired lease nobody
-	// else claimed is still the holder's. ErrLeaseLost if owner does not
-	// hold the lease (or the update has ended).
+	// else claimed is still the holder's: the finish writes the update's
+	// record alone, which a takeover would have made another owner's, so
+	// the owner's check in the finish's transaction fences it; the index
+	// write, which the project's next update may also make once the
+	// lease expired, needs the lease to hold (DocsFence). ErrLeaseLost if
+	// owner does not hold the lease (or the update has ended).
 	FinishDocsUpdate(ctx context.Context, f DocsUpdateFinish) (DocsUpdateRecord, error)
 	// PruneDocsUpdates deletes the updates that ended before endedBefore,
 	// and none that is queued or in progress, and returns how many it

@@ -23,7 +23,8 @@ const (
 	ErrArchived Error = "job is archived"
 	// ErrLeaseLost: the caller does not hold the job's lease (it expired and
 	// another owner claimed the job, the job was archived, or it was never
-	// the caller's).
+	// the caller's), or the documentation update's (DocsUpdateStore); or an
+	// index write fenced by an update's lease (DocsFence) was refused.
 	ErrLeaseLost Error = "lease lost"
 	// ErrNoJob: no job is ready to be claimed.
 	ErrNoJob Error = "no job to claim"

@@ -41,7 +41,7 @@ type DocsTx interface {
 }
 
 // UpdateDocs applies an update to a project's index in one transaction,
-// in the order store.DocsStore documents.
+// in the order store.DocsStore documents, after the check of its fence.
 func (s *Store) UpdateDocs(ctx context.Context, u store.DocsUpdate) error {
 	return s.exec(ctx, "update docs", u.Validate(), func(tx Tx) error {
 		if err := requireProject(ctx, tx, u.ProjectID); err != nil {
@@ -49,6 +49,18 @@ func (s *Store) UpdateDocs(ctx context.Context, u store.DocsUpdate) error {
 		}
 		if err := tx.LockDocs(ctx, u.ProjectID); err != nil {
 			return err
+		}
+		// The fence is checked once the index is locked: any other write
+		// of the project's index then waits for this one, and the update
+		// stays locked against a takeover until the commit.
+		if f := u.Fence; f != nil {
+			held, err := tx.HoldDocsUpdateLease(ctx, u.ProjectID, f.UpdateID, f.Owner, f.Now)
+			if err != nil {
+				return err
+			}
+			if !held {
+				return fmt.Errorf("index of project %q: docs update %q, owner %q: %w", u.ProjectID, f.UpdateID, f.Owner, store.ErrLeaseLost)
+			}
 		}
 		if u.Replace {
 			if err := tx.DeleteDocs(ctx, u.ProjectID); err != nil {

@@ -29,6 +29,13 @@ type DocsUpdateTx interface {
 	// LockLeasedDocsUpdate reads the update id whose lease owner holds,
 	// expired or not, and locks it.
 	LockLeasedDocsUpdate(ctx context.Context, id, owner string) (u store.DocsUpdateRecord, found bool, err error)
+	// HoldDocsUpdateLease locks the update id if it is of the project, in
+	// progress, leased to owner, and its lease has not expired at the
+	// store's lease time (now on a database told the time; on a
+	// LeaseClock, the database's clock as this statement runs, after the
+	// index's lock was granted); held is false otherwise. It is
+	// store.DocsFence's check, which UpdateDocs makes in its transaction.
+	HoldDocsUpdateLease(ctx context.Context, projectID, id, owner string, now time.Time) (held bool, err error)
 	// SaveDocsUpdate stores the fields the claim and finish change.
 	SaveDocsUpdate(ctx context.Context, u store.DocsUpdateRecord) error
 	// ExtendDocsUpdateLease moves the lease's expiry as ExtendLease does

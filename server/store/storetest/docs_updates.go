@@ -179,6 +179,46 @@ func testDocsUpdates(t *testing.T, open opener) {
 			_, err = s.FinishDocsUpdate(t.Context(), bad)
 			wantErr(t, "FinishDocsUpdate with a status that is no outcome", err, store.ErrInvalid)
 		}},
+		{"IndexWriteIsFencedByTheUpdatesLease", func(t *testing.T, s store.Store) {
+			lt := leaseTimesOf(t, s)
+			mustProject(t, s, "p1")
+			mustProject(t, s, "p2")
+			// The holder writes; anyone else's write, or one naming
+			// another project's index, is refused and changes nothing.
+			mustCreateUpdate(t, s, newDocsUpdate("u1", "p1", At(0)))
+			held := mustClaimUpdate(t, s, "w1", At(time.Minute), "u1")
+			during := updateWhileHeld(lt, held, At(time.Minute))
+			must(t, "UpdateDocs fenced by the holder", s.UpdateDocs(t.Context(), fencedDocs("p1", "c1", "u1", "w1", during)))
+			want := wantIndex(t, s, "p1", "c1")
+			refusedWrite(t, s, "by another owner", fencedDocs("p1", "stale", "u1", "w2", during), want)
+			refusedWrite(t, s, "of an unknown update", fencedDocs("p1", "stale", "nope", "w1", during), want)
+			empty := wantIndex(t, s, "p2", "")
+			refusedWrite(t, s, "of another project's index", fencedDocs("p2", "stale", "u1", "w1", during), empty)
+			wantIndex(t, s, "p1", "c1")
+			bad := fencedDocs("p1", "stale", "u1", "", during)
+			wantErr(t, "UpdateDocs with a fence without an owner", s.UpdateDocs(t.Context(), bad), store.ErrInvalid)
+			finishUpdate(t, s, "u1", "w1", At(2*time.Minute), store.DocsUpdateSuccess)
+			refusedWrite(t, s, "of an ended update", fencedDocs("p1", "stale", "u1", "w1", during), want)
+			// A lease that lapsed fences out its holder even before
+			// anyone takes the update over (the project's next update
+			// may run), and for good once the new holder wrote.
+			mustCreateUpdate(t, s, newDocsUpdate("u2", "p1", At(3*time.Minute)))
+			first, err := s.ClaimDocsUpdate(t.Context(), store.Claim{Owner: "w1", Now: At(4 * time.Minute), LeaseFor: lt.lapsing(leaseFor), MaxAttempts: maxAttempts})
+			must(t, "ClaimDocsUpdate", err)
+			if lt.toldTime() {
+				// A lease holds up to its expiry instant, included.
+				must(t, "UpdateDocs fenced at the lease's expiry instant",
+					s.UpdateDocs(t.Context(), fencedDocs("p1", "c2", "u2", "w1", first.LeaseExpiresAt)))
+				want = wantIndex(t, s, "p1", "c2")
+			}
+			told := updateOnceEnded(lt, first, first.LeaseExpiresAt.Add(time.Microsecond))
+			refusedWrite(t, s, "once the lease lapsed, nobody having claimed the update", fencedDocs("p1", "stale", "u2", "w1", told), want)
+			second := mustClaimUpdate(t, s, "w2", told, "u2")
+			must(t, "UpdateDocs fenced by the new holder",
+				s.UpdateDocs(t.Context(), fencedDocs("p1", "c3", "u2", "w2", updateWhileHeld(lt, second, told))))
+			want = wantIndex(t, s, "p1", "c3")
+			refusedWrite(t, s, "by the old holder after the takeover", fencedDocs("p1", "stale", "u2", "w1", told), want)
+		}},
 		{"PruneDeletesOnlyUpdatesEndedBefore", func(t *testing.T, s store.Store) {
 			for _, p := range []string{"p1", "p2", "p3", "p4"} {
 				mustProject(t, s, p)
@@ -206,6 +246,55 @@ func testDocsUpdates(t *testing.T, open opener) {
 			}
 		}},
 	})
+}
+
+// fencedDocs is a full rebuild of the project's index at commit, one page
+// read from a file named after the commit, fenced by owner's lease of the
+// update id at now.
+func fencedDocs(projectID, commit, id, owner string, now time.Time) store.DocsUpdate {
+	page := docPage("/"+commit, commit+".mdx", "Page of "+commit, [4]string{"", "", "Read at " + commit + ".", ""})
+	return store.DocsUpdate{ProjectID: projectID, Commit: commit, Replace: true, Pages: []store.DocPage{page},
+		Files: []store.DocFile{{Path: page.File, Blob: commit}}, Fence: &store.DocsFence{UpdateID: id, Owner: owner, Now: now}}
+}
+
+// wantIndex checks that the project's index holds what fencedDocs wrote
+// at commit ("": nothing), and returns its state.
+func wantIndex(t *testing.T, s store.Store, projectID, commit string) store.DocsState {
+	t.Helper()
+	st, err := s.DocsState(t.Context(), projectID)
+	must(t, "DocsState", err)
+	want := store.DocsState{Commit: commit, Files: map[string]string{}}
+	if commit != "" {
+		want.Files[commit+".mdx"] = commit
+		if _, err := s.DocPage(t.Context(), projectID, "/"+commit); err != nil {
+			t.Errorf("DocPage /%s of %s: %v", commit, projectID, err)
+		}
+	}
+	diff(t, "DocsState of "+projectID, want, st)
+	return st
+}
+
+// refusedWrite checks that UpdateDocs refuses u for its fence and leaves
+// the index as it was.
+func refusedWrite(t *testing.T, s store.Store, what string, u store.DocsUpdate, was store.DocsState) {
+	t.Helper()
+	wantErr(t, "UpdateDocs fenced "+what, s.UpdateDocs(t.Context(), u), store.ErrLeaseLost)
+	st, err := s.DocsState(t.Context(), u.ProjectID)
+	must(t, "DocsState", err)
+	diff(t, "DocsState after the write refused "+what, was, st)
+	if _, err := s.DocPage(t.Context(), u.ProjectID, "/"+u.Commit); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("after the write refused %s: DocPage /%s: error %v, want %v", what, u.Commit, err, store.ErrNotFound)
+	}
+}
+
+// updateWhileHeld is leaseTimes.whileHeld for an update: told on a store
+// told the time; on a LeaseClock, a day after the lease ends, which the
+// store must ignore.
+func updateWhileHeld(lt leaseTimes, u store.DocsUpdateRecord, told time.Time) time.Time {
+	if lt.toldTime() {
+		return told
+	}
+	return u.LeaseExpiresAt.Add(skew)
 }
 
 func newDocsUpdate(id, projectID string, at time.Time) store.NewDocsUpdate {

@@ -56,6 +56,11 @@ var docsMutants = map[string][]string{
 	"docsStateDropsBlobs":   {"Docs/StateHoldsCommitAndBlobs"},
 	"docsPageDropsFields":   {"Docs/PageRoundTripsAndMissingPageIsNotFound"},
 	"docsPagePrefixMatch":   {"Docs/PageRoundTripsAndMissingPageIsNotFound"},
+	"docsFenceIgnored":      {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
+	"docsFenceAnyOwner":     {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
+	"docsFenceLapsed":       {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
+	"docsFenceAnyProject":   {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
+	"docsFenceAfterWrite":   {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
 }
 
 func (m *memStore) docs() *docsState {
@@ -66,7 +71,7 @@ func (m *memStore) docs() *docsState {
 	return d
 }
 
-func (m *memStore) UpdateDocs(_ context.Context, u store.DocsUpdate) error {
+func (m *memStore) UpdateDocs(_ context.Context, u store.DocsUpdate) (err error) {
 	if err := u.Validate(); err != nil && !m.is("docsChecksSkipped") {
 		return err
 	}
@@ -74,6 +79,15 @@ func (m *memStore) UpdateDocs(_ context.Context, u store.DocsUpdate) error {
 	defer m.mu.Unlock()
 	if _, ok := m.projects[u.ProjectID]; !ok {
 		return fmt.Errorf("project %q: %w", u.ProjectID, store.ErrNotFound)
+	}
+	fenced := m.fenceHolds(u)
+	if !fenced && !m.is("docsFenceAfterWrite") {
+		return fmt.Errorf("index of project %q: %w", u.ProjectID, store.ErrLeaseLost)
+	}
+	if !fenced {
+		// The refusal comes after the write, as a check outside the
+		// write's transaction would.
+		defer func() { err = fmt.Errorf("index of project %q: %w", u.ProjectID, store.ErrLeaseLost) }()
 	}
 	d := m.docs()
 	pages, files := maps.Clone(d.pages[u.ProjectID]), maps.Clone(d.files[u.ProjectID])
@@ -127,6 +141,29 @@ func (m *memStore) UpdateDocs(_ context.Context, u store.DocsUpdate) error {
 	publish()
 	d.commits[u.ProjectID] = u.Commit
 	return nil
+}
+
+// fenceHolds reports whether u may be written: it has no fence, or its
+// fence's lease holds at the store's lease time (store.DocsFence).
+func (m *memStore) fenceHolds(u store.DocsUpdate) bool {
+	f := u.Fence
+	if f == nil || m.is("docsFenceIgnored") {
+		return true
+	}
+	rec, ok := m.updates()[f.UpdateID]
+	switch {
+	case !ok || rec.Status != store.DocsUpdateInProgress || rec.LeaseOwner == "":
+		return false
+	case rec.ProjectID != u.ProjectID && !m.is("docsFenceAnyProject"):
+		return false
+	case rec.LeaseOwner != f.Owner && !m.is("docsFenceAnyOwner"):
+		return false
+	}
+	now := m.leaseTime(f.Now)
+	if m.is("docsFenceByToldTime") {
+		now = m.norm(f.Now)
+	}
+	return !rec.LeaseExpiresAt.Before(now) || m.is("docsFenceLapsed")
 }
 
 func (m *memStore) DocsState(_ context.Context, projectID string) (store.DocsState, error) {

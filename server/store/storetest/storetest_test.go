@@ -74,6 +74,8 @@ var leaseClockMutants = map[string][]string{
 	"extendIgnoresExpiry": {"Leases/ExtendLeaseAfterExpiryIsLost"},
 	"ignoreMaxAttempts":   {"Leases/JobAtMaxAttemptsFailsAndClaimMovesOn"},
 	"anyOwner":            {"Leases/LeaseCallsOfNonOwnerAreLost", "Leases/LeaseCallsAfterReclaimAreLost"},
+	"docsFenceByToldTime": {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
+	"docsFenceLapsed":     {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
 }
 
 // jobCountMutants are deliberate bugs of JobCounts, and the subtests of
