@@ -12,6 +12,50 @@ import (
 // The documentation index on PostgreSQL's full-text search (schema:
 // doc_pages, doc_sections with a weighted tsvector and its GIN index).
 
+// UpdateDocs applies u (store.DocsStore), then brings the statistics of
+// the index's tables up to date when u wrote more pages than autovacuum's
+// threshold for an analyze (50 and a tenth of the rows): without them,
+// after a large first index, the generic plan of the search starts from
+// the project's pages and tests every section's vector instead of using
+// the GIN index, until autovacuum's next round.
+func (s *Store) UpdateDocs(ctx context.Context, u store.DocsUpdate) error {
+	if err := s.shared.UpdateDocs(ctx, u); err != nil {
+		return err
+	}
+	if len(u.Pages) < analyzeDocsMin {
+		return nil
+	}
+	// The update is committed: a failure here leaves the statistics to
+	// autovacuum, and the update succeeded all the same.
+	if err := s.analyzeDocs(ctx, len(u.Pages)); err != nil {
+		s.log.Warn("postgres: analyze of the documentation index after an update", "project", u.ProjectID, "err", err)
+	}
+	return nil
+}
+
+// analyzeDocsMin is the fewest pages an update writes before analyzeDocs
+// is considered, autovacuum's base threshold: below it the statistics
+// matter little and the round trip would be spent on every small update.
+const analyzeDocsMin = 50
+
+// analyzeDocs analyzes doc_pages and doc_sections if written pages exceed
+// a tenth of doc_pages' estimated rows (none when never analyzed).
+func (s *Store) analyzeDocs(ctx context.Context, written int) error {
+	db, err := s.db()
+	if err != nil {
+		return err
+	}
+	var rows float64
+	if err := db.QueryRow(ctx, `SELECT reltuples FROM pg_class WHERE oid = 'doc_pages'::regclass`).Scan(&rows); err != nil {
+		return err
+	}
+	if float64(written) < analyzeDocsMin+0.1*max(rows, 0) {
+		return nil
+	}
+	_, err = db.Exec(ctx, `ANALYZE doc_pages, doc_sections`)
+	return err
+}
+
 // LockDocs locks the project's index row, creating it, so that concurrent
 // updates of one project's index queue instead of meeting on its paths.
 func (t txn) LockDocs(ctx context.Context, projectID string) error {
