@@ -66,7 +66,11 @@ func (a *searchAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n := a.inFlight.Add(1)
-	defer a.inFlight.Add(-1)
+	// Answered is no longer in flight: counted out before the answer can
+	// reach the browser, which may then ask again at once.
+	done := sync.OnceFunc(func() { a.inFlight.Add(-1) })
+	defer done()
+	w = &answering{ResponseWriter: w, done: done}
 	for m := a.most.Load(); n > m && !a.most.CompareAndSwap(m, n); m = a.most.Load() {
 	}
 	body, _ := io.ReadAll(r.Body)
@@ -85,6 +89,22 @@ func (a *searchAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a.handler.ServeHTTP(w, r)
 }
 
+// answering calls done before the response's header goes out.
+type answering struct {
+	http.ResponseWriter
+	done func()
+}
+
+func (w *answering) WriteHeader(code int) {
+	w.done()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *answering) Write(b []byte) (int, error) {
+	w.done()
+	return w.ResponseWriter.Write(b)
+}
+
 // asked returns the searches asked so far.
 func (a *searchAPI) asked() []string {
 	a.mu.Lock()
@@ -92,14 +112,16 @@ func (a *searchAPI) asked() []string {
 	return slices.Clone(a.queries)
 }
 
-// holdNext makes the next search wait until the returned channel is
-// closed; received gets its query when it arrives.
-func (a *searchAPI) holdNext() chan struct{} {
+// holdNext makes the next search wait until release is called (at the
+// test's end at the latest); received gets its query when it arrives.
+func (a *searchAPI) holdNext(t *testing.T) (release func()) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.hold = make(chan struct{})
-	a.received = make(chan string, 1)
-	return a.hold
+	hold := make(chan struct{})
+	a.hold, a.received = hold, make(chan string, 1)
+	release = sync.OnceFunc(func() { close(hold) })
+	t.Cleanup(release)
+	return release
 }
 
 // indexGamma makes project gamma (domain gamma-docs) and indexes package
@@ -247,10 +269,16 @@ func TestSearchBoxInBrowser(t *testing.T) {
 	servertest.Eval[any](b, `window.said = []; new MutationObserver(() => said.push(document.querySelector(`+"`"+status+"`"+`).textContent)).
 		observe(document.querySelector(`+"`"+status+"`"+`), {childList: true, characterData: true, subtree: true}); null`)
 
+	// The page's pending timers, so that the test knows when the box's
+	// pause after typing has run out.
+	servertest.Eval[any](b, `window.pending = new Set(); const set = setTimeout, clear = clearTimeout;
+		window.setTimeout = (f, ms) => { const id = set(() => { pending.delete(id); f(); }, ms); pending.add(id); return id; };
+		window.clearTimeout = id => { pending.delete(id); clear(id); }; null`)
+
 	// The first search is held while the reader types on: the box asks
 	// nothing more until it is answered, drops its answer, and asks what
 	// the input now says.
-	release := api.holdNext()
+	release := api.holdNext(t)
 	b.Do("typing ins", chromedp.SendKeys(chromedp.CSS(input), "ins"))
 	select {
 	case <-api.received:
@@ -258,7 +286,15 @@ func TestSearchBoxInBrowser(t *testing.T) {
 		t.Fatal("the box asked nothing in a minute")
 	}
 	b.Do("typing tall", chromedp.SendKeys(chromedp.CSS(input), "tall"))
-	close(release)
+	// The box's pause after typing runs out while the first search is
+	// held: the page's timers, watched, have all fired or been cleared.
+	// (Polled from here: a poll in the page would set timers of its own.)
+	for deadline := time.Now().Add(time.Minute); !servertest.Eval[bool](b, `pending.size === 0`); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the page's timers still pending after a minute")
+		}
+	}
+	release()
 	want := wantResults(t, e, site.URL, "install")
 	if len(want) < 2 {
 		t.Fatalf("the store finds %d sections for install: the keyboard checks need two", len(want))
