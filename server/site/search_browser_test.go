@@ -388,6 +388,31 @@ func TestSearchBoxInBrowser(t *testing.T) {
 		t.Errorf("Enter opened %s, want %s", got, want[0].Href)
 	}
 
+	// The opening counts as the search's click, in the export.
+	e.AddKey("gamma", server.KeyParams{Projects: []string{"gamma"}, Scopes: []store.Scope{store.ScopeRead}})
+	c, err := docsapi.NewClient(e.Keys["gamma"], docsapi.WithBaseURL(apiURL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exported := func() map[string]docsapi.Search {
+		t.Helper()
+		page, err := c.Analytics.Searches(t.Context(), "gamma", docsapi.SearchesParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := map[string]docsapi.Search{}
+		for _, s := range page.Searches {
+			rows[s.Query] = s
+		}
+		return rows
+	}
+	// The click is sent as the page is left: waited for, a minute at most.
+	for deadline := time.Now().Add(time.Minute); exported()["yarn"].CTR == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	}
+	if r := exported()["yarn"]; r.Hits != 1 || r.CTR != 1 || r.TopClickedPage != path {
+		t.Errorf("after opening a result of yarn, the export says %+v, want 1 hit, clicked, top page %s", r, path)
+	}
+
 	// A title that is markup is text, and makes no element.
 	b.Open("/", input)
 	b.Do("typing zebra", chromedp.SendKeys(chromedp.CSS(input), "zebra"))
@@ -399,23 +424,20 @@ func TestSearchBoxInBrowser(t *testing.T) {
 		t.Errorf("a result's text made %d elements, title %q", n, b.Text("title"))
 	}
 
+	// A result followed with the mouse: its link, and the click counted.
+	b.Do("clicking the result", chromedp.Click(chromedp.CSS(`.docsapi-results [role=option] a`)),
+		chromedp.WaitVisible(chromedp.CSS(`main[data-path="/zebra"]`)))
+	for deadline := time.Now().Add(time.Minute); exported()["zebra"].CTR == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	}
+	if r := exported()["zebra"]; r.CTR != 1 || r.TopClickedPage != "/zebra" {
+		t.Errorf("after clicking the result of zebra, the export says %+v, want it clicked, top page /zebra", r)
+	}
+
 	// The searches count in the export.
-	e.AddKey("gamma", server.KeyParams{Projects: []string{"gamma"}, Scopes: []store.Scope{store.ScopeRead}})
-	c, err := docsapi.NewClient(e.Keys["gamma"], docsapi.WithBaseURL(apiURL))
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := c.Analytics.Searches(t.Context(), "gamma", docsapi.SearchesParams{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hits := map[string]int64{}
-	for _, s := range page.Searches {
-		hits[s.Query] = s.Hits
-	}
+	rows := exported()
 	for _, q := range []string{"install", "yarn", "zebra"} {
-		if hits[q] != 1 {
-			t.Errorf("the searches export counts %q %d times, want 1 (export: %v)", q, hits[q], hits)
+		if rows[q].Hits != 1 {
+			t.Errorf("the searches export counts %q %d times, want 1 (export: %v)", q, rows[q].Hits, rows)
 		}
 	}
 
