@@ -25,7 +25,8 @@
  * the site's origins) and data-domain="..." (the project's domain), it
  * also renders a search box into #docsapi-search, which asks the server's
  * POST /discovery/v1/search/{domain} as the reader types and links each
- * result to its section on this site. The box is a WAI-ARIA combobox:
+ * result to its section on this site (following one asks .../page for
+ * it, which counts the search's click). The box is a WAI-ARIA combobox:
  * arrows move through the results, Enter opens one, Escape clears.
  */
 (function () {
