@@ -97,6 +97,7 @@ func commands() []*command {
 		viewsExportCommand(),
 		viewsSeriesCommand(),
 		visitorsExportCommand(),
+		searchCommand(),
 		searchesExportCommand(),
 		feedbackExportCommand(),
 		updateCommand(),
@@ -334,6 +335,8 @@ Usage:
       the client commands' admin API key and server
   DOCSAPI_PROJECT
       the project of every command that takes --project
+  DOCSAPI_ASSISTANT_KEY, DOCSAPI_DOMAIN
+      search's assistant key (else DOCSAPI_KEY, if it holds one) and site
   DOCSAPI_LISTEN, DOCSAPI_DATA, DOCSAPI_DATABASE_URL, DOCSAPI_CONFIG
       serve's address, and the storage and configuration file of every
       self-hosting command

@@ -119,6 +119,7 @@ func TestHelp(t *testing.T) {
 		{"jobs", "create", "-h"}, {"jobs", "--help"}, {"help", "jobs"}, {"serve", "--help"},
 		{"key", "create", "--help"}, {"views", "export", "--help"}, {"jobs", "get", "x", "--help"},
 		{"visitors", "export", "--help"}, {"searches", "export", "--help"}, {"feedback", "export", "--help"}, {"jobs", "failure", "--help"},
+		{"search", "--help"}, {"help", "search"},
 	} {
 		r := runCLI(t, nil, "", args...)
 		r.expect(t, exitOK)
@@ -145,7 +146,7 @@ func TestHelp(t *testing.T) {
 	main := runCLI(t, nil, "", "--help").stdout
 	for section, names := range map[string][]string{
 		"Self-hosting (on the server's storage)":        {"serve", "feedback list", "feedback set-status", "jobs failure"},
-		"Client (any API base URL; key in DOCSAPI_KEY)": {"jobs create", "views export", "visitors export", "searches export", "feedback export"},
+		"Client (any API base URL; key in DOCSAPI_KEY)": {"jobs create", "views export", "visitors export", "search", "searches export", "feedback export"},
 		"Other": {"version"},
 	} {
 		_, list, _ := strings.Cut(main, "\n"+section+":\n")
