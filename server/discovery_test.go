@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -14,7 +13,6 @@ import (
 
 	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server"
-	"github.com/docsapi/docsapi-go/server/docs"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -39,25 +37,7 @@ func newDiscoveryEnv(t *testing.T) *discoveryEnv {
 		}
 	})
 	ctx := t.Context()
-	if _, err := d.Server.CreateProject(ctx, store.Project{ID: "gamma", Domain: "gamma-docs"}); err != nil {
-		t.Fatal(err)
-	}
-	root, err := os.OpenRoot("docs/testdata/site")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	site, err := docs.Read(root.FS(), docs.Options{ProjectID: "gamma", Root: "docs"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := store.DocsUpdate{ProjectID: "gamma", Commit: "c1", Pages: site.Pages, Replace: true}
-	for _, p := range site.Pages {
-		u.Files = append(u.Files, store.DocFile{Path: p.File, Blob: "blob-" + p.File})
-	}
-	if err := d.Store.UpdateDocs(ctx, u); err != nil {
-		t.Fatal(err)
-	}
+	d.IndexDocs(t, "gamma", "gamma-docs")
 	k, err := d.Server.CreateAssistantKey(ctx, server.AssistantKeyParams{Project: "gamma", Name: "site", Origins: []string{"https://docs.example.com"}})
 	if err != nil {
 		t.Fatal(err)

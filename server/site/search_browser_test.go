@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -128,32 +127,12 @@ func (a *searchAPI) holdNext(t *testing.T) (release func()) {
 // docs' test site into it, with one more page whose title is markup.
 func indexGamma(t *testing.T, e *env) {
 	t.Helper()
-	ctx := t.Context()
-	if _, err := e.Server.CreateProject(ctx, store.Project{ID: "gamma", Domain: "gamma-docs"}); err != nil {
-		t.Fatal(err)
-	}
-	root, err := os.OpenRoot("../docs/testdata/site")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	site, err := docs.Read(root.FS(), docs.Options{ProjectID: "gamma", Root: "docs"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	evil, err := docs.Read(fstest.MapFS{"zebra.md": {Data: []byte("---\ntitle: '" + xssTitle + "'\n---\n\nZebra crossings, <b>bold</b> claims.\n")}},
 		docs.Options{ProjectID: "gamma"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pages := append(site.Pages, evil.Pages...)
-	u := store.DocsUpdate{ProjectID: "gamma", Commit: "c1", Pages: pages, Replace: true}
-	for _, p := range pages {
-		u.Files = append(u.Files, store.DocFile{Path: p.File, Blob: "blob-" + p.File})
-	}
-	if err := e.Store.UpdateDocs(ctx, u); err != nil {
-		t.Fatal(err)
-	}
+	e.IndexDocs(t, "gamma", "gamma-docs", evil.Pages...)
 }
 
 // shownResult is a result as the box shows it.

@@ -3,13 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	docsapi "github.com/docsapi/docsapi-go"
 	"github.com/docsapi/docsapi-go/server"
-	"github.com/docsapi/docsapi-go/server/docs"
 	"github.com/docsapi/docsapi-go/server/internal/servertest"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -22,25 +20,7 @@ func searchEnv(t *testing.T) *servertest.Env {
 	t.Helper()
 	e := servertest.New(t)
 	ctx := t.Context()
-	if _, err := e.Server.CreateProject(ctx, store.Project{ID: "gamma", Domain: "gamma-docs"}); err != nil {
-		t.Fatal(err)
-	}
-	root, err := os.OpenRoot("../../docs/testdata/site")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	site, err := docs.Read(root.FS(), docs.Options{ProjectID: "gamma", Root: "docs"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := store.DocsUpdate{ProjectID: "gamma", Commit: "c1", Pages: site.Pages, Replace: true}
-	for _, p := range site.Pages {
-		u.Files = append(u.Files, store.DocFile{Path: p.File, Blob: "blob-" + p.File})
-	}
-	if err := e.Store.UpdateDocs(ctx, u); err != nil {
-		t.Fatal(err)
-	}
+	e.IndexDocs(t, "gamma", "gamma-docs")
 	k, err := e.Server.CreateAssistantKey(ctx, server.AssistantKeyParams{Project: "gamma", Name: "cli"})
 	if err != nil {
 		t.Fatal(err)
