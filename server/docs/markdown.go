@@ -29,8 +29,9 @@ type Parsed struct {
 // headings (# to ######, with an optional closing run of #) and setext
 // headings (a paragraph underlined with = or -), which start sections;
 // fenced code blocks (``` or ~~~, any indentation, as inside MDX
-// components), kept as written in their section's Code with their info
-// string (language); paragraphs, list items, block quotes and table rows
+// components), whose lines go to their section's Code as written, without
+// the fences (a snippet or an answer shows the code, not its markup),
+// blocks apart by a blank line; paragraphs, list items, block quotes and table rows
 // as text (see plain for the inline rules), a table's delimiter row and
 // thematic breaks dropped; HTML comments, MDX comments ({/* */}) and, in
 // MDX, import and export statements dropped. MDX has no indented code
@@ -93,7 +94,6 @@ func (b *blockParser) parse(body string) {
 
 		if fence != "" {
 			if isClosingFence(trimmed, fence) {
-				b.code.WriteString(fence + "\n")
 				fence = ""
 				continue
 			}
@@ -118,7 +118,9 @@ func (b *blockParser) parse(body string) {
 			b.flush()
 			b.open()
 			fence, fenceIndent = run, len(line)-len(trimmed)
-			b.code.WriteString(strings.TrimRight(trimmed, " \t") + "\n")
+			if b.code.Len() > 0 {
+				b.code.WriteString("\n")
+			}
 			continue
 		}
 		if level, htext, ok := atxHeading(trimmed); ok {
@@ -156,9 +158,6 @@ func (b *blockParser) parse(body string) {
 			continue
 		}
 		b.para = append(b.para, line)
-	}
-	if fence != "" {
-		b.code.WriteString(fence + "\n") // unclosed: it ran to the end
 	}
 	b.flush()
 	b.closeSection()

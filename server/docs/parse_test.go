@@ -99,9 +99,9 @@ func TestCodeBlocks(t *testing.T) {
 	if s[0].Text != "Intro.\nAfter." {
 		t.Errorf("Text = %q", s[0].Text)
 	}
-	wantCode := "```go title=\"main.go\"\nfmt.Println(\"# not a heading\")\n```\n" +
-		"~~~~bash\necho **hi**\n~~~~\n" +
-		"```\nunclosed\n## still code\n```\n"
+	wantCode := "fmt.Println(\"# not a heading\")\n" +
+		"\necho **hi**\n" +
+		"\nunclosed\n## still code\n"
 	if s[0].Code != wantCode {
 		t.Errorf("Code = %q, want %q", s[0].Code, wantCode)
 	}

@@ -314,3 +314,9 @@ func firstOf(s ...string) string {
 	}
 	return ""
 }
+
+// ReaderVersion changes whenever this package reads the same file into
+// different pages (version 2: code blocks without their fences). An index
+// read by another version is read again whole: server/docsupdate keeps it
+// in the fingerprint of the reader's settings.
+const ReaderVersion = 2

@@ -48,7 +48,7 @@ func TestReadSite(t *testing.T) {
 			}},
 		{ProjectID: "p1", Path: "/quickstart", File: "docs/quickstart.mdx", Title: "Quickstart",
 			Groups: []string{"Get started"}, Version: "v2", Sections: []store.DocSection{
-				{Anchor: "install", Heading: "Install", Code: "```bash\nnpm i -g example\n```\n"},
+				{Anchor: "install", Heading: "Install", Code: "npm i -g example\n"},
 				{Anchor: "install-2", Heading: "Install", Text: "Again, with yarn."},
 			}},
 		{ProjectID: "p1", Path: "/v1/quickstart", File: "docs/v1/quickstart.md", Title: "Quickstart (v1)",

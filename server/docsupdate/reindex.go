@@ -29,14 +29,17 @@ type TreeReader interface {
 const optionsFile = "/docsapi:options"
 
 // fingerprint identifies the settings that decide which files are pages
-// and how they are read.
-func fingerprint(o docs.Options) string {
+// and how they are read, and the version of the reader (docs.ReaderVersion)
+// that reads them: a server that reads pages differently reads them all
+// again.
+func fingerprint(o docs.Options, reader int) string {
 	b, _ := json.Marshal(struct {
 		Root         string
 		Exclude      []string
 		MaxFileBytes int64
 		MaxPages     int
-	}{strings.Trim(o.Root, "/"), o.Exclude, o.MaxFileBytes, o.MaxPages})
+		Reader       int
+	}{strings.Trim(o.Root, "/"), o.Exclude, o.MaxFileBytes, o.MaxPages, reader})
 	sum := sha256.Sum256(b)
 	return "options:" + hex.EncodeToString(sum[:16])
 }
@@ -68,7 +71,7 @@ func reindex(ctx context.Context, st store.Store, reader TreeReader, project sto
 	if err != nil {
 		return nil, fmt.Errorf("reading the index's state: %w", err)
 	}
-	fp := fingerprint(opts)
+	fp := fingerprint(opts, docs.ReaderVersion)
 	out := &outcome{}
 	switch {
 	case len(state.Files) == 0:

@@ -38,7 +38,8 @@ type DocSection struct {
 	// the first heading.
 	Anchor  string
 	Heading string
-	// Text is the section's prose without markup; Code its code blocks,
-	// as written, one after another.
+	// Text is the section's prose without markup; Code the lines of its
+	// code blocks as written, without their fences, blocks apart by a
+	// blank line.
 	Text, Code string
 }
