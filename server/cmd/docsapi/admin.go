@@ -2,6 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server"
@@ -48,6 +53,27 @@ func checkListFormat(f string) error {
 		return usagef("unknown format %q: use table or json", f)
 	}
 	return nil
+}
+
+// writeList prints the rows of a list command in its --format: json, one
+// object a line (asJSON's), else a table under header whose rows are
+// cells' values, tab-separated.
+func writeList[T any](w io.Writer, format string, rows []T, asJSON func(T) any, header string, cells func(T) []string) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		for _, r := range rows {
+			if err := enc.Encode(asJSON(r)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(cells(r), "\t"))
+	}
+	return tw.Flush()
 }
 
 func dash(s string) string { return or(s, "-") }

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server"
@@ -106,26 +104,15 @@ docsapi assistant key list --format json | jq -r 'select(.revokedAt == null) | .
 				if err != nil {
 					return err
 				}
-				if *format == "json" {
-					enc := json.NewEncoder(s.stdout)
-					for _, k := range keys {
-						if err := enc.Encode(newAssistantKeyJSON(k)); err != nil {
-							return err
+				return writeList(s.stdout, *format, keys, func(k store.AssistantKey) any { return newAssistantKeyJSON(k) },
+					"ID\tKEY\tPROJECT\tNAME\tORIGINS\tCREATED\tREVOKED", func(k store.AssistantKey) []string {
+						origins := strings.Join(k.Origins, ",")
+						if origins == "" {
+							origins = "(servers only)"
 						}
-					}
-					return nil
-				}
-				tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tKEY\tPROJECT\tNAME\tORIGINS\tCREATED\tREVOKED")
-				for _, k := range keys {
-					origins := strings.Join(k.Origins, ",")
-					if origins == "" {
-						origins = "(servers only)"
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Hint, k.ProjectID, dash(k.Name), origins,
-						timeOrDash(k.CreatedAt), timeOrDash(k.RevokedAt))
-				}
-				return tw.Flush()
+						return []string{k.ID, k.Hint, k.ProjectID, dash(k.Name), origins,
+							timeOrDash(k.CreatedAt), timeOrDash(k.RevokedAt)}
+					})
 			}
 		},
 	}

@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server"
@@ -110,30 +108,19 @@ docsapi key list --format json | jq -r 'select(.revokedAt == null) | .id'`,
 				if err != nil {
 					return err
 				}
-				if *format == "json" {
-					enc := json.NewEncoder(s.stdout)
-					for _, k := range keys {
-						if err := enc.Encode(newKeyJSON(k)); err != nil {
-							return err
-						}
-					}
-					return nil
-				}
 				now := time.Now()
-				tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tNAME\tHINT\tPROJECTS\tSCOPES\tCREATED\tEXPIRES\tREVOKED")
-				for _, k := range keys {
-					expires := "never"
-					if !k.ExpiresAt.IsZero() {
-						expires = k.ExpiresAt.UTC().Format(time.RFC3339)
-						if !k.ExpiresAt.After(now) {
-							expires += " (expired)"
+				return writeList(s.stdout, *format, keys, func(k store.APIKey) any { return newKeyJSON(k) },
+					"ID\tNAME\tHINT\tPROJECTS\tSCOPES\tCREATED\tEXPIRES\tREVOKED", func(k store.APIKey) []string {
+						expires := "never"
+						if !k.ExpiresAt.IsZero() {
+							expires = k.ExpiresAt.UTC().Format(time.RFC3339)
+							if !k.ExpiresAt.After(now) {
+								expires += " (expired)"
+							}
 						}
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, dash(k.Name), k.Hint, strings.Join(k.Projects, ","),
-						joinScopes(k.Scopes), timeOrDash(k.CreatedAt), expires, timeOrDash(k.RevokedAt))
-				}
-				return tw.Flush()
+						return []string{k.ID, dash(k.Name), k.Hint, strings.Join(k.Projects, ","),
+							joinScopes(k.Scopes), timeOrDash(k.CreatedAt), expires, timeOrDash(k.RevokedAt)}
+					})
 			}
 		},
 	}

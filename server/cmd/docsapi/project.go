@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/store"
@@ -93,21 +91,11 @@ docsapi project list --format json | jq -r .id`,
 				if err != nil {
 					return err
 				}
-				if *format == "json" {
-					enc := json.NewEncoder(s.stdout)
-					for _, p := range projects {
-						if err := enc.Encode(projectJSON{ID: p.ID, Name: p.Name, Repository: p.Repository, Ref: p.Ref, Model: p.Model, Domain: p.Domain, CreatedAt: p.CreatedAt}); err != nil {
-							return err
-						}
-					}
-					return nil
-				}
-				tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tNAME\tREPOSITORY\tREF\tMODEL\tDOMAIN\tCREATED")
-				for _, p := range projects {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.ID, dash(p.Name), p.Repository, dash(p.Ref), dash(p.Model), dash(p.Domain), timeOrDash(p.CreatedAt))
-				}
-				return tw.Flush()
+				return writeList(s.stdout, *format, projects, func(p store.Project) any {
+					return projectJSON{ID: p.ID, Name: p.Name, Repository: p.Repository, Ref: p.Ref, Model: p.Model, Domain: p.Domain, CreatedAt: p.CreatedAt}
+				}, "ID\tNAME\tREPOSITORY\tREF\tMODEL\tDOMAIN\tCREATED", func(p store.Project) []string {
+					return []string{p.ID, dash(p.Name), p.Repository, dash(p.Ref), dash(p.Model), dash(p.Domain), timeOrDash(p.CreatedAt)}
+				})
 			}
 		},
 	}

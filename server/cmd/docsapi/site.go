@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/docsapi/docsapi-go/server"
@@ -99,22 +97,11 @@ docsapi site token list --format json | jq -r 'select(.revokedAt == null) | .tok
 				if err != nil {
 					return err
 				}
-				if *format == "json" {
-					enc := json.NewEncoder(s.stdout)
-					for _, t := range toks {
-						if err := enc.Encode(newSiteTokenJSON(t)); err != nil {
-							return err
-						}
-					}
-					return nil
-				}
-				tw := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "TOKEN\tPROJECT\tNAME\tORIGINS\tCREATED\tREVOKED")
-				for _, t := range toks {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.Token, t.ProjectID, dash(t.Name), strings.Join(t.Origins, ","),
-						timeOrDash(t.CreatedAt), timeOrDash(t.RevokedAt))
-				}
-				return tw.Flush()
+				return writeList(s.stdout, *format, toks, func(t store.SiteToken) any { return newSiteTokenJSON(t) },
+					"TOKEN\tPROJECT\tNAME\tORIGINS\tCREATED\tREVOKED", func(t store.SiteToken) []string {
+						return []string{t.Token, t.ProjectID, dash(t.Name), strings.Join(t.Origins, ","),
+							timeOrDash(t.CreatedAt), timeOrDash(t.RevokedAt)}
+					})
 			}
 		},
 	}
