@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/internal/clientip"
+	"github.com/docsapi/docsapi-go/server/internal/keyauth"
 	"github.com/docsapi/docsapi-go/server/internal/public"
 	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
 	"github.com/docsapi/docsapi-go/server/internal/respond"
@@ -84,7 +85,7 @@ type Config struct {
 // concurrent use.
 type Gate struct {
 	cfg        Config
-	cache      *cache
+	cache      *keyauth.Cache[store.AssistantKey]
 	perAddress *ratelimit.PerAddress // nil: no budget
 	perProject *projectLimiter
 }
@@ -97,7 +98,7 @@ func New(cfg Config) *Gate {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	g := &Gate{cfg: cfg, cache: newCache(cfg.CacheTTL), perProject: newProjectLimiter(cfg.PerProject)}
+	g := &Gate{cfg: cfg, cache: keyauth.NewCache[store.AssistantKey](cfg.CacheTTL), perProject: newProjectLimiter(cfg.PerProject)}
 	if !cfg.PerAddress.Off() {
 		g.perAddress = ratelimit.NewPerAddress(cfg.PerAddress, max(cfg.MaxAddresses, 1))
 	}
@@ -253,9 +254,9 @@ func (g *Gate) key(r *http.Request, now time.Time) (store.AssistantKey, *Refusal
 		return unauthorized("this endpoint takes an assistant key (" + Prefix + "...), not an admin API key or any other")
 	}
 	hash := Hash(secret)
-	key, cached := g.cache.key(hash, now)
+	key, cached := g.cache.Key(hash, now)
 	if !cached {
-		gen := g.cache.generation()
+		gen := g.cache.Generation()
 		var err error
 		key, err = g.cfg.Store.AssistantKeyByHash(r.Context(), hash[:])
 		if errors.Is(err, store.ErrNotFound) {
@@ -270,7 +271,7 @@ func (g *Gate) key(r *http.Request, now time.Time) (store.AssistantKey, *Refusal
 			return unauthorized("invalid assistant key")
 		}
 		if key.RevokedAt.IsZero() {
-			g.cache.putKey(gen, hash, key, now)
+			g.cache.PutKey(gen, hash, key, now)
 		}
 	}
 	if !key.RevokedAt.IsZero() {
@@ -281,13 +282,13 @@ func (g *Gate) key(r *http.Request, now time.Time) (store.AssistantKey, *Refusal
 
 // project returns the project id, from the cache while fresh.
 func (g *Gate) project(r *http.Request, id string, now time.Time) (store.Project, error) {
-	if p, ok := g.cache.project(id, now); ok {
+	if p, ok := g.cache.Project(id, now); ok {
 		return p, nil
 	}
-	gen := g.cache.generation()
+	gen := g.cache.Generation()
 	p, err := g.cfg.Store.Project(r.Context(), id)
 	if err == nil {
-		g.cache.putProject(gen, p, now)
+		g.cache.PutProject(gen, p, now)
 	}
 	return p, err
 }
@@ -295,7 +296,7 @@ func (g *Gate) project(r *http.Request, id string, now time.Time) (store.Project
 // Forget drops every key and project cached, for a change made through
 // this process (a key revoked): it then takes effect at once here, not a
 // TTL later.
-func (g *Gate) Forget() { g.cache.forget() }
+func (g *Gate) Forget() { g.cache.Forget() }
 
 // Addresses returns the number of client addresses whose budgets are
 // remembered.

@@ -57,13 +57,13 @@ type Config struct {
 // Authenticator checks API keys. It is safe for concurrent use.
 type Authenticator struct {
 	cfg     Config
-	cache   *authCache
+	cache   *Cache[store.APIKey]
 	limiter *keyLimiter
 }
 
 // New returns the Authenticator of cfg.
 func New(cfg Config) *Authenticator {
-	return &Authenticator{cfg: cfg, cache: newAuthCache(cfg.CacheTTL), limiter: newKeyLimiter(cfg.Limits)}
+	return &Authenticator{cfg: cfg, cache: NewCache[store.APIKey](cfg.CacheTTL), limiter: newKeyLimiter(cfg.Limits)}
 }
 
 // Caller is an admitted request: the key that signed it and the project it
@@ -139,9 +139,9 @@ func (a *Authenticator) VerifySecret(ctx context.Context, secret string) (store.
 // request.
 func (a *Authenticator) VerifyKey(ctx context.Context, hash [32]byte) (store.APIKey, int, string) {
 	now := a.cfg.Now()
-	key, cached := a.cache.key(hash, now)
+	key, cached := a.cache.Key(hash, now)
 	if !cached {
-		gen := a.cache.generation()
+		gen := a.cache.Generation()
 		var err error
 		key, err = a.cfg.Store.KeyByHash(ctx, hash[:])
 		if errors.Is(err, store.ErrNotFound) {
@@ -158,7 +158,7 @@ func (a *Authenticator) VerifyKey(ctx context.Context, hash [32]byte) (store.API
 			return store.APIKey{}, http.StatusUnauthorized, "invalid API key"
 		}
 		if key.RevokedAt.IsZero() {
-			a.cache.putKey(gen, hash, key, now)
+			a.cache.PutKey(gen, hash, key, now)
 		}
 	}
 	switch {
@@ -173,20 +173,20 @@ func (a *Authenticator) VerifyKey(ctx context.Context, hash [32]byte) (store.API
 // Forget drops every key and project cached, for a change made through
 // this process (a key revoked): it then takes effect at once here, not a
 // TTL later.
-func (a *Authenticator) Forget() { a.cache.forget() }
+func (a *Authenticator) Forget() { a.cache.Forget() }
 
 // project returns the project id, from the cache while fresh.
 func (a *Authenticator) project(r *http.Request, id string) (store.Project, error) {
 	now := a.cfg.Now()
-	if p, ok := a.cache.project(id, now); ok {
+	if p, ok := a.cache.Project(id, now); ok {
 		return p, nil
 	}
-	gen := a.cache.generation()
+	gen := a.cache.Generation()
 	p, err := a.cfg.Store.Project(r.Context(), id)
 	if err != nil {
 		return store.Project{}, err
 	}
-	a.cache.putProject(gen, p, now)
+	a.cache.PutProject(gen, p, now)
 	return p, nil
 }
 
