@@ -13,10 +13,11 @@ import (
 // read it.
 type ConversationStore interface {
 	// AddExchange stores e. With thread non-nil, the thread is created in
-	// the same transaction (ErrConflict if its ID is taken; its ProjectID
-	// and ID must be e's). Otherwise e.ThreadID must name a thread of
-	// e.ProjectID (ErrNotFound otherwise, a thread of another project
-	// included).
+	// the same transaction (ErrConflict if its ID is taken; ErrNotFound if
+	// the project is; its ProjectID and ID must be e's, ErrInvalid
+	// otherwise). Otherwise e.ThreadID must name a thread of e.ProjectID
+	// (ErrNotFound otherwise, a thread of another project included). The
+	// checks of e and thread are ValidateAddExchange's.
 	//
 	// Two caps bound what traffic can store, checked in the transaction:
 	// a thread holds at most e.ThreadCap exchanges, and a project's UTC
@@ -54,14 +55,16 @@ type ConversationStore interface {
 	AssistantTokens(ctx context.Context, projectID string, day time.Time) (int64, error)
 
 	// DeleteConversationsBefore deletes every project's exchanges asked
-	// before t, threads left with none, and token days before t's UTC
-	// day, and returns how many exchanges it deleted. It is the
+	// before t, threads left with none (the others' Exchanges count what
+	// they keep), and token days (and the daily cap's counts) before t's
+	// UTC day, and returns how many exchanges it deleted. It is the
 	// retention of the privacy notes.
 	DeleteConversationsBefore(ctx context.Context, t time.Time) (int, error)
 
 	// LinkGaps records that job JobID was made from the gaps ls, all of
 	// one project, in one transaction; a link stored already is kept as
-	// it is. ErrNotFound if the job is not the project's.
+	// it is. ErrNotFound, and nothing stored, if a link's job is not the
+	// project's; ErrInvalid for no links (see ValidateLinkGaps).
 	LinkGaps(ctx context.Context, ls []GapLink) error
 	// GapLinks returns a project's links, ordered by CreatedAt, then
 	// JobID, Kind and Key.

@@ -32,9 +32,11 @@ type FeedbackStore interface {
 	SetFeedbackStatus(ctx context.Context, c FeedbackStatusChange) (Feedback, error)
 }
 
-// ErrFull: a project's UTC day holds as many feedback entries as the cap
-// the caller set. Nothing was stored; the next day has room again.
-const ErrFull Error = "the day's cap is reached"
+// ErrFull: a cap the caller set is reached: a project's UTC day holds as
+// many feedback entries (or exchanges with the assistant) as the cap, or a
+// thread as many exchanges. Nothing was stored; a day's cap has room again
+// the next day.
+const ErrFull Error = "the cap is reached"
 
 // DefaultDailyFeedbackCap is the cap on feedback entries per project and
 // UTC day that the server applies unless configured otherwise: far above
