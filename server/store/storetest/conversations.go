@@ -1,8 +1,10 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -622,6 +624,68 @@ func testConversations(t *testing.T, open opener) {
 				t.Errorf("p1 holds %d tokens after refused additions", n)
 			}
 			diff(t, "p1's links", []store.GapLink{}, mustGapLinks(t, s, "p1"))
+		}},
+		{"ConcurrentAddsKeepTheCapsAndSumTokensExactly", func(t *testing.T, s store.Store) {
+			withProjects(t, s)
+			const workers, each, capacity = 6, 4, 10
+			// p1: one thread, capped; p2: a new thread per exchange, the
+			// day capped.
+			th := newThread("p1", 1, At(0))
+			mustAddExchange(t, s, newExchange("p1", 1, 1000, At(0)), &th)
+			var mu sync.Mutex
+			stored, full := map[string]int{}, map[string]int{}
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Go(func() {
+					for i := range each {
+						n := w*each + i
+						at := At(time.Duration(n+1) * time.Second)
+						e := newExchange("p1", 1, n, at)
+						e.ThreadCap = capacity
+						errs := map[string]error{"p1": s.AddExchange(t.Context(), e, nil)}
+						own := newThread("p2", 100+n, at)
+						e = newExchange("p2", 100+n, 100+n, at)
+						e.DailyCap = capacity
+						errs["p2"] = s.AddExchange(t.Context(), e, &own)
+						if err := s.AddAssistantTokens(t.Context(), "p1", at, int64(n+1)); err != nil {
+							t.Errorf("AddAssistantTokens: %v", err)
+						}
+						mu.Lock()
+						for p, err := range errs {
+							switch {
+							case err == nil:
+								stored[p]++
+							case errors.Is(err, store.ErrFull):
+								full[p]++
+							default:
+								t.Errorf("AddExchange of %s: %v", p, err)
+							}
+						}
+						mu.Unlock()
+					}
+				})
+			}
+			wg.Wait()
+			// The thread held one exchange before the workers came.
+			want := map[string]int{"p1": capacity - 1, "p2": capacity}
+			for _, p := range []string{"p1", "p2"} {
+				if stored[p] != want[p] || full[p] != workers*each-want[p] {
+					t.Errorf("%s: stored %d and refused %d as full; want %d and %d", p, stored[p], full[p], want[p], workers*each-want[p])
+				}
+			}
+			if got := len(mustThreadExchanges(t, s, "p1", th.ID)); got != capacity {
+				t.Errorf("the thread holds %d exchanges, want its cap, %d", got, capacity)
+			}
+			if got := mustThread(t, s, "p1", th.ID).Exchanges; got != capacity {
+				t.Errorf("the thread counts %d exchanges, want its cap, %d", got, capacity)
+			}
+			if got := len(mustConversations(t, s, conversationsOf("p2")).Exchanges); got != capacity {
+				t.Errorf("p2's day holds %d exchanges, want the cap, %d", got, capacity)
+			}
+			sum := int64(workers * each * (workers*each + 1) / 2)
+			if got := mustTokens(t, s, "p1", At(0)); got != sum {
+				t.Errorf("p1's tokens: %d, want %d", got, sum)
+			}
 		}},
 		{"TimesAreKeptToTheMicrosecond", func(t *testing.T, s store.Store) {
 			withProjects(t, s)

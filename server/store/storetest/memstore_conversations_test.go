@@ -54,6 +54,8 @@ var conversationMutants = map[string][]string{
 	"linkAnyJob":                {"Conversations/LinkGapsNeedsAJobOfTheProject"},
 	"linkPartial":               {"Conversations/LinkGapsNeedsAJobOfTheProject"},
 	"conversationChecksSkipped": {"Conversations/InvalidArgumentsAreRefusedAndStoreNothing"},
+	"racyConversationCaps":      {"Conversations/ConcurrentAddsKeepTheCapsAndSumTokensExactly"},
+	"racyTokens":                {"Conversations/ConcurrentAddsKeepTheCapsAndSumTokensExactly"},
 	"conversationMilliseconds":  {"Conversations/TimesAreKeptToTheMicrosecond"},
 }
 
@@ -135,6 +137,13 @@ func (m *memStore) AddExchange(_ context.Context, e store.Exchange, thread *stor
 	dayMutant := "dailyCapByLocalDay"
 	day := m.convDay(e.ProjectID, e.AskedAt, dayMutant)
 	held := c.days[day]
+	if m.is("racyConversationCaps") {
+		// The counts are read, then checked and written under another
+		// hold of the lock: concurrent adds all see room.
+		m.mu.Unlock()
+		time.Sleep(time.Millisecond) // long enough for every concurrent add to read the counts
+		m.mu.Lock()
+	}
 	if m.is("dailyCapAcrossProjects") {
 		held = 0
 		for k, n := range c.days {
@@ -181,7 +190,7 @@ func (m *memStore) AddExchange(_ context.Context, e store.Exchange, thread *stor
 		th.Exchanges++
 	}
 	c.threads[th.ID] = th
-	c.days[day]++
+	c.days[day] = held + 1
 	return nil
 }
 
@@ -308,6 +317,16 @@ func (m *memStore) AddAssistantTokens(_ context.Context, projectID string, at ti
 	day := m.convDay(projectID, at, "tokensByLocalDay")
 	if m.is("tokensOverwrite") {
 		m.conv().tokens[day] = n
+		return nil
+	}
+	if m.is("racyTokens") {
+		// A read, then a write under another hold of the lock: concurrent
+		// additions are lost.
+		was := m.conv().tokens[day]
+		m.mu.Unlock()
+		time.Sleep(time.Millisecond)
+		m.mu.Lock()
+		m.conv().tokens[day] = was + n
 		return nil
 	}
 	m.conv().tokens[day] += n
