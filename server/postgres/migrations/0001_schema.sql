@@ -16,9 +16,11 @@
 --     and index. Free text (names, prompts) keeps the database's default.
 --   - Constraints have explicit names: the store maps a unique violation to
 --     ErrConflict by the constraint's name.
---   - No table has a foreign key index beyond its primary key: nothing is
---     ever deleted, so the indexes PostgreSQL would need to check deletes of
---     referenced rows would be pure write cost.
+--   - No table has a foreign key index beyond its primary key, but for the
+--     one referenced table that loses rows (assistant_threads, which the
+--     conversations' retention deletes from): nothing else is ever deleted,
+--     so the indexes PostgreSQL would need to check deletes of referenced
+--     rows would be pure write cost.
 
 CREATE TABLE projects (
     id         text COLLATE "C" NOT NULL,
