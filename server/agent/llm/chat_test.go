@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -411,7 +412,10 @@ func TestChatCloseEarlyReleasesTheConnection(t *testing.T) {
 			srv := llmtest.New(t)
 			hold := make(chan struct{}) // never closed
 			srv.Script(llmtest.Reply{Deltas: []string{"one", "two"}, Hold: hold})
-			s, err := chatAgent(t, p, srv, llm.Config{}).Chat(testCtx(t), question)
+			// No deadline on the stream: only Close may end it.
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			s, err := chatAgent(t, p, srv, llm.Config{}).Chat(ctx, question)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -524,5 +528,128 @@ func TestChatSilence(t *testing.T) {
 				t.Fatalf("%d deltas, Err %v", len(got), err)
 			}
 		})
+	}
+}
+
+// sse builds a stream body from data payloads, one event each.
+func sse(data ...string) string {
+	var b strings.Builder
+	for _, d := range data {
+		b.WriteString("data: " + d + "\n\n")
+	}
+	return b.String()
+}
+
+func TestChatWireFormats(t *testing.T) {
+	oaChunk := func(content, finish string) string {
+		c, _ := json.Marshal(content)
+		f := "null"
+		if finish != "" {
+			f = `"` + finish + `"`
+		}
+		return `{"object":"chat.completion.chunk","usage":null,"choices":[{"index":0,"delta":{"content":` + string(c) + `},"finish_reason":` + f + `}]}`
+	}
+	anDelta := func(index int, typ, field, text string) string {
+		return `{"type":"content_block_delta","index":` + strconv.Itoa(index) + `,"delta":{"type":"` + typ + `","` + field + `":"` + text + `"}}`
+	}
+	const (
+		anStart  = `{"type":"message_start","message":{"usage":{"input_tokens":3,"cache_read_input_tokens":4,"output_tokens":1}}}`
+		anText0  = `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`
+		anFinish = `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":6}}`
+		anStop   = `{"type":"message_stop"}`
+	)
+	for _, tt := range []struct {
+		name     string
+		provider llm.Provider
+		raw      string
+		text     string
+		usage    llm.ChatUsage
+		stop     string
+		err      error  // wrapped by Err
+		errText  string // in Err
+	}{
+		{name: "finish without [DONE] is an end", provider: llm.OpenAI, raw: sse(oaChunk("a", ""), oaChunk("b", "stop")),
+			text: "ab", stop: llm.StopEnd},
+		{name: "neither finish nor [DONE]", provider: llm.OpenAI, raw: sse(oaChunk("a", ""), oaChunk("b", "")),
+			text: "ab", err: io.ErrUnexpectedEOF},
+		{name: "[DONE] without finish", provider: llm.OpenAI, raw: sse(oaChunk("a", ""), "[DONE]"), text: "a", stop: llm.StopOther},
+		{name: "an error chunk", provider: llm.OpenAI, raw: sse(oaChunk("a", ""), `{"error":{"message":"model crashed","code":"internal"}}`, "[DONE]"),
+			text: "a", errText: "internal: model crashed"},
+		{name: "comments, ids, CRLF, data without a space", provider: llm.OpenAI,
+			raw:  ": keep-alive\r\nid: 1\r\ndata:" + oaChunk("a", "") + "\r\n\r\nevent: x\ndata: " + oaChunk("b", "stop") + "\n\ndata: [DONE]",
+			text: "ab", stop: llm.StopEnd},
+		{name: "a garbled chunk", provider: llm.OpenAI, raw: sse(oaChunk("a", ""), `{"choices": [`), text: "a", errText: "reading the provider's stream"},
+		{name: "a line over the limit", provider: llm.OpenAI, raw: sse(oaChunk("a", ""), oaChunk(strings.Repeat("x", 1<<20), "")),
+			text: "a", errText: "a line of the stream is over 1048576 bytes"},
+		{name: "an event over the limit in many lines", provider: llm.OpenAI,
+			raw:  sse(oaChunk("a", "")) + strings.Repeat("data: "+strings.Repeat("x", 1<<10)+"\n", 1<<10) + "\n",
+			text: "a", errText: "a line of the stream is over 1048576 bytes"},
+		{name: "a stream over the limit", provider: llm.OpenAI, raw: sse(oaChunk("a", "")) + strings.Repeat(": "+strings.Repeat("x", 1<<12)+"\n", 1<<12+10),
+			text: "a", errText: "the answer is over 16777216 bytes"},
+
+		{name: "no message_stop", provider: llm.Anthropic, raw: sse(anStart, anText0, anDelta(0, "text_delta", "text", "a"), anFinish),
+			text: "a", usage: llm.ChatUsage{InputTokens: 7, OutputTokens: 6}, stop: llm.StopEnd, err: io.ErrUnexpectedEOF},
+		{name: "unknown events and blocks are ignored", provider: llm.Anthropic, raw: sse(anStart,
+			`{"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"x"}}`,
+			anDelta(0, "text_delta", "text", "hidden"),
+			`{"type":"content_block_start","index":1,"content_block":{"type":"text","text":"Hel"}}`,
+			`{"type":"something_new","index":1}`, anDelta(1, "citations_delta", "text", "c"), anDelta(1, "text_delta", "text", "lo"),
+			anFinish, anStop),
+			text: "Hello", usage: llm.ChatUsage{InputTokens: 7, OutputTokens: 6}, stop: llm.StopEnd},
+		{name: "max_tokens and cumulative input", provider: llm.Anthropic, raw: sse(anStart, anText0, anDelta(0, "text_delta", "text", "a"),
+			`{"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"input_tokens":9,"output_tokens":2}}`, anStop),
+			text: "a", usage: llm.ChatUsage{InputTokens: 9, OutputTokens: 2}, stop: llm.StopLength},
+		{name: "an error event", provider: llm.Anthropic, raw: sse(anStart, anText0, anDelta(0, "text_delta", "text", "a"),
+			`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, anFinish, anStop),
+			text: "a", usage: llm.ChatUsage{InputTokens: 7, OutputTokens: 1}, errText: "overloaded_error: Overloaded"},
+	} {
+		t.Run(string(tt.provider)+"/"+tt.name, func(t *testing.T) {
+			srv := llmtest.New(t)
+			srv.Script(llmtest.Reply{Raw: tt.raw})
+			s, err := chatAgent(t, tt.provider, srv, llm.Config{}).Chat(testCtx(t), question)
+			if err != nil {
+				t.Fatal(err)
+			}
+			deltas, err := collect(t, s)
+			if text := strings.Join(deltas, ""); text != tt.text {
+				t.Errorf("text %q, want %q", text, tt.text)
+			}
+			switch {
+			case tt.err == nil && tt.errText == "" && err != nil:
+				t.Errorf("Err = %v", err)
+			case tt.err != nil && !errors.Is(err, tt.err):
+				t.Errorf("Err = %v, want %v", err, tt.err)
+			case tt.errText != "" && (err == nil || !strings.Contains(err.Error(), tt.errText)):
+				t.Errorf("Err = %v, want %q", err, tt.errText)
+			}
+			if s.Usage() != tt.usage || s.StopReason() != tt.stop {
+				t.Errorf("usage %+v, stop %q; want %+v, %q", s.Usage(), s.StopReason(), tt.usage, tt.stop)
+			}
+		})
+	}
+}
+
+func TestChatCloseFromAnotherGoroutine(t *testing.T) {
+	srv := llmtest.New(t)
+	hold := make(chan struct{}) // never closed
+	srv.Script(llmtest.Reply{Deltas: []string{"one", "two"}, Hold: hold})
+	s, err := chatAgent(t, llm.Anthropic, srv, llm.Config{}).Chat(testCtx(t), question)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Next() {
+		t.Fatal(s.Err())
+	}
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		s.Close()
+	}()
+	if s.Next() {
+		t.Errorf("Next after Close: %q", s.Text())
+	}
+	<-closed
+	if s.Err() == nil {
+		t.Error("Err is nil after Close before the end")
 	}
 }

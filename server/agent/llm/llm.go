@@ -40,6 +40,16 @@
 // components, a failed edit) is answered to the model as an error result,
 // for it to correct, and does not end the run.
 //
+// # Streamed answers
+//
+// Chat asks the same providers for one answer without tools and streams
+// its text deltas as they arrive (OpenAI's chat.completion.chunk events
+// with stream_options.include_usage, Anthropic's message events), for the
+// docs assistant. It shares the requests' code: the same retries, until the
+// first byte of the stream (none after it), the same APIError and
+// redaction. RequestTimeout bounds the wait for that first byte and each
+// silence in the stream rather than the whole answer.
+//
 // The API key is never logged and never appears in an error, even when the
 // provider quotes it back.
 package llm

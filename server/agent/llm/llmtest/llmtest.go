@@ -86,7 +86,8 @@ type Reply struct {
 
 // Request is a request the server received.
 type Request struct {
-	// Protocol is OpenAI or Anthropic, from the path.
+	// Protocol is OpenAI or Anthropic, from the path; "" for a path the
+	// server does not serve (it answers 404).
 	Protocol string
 	Method   string
 	Path     string
@@ -228,20 +229,22 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		proto = OpenAI
 	case strings.HasSuffix(r.URL.Path, "/v1/messages"):
 		proto = Anthropic
-	default:
-		http.NotFound(w, r)
-		return
 	}
 	disconnected := make(chan struct{})
 	req := Request{Protocol: proto, Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Disconnected: disconnected}
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	reply := Reply{Deltas: defaultDeltas, InputTokens: defaultInputTokens, OutputTokens: defaultOutputTokens}
-	if len(s.script) > 0 {
+	if proto != "" && len(s.script) > 0 {
 		reply = s.script[0]
 		s.script = s.script[1:]
 	}
 	s.mu.Unlock()
+	if proto == "" {
+		// Recorded all the same, for a test to see where a client went.
+		http.NotFound(w, r)
+		return
+	}
 
 	if r.Method != http.MethodPost {
 		http.Error(w, "only POST", http.StatusMethodNotAllowed)
