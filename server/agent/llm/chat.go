@@ -288,7 +288,10 @@ func (c *cappedReader) Read(p []byte) (int, error) {
 }
 
 // ChatStream is one streamed answer. Next, Text, Err, Usage and StopReason
-// are for one goroutine; Close may be called from any.
+// are for one goroutine; Close may be called from any. The stream is read
+// only when Next is called, so a caller that waits longer than
+// RequestTimeout between two calls may find the stream ended by the
+// silence timer.
 type ChatStream struct {
 	a        *Agent
 	provider Provider

@@ -229,6 +229,8 @@ func TestChatStopReasonsAndUsage(t *testing.T) {
 func TestChatErrorAnswers(t *testing.T) {
 	leaky := "Incorrect API key provided: " + chatKey
 	for _, p := range chatProviders {
+		srv := llmtest.New(t)
+		srvURL := srv.URL()
 		for _, tt := range []struct {
 			name      string
 			script    []llmtest.Reply
@@ -246,10 +248,13 @@ func TestChatErrorAnswers(t *testing.T) {
 			{name: "a Retry-After past the cap ends at once", script: []llmtest.Reply{{Status: 429, RetryAfter: "3600"}},
 				cfg: llm.Config{MaxRetryDelay: time.Second}, requests: 1, status: 429, want: "asked to wait 1h0m0s"},
 			{name: "no retries", script: []llmtest.Reply{{Status: 529}}, cfg: llm.Config{MaxRetries: -1}, requests: 1, status: 529, want: "529"},
+			{name: "a redirect is not followed", script: []llmtest.Reply{{Status: 307,
+				Header: http.Header{"Location": {srvURL + map[llm.Provider]string{llm.OpenAI: "/chat/completions", llm.Anthropic: "/v1/messages"}[p]}}}},
+				requests: 1, permanent: true, status: 307, want: "307"},
 			{name: "JSON instead of a stream", script: []llmtest.Reply{{Status: 200, Body: `{"choices":[]}`}}, requests: 1, want: "not an event stream"},
 		} {
 			t.Run(string(p)+"/"+tt.name, func(t *testing.T) {
-				srv := llmtest.New(t)
+				before := len(srv.Requests())
 				srv.Script(tt.script...)
 				s, err := chatAgent(t, p, srv, tt.cfg).Chat(testCtx(t), question)
 				if err == nil {
@@ -266,7 +271,7 @@ func TestChatErrorAnswers(t *testing.T) {
 				if got := errors.As(err, &apiErr); got != (tt.status != 0) || (got && apiErr.StatusCode != tt.status) {
 					t.Errorf("APIError %+v, want status %d", apiErr, tt.status)
 				}
-				if n := len(srv.Requests()); n != tt.requests {
+				if n := len(srv.Requests()) - before; n != tt.requests {
 					t.Errorf("%d requests, want %d", n, tt.requests)
 				}
 			})

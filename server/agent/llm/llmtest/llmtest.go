@@ -79,6 +79,9 @@ type Reply struct {
 	// is sent as it is.
 	Stop string
 
+	// Header is added to the answer's headers, error answer or stream.
+	Header http.Header
+
 	// Raw, if set, is sent as the whole body of a 200 event stream instead
 	// of events built from the fields above.
 	Raw string
@@ -273,6 +276,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	for k, v := range reply.Header {
+		w.Header()[k] = v
+	}
 	if reply.Status != 0 {
 		if reply.RetryAfter != "" {
 			w.Header().Set("Retry-After", reply.RetryAfter)
