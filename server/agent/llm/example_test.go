@@ -44,3 +44,26 @@ func ExampleNew_openAICompatible() {
 	}
 	_ = agent
 }
+
+// A streamed answer without tools, each delta written as it arrives.
+func ExampleAgent_Chat() {
+	agent, err := llm.New(llm.Config{Provider: llm.OpenAI, Model: "gpt-4.1-mini", APIKey: os.Getenv("OPENAI_API_KEY")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	stream, err := agent.Chat(context.Background(), llm.ChatRequest{
+		System:   "Answer from the documentation excerpts only.",
+		Messages: []llm.ChatMessage{{Role: "user", Content: "How do I rotate a key?"}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer stream.Close()
+	for stream.Next() {
+		os.Stdout.WriteString(stream.Text())
+	}
+	if err := stream.Err(); err != nil {
+		log.Fatal(err) // the answer is incomplete
+	}
+	log.Printf("stop: %s, tokens: %+v", stream.StopReason(), stream.Usage())
+}
