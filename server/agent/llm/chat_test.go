@@ -519,11 +519,12 @@ func TestChatSilence(t *testing.T) {
 		})
 		t.Run(string(p)+"/a long stream is not cut", func(t *testing.T) {
 			// The stream lasts several times RequestTimeout and the client's
-			// Timeout, but no gap comes near them.
+			// Timeout, but no gap comes near them: a tenth of the bound
+			// leaves room for a loaded machine.
 			srv := llmtest.New(t)
 			deltas := strings.Split(strings.Repeat("x", 12), "")
-			srv.Script(llmtest.Reply{Deltas: deltas, Gap: 25 * time.Millisecond})
-			a := chatAgent(t, p, srv, llm.Config{RequestTimeout: 150 * time.Millisecond, HTTPClient: &http.Client{Timeout: 150 * time.Millisecond}})
+			srv.Script(llmtest.Reply{Deltas: deltas, Gap: 50 * time.Millisecond})
+			a := chatAgent(t, p, srv, llm.Config{RequestTimeout: 500 * time.Millisecond, HTTPClient: &http.Client{Timeout: 500 * time.Millisecond}})
 			s, err := a.Chat(testCtx(t), question)
 			if err != nil {
 				t.Fatal(err)
