@@ -117,6 +117,11 @@ type Config struct {
 	// Assistant bounds the /discovery endpoints, which take assistant
 	// keys (see AssistantConfig); its zero value is the defaults.
 	Assistant AssistantConfig
+	// AssistantRetention is how long the assistant's conversations are
+	// kept, from the time each question was asked: SweepConversations
+	// deletes older ones. DefaultAssistantRetention when zero; negative
+	// keeps them forever.
+	AssistantRetention time.Duration
 	// Secret seals what clients carry back: the dashboard's session
 	// cookies and the cursors of the paginated exports and lists. It is
 	// SecretBytes random bytes, each use getting a key of its own derived

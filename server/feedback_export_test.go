@@ -302,17 +302,3 @@ func TestFeedbackStatusEndpoint(t *testing.T) {
 		t.Errorf("after refused changes, the status is %s", got)
 	}
 }
-
-// The server has no assistant, and says so rather than answer empty lists.
-func TestAssistantExportsAnswer404(t *testing.T) {
-	e := newEnv(t)
-	for _, path := range []string{"assistant", "assistant/threads/01J8ZQ3V6K2M9X4T7B5N0C1D2E", "assistant/caller-stats"} {
-		resp, body := e.Do("ro", "GET", "/v1/analytics/alpha/"+path, "")
-		if resp.StatusCode != http.StatusNotFound || !strings.Contains(servertest.ErrorOf(t, body), "no assistant") {
-			t.Errorf("%s: %d %s, want 404 saying there is no assistant", path, resp.StatusCode, body)
-		}
-		if resp, _ := e.Do("", "GET", "/v1/analytics/alpha/"+path, ""); resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("%s without a key: %d, want 401", path, resp.StatusCode)
-		}
-	}
-}

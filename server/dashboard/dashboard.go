@@ -129,6 +129,8 @@ func (s *Dashboard) Routes(mux Mux) {
 	mux.Handle("GET /dashboard/projects/{projectId}/jobs/{id}", s.dashPage(keyauth.Agent, store.ScopeRead, s.dashJob))
 	mux.Handle("POST /dashboard/projects/{projectId}/jobs/{id}/archive", s.dashPage(keyauth.Agent, store.ScopeWrite, s.dashArchive))
 	mux.Handle("GET /dashboard/projects/{projectId}/searches", s.dashPage(keyauth.Analytics, store.ScopeRead, s.dashSearches))
+	mux.Handle("GET /dashboard/projects/{projectId}/conversations", s.dashPage(keyauth.Analytics, store.ScopeRead, s.dashConversations))
+	mux.Handle("GET /dashboard/projects/{projectId}/conversations/{threadId}", s.dashPage(keyauth.Analytics, store.ScopeRead, s.dashThread))
 	mux.Handle("GET /dashboard/projects/{projectId}/feedback", s.dashPage(keyauth.Analytics, store.ScopeRead, s.dashFeedback))
 	mux.Handle("POST /dashboard/projects/{projectId}/feedback/{id}/status", s.dashPage(keyauth.Analytics, store.ScopeWrite, s.dashFeedbackStatus))
 	mux.Handle("GET /dashboard/", http.HandlerFunc(s.dashNotFound))

@@ -15,12 +15,12 @@ import (
 )
 
 // The period the analytics pages share (the overview, AI & crawlers,
-// searches): the same parameters, presets, form and problems on each, and
+// searches, conversations): the same parameters, presets, form and problems on each, and
 // the navigation that keeps it from one to the next.
 
 // analyticsPages are the pages that take the period, by their paths
 // under alpha's.
-var analyticsPages = []string{"/", "/agents", "/searches"}
+var analyticsPages = []string{"/", "/agents", "/searches", "/conversations"}
 
 var navLink = regexp.MustCompile(`<li><a href="([^"]*)"[^>]*>([^<]*)</a></li>`)
 
@@ -32,7 +32,7 @@ func navLinks(t *testing.T, page string) map[string]string {
 	for _, m := range navLink.FindAllStringSubmatch(nav, -1) {
 		links[html.UnescapeString(m[2])] = html.UnescapeString(m[1])
 	}
-	if len(links) != 5 {
+	if len(links) != 6 {
 		t.Fatalf("the navigation has %d links: %q", len(links), links)
 	}
 	return links
@@ -99,7 +99,7 @@ func TestDashboardPeriodIsSharedByTheAnalyticsPages(t *testing.T) {
 		// The navigation keeps the period to the analytics pages alone.
 		wantNav := map[string]string{
 			"Overview": project + "/?period=7d", "AI & crawlers": project + "/agents?period=7d", "Searches": project + "/searches?period=7d",
-			"Feedback": project + "/feedback", "Jobs": project + "/jobs",
+			"Conversations": project + "/conversations?period=7d", "Feedback": project + "/feedback", "Jobs": project + "/jobs",
 		}
 		if got := navLinks(t, page); fmt.Sprint(got) != fmt.Sprint(wantNav) {
 			t.Errorf("%s?period=7d: the navigation is %q, want %q", section, got, wantNav)

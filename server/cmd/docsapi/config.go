@@ -52,6 +52,10 @@ type fileConfig struct {
 	// Docs configures the documentation index's updates.
 	Docs     docsConfig      `json:"docs,omitzero"`
 	Projects []projectConfig `json:"projects"`
+
+	// Assistant configures the assistant; among its settings, how long
+	// its conversations are kept.
+	Assistant assistantConfig `json:"assistant,omitzero"`
 }
 
 type tlsConfig struct {
@@ -156,6 +160,24 @@ type docsConfig struct {
 	LeaseFor duration `json:"leaseFor,omitzero"`
 	// Retention is how long an ended update's status is kept (168h).
 	Retention duration `json:"retention,omitzero"`
+}
+
+// assistantConfig is "assistant". Retention is how long a conversation
+// with the assistant is kept from its question (server.Config's
+// AssistantRetention): absent, 2160h (90 days); "0s", forever.
+type assistantConfig struct {
+	Retention *duration `json:"retention,omitempty"`
+}
+
+// retention is Retention as server.Config.AssistantRetention takes it.
+func (c assistantConfig) retention() time.Duration {
+	switch {
+	case c.Retention == nil:
+		return 0 // the server's default
+	case *c.Retention == 0:
+		return -1 // "0s" in the file: kept forever
+	}
+	return time.Duration(*c.Retention)
 }
 
 type gitConfig struct {

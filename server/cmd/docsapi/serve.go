@@ -512,6 +512,13 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	updDone := make(chan struct{})
 	go func() { defer close(updDone); upd.Run(updCtx); upd.Flush() }()
 	defer func() { stopUpdater(); <-updDone }()
+	// Conversations past their retention are deleted from the start,
+	// then every conversationSweepEvery; replicas sharing the database
+	// each sweep, which deletes nothing twice.
+	sweepCtx, stopSweeps := context.WithCancel(context.Background())
+	sweepDone := make(chan struct{})
+	go func() { defer close(sweepDone); srv.RunConversationSweeps(sweepCtx, conversationSweepEvery) }()
+	defer func() { stopSweeps(); <-sweepDone }()
 	served := make(chan error, 1)
 	go func() {
 		if tlsConfig != nil {
@@ -538,8 +545,15 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	}
 	stopUpdater()
 	<-updDone
+	stopSweeps()
+	<-sweepDone
 	return shutdown(log, set.grace, []*http.Server{httpSrv, metricsSrv}, eng, rec, srv.IngestStats, closeStore, serveErr)
 }
+
+// conversationSweepEvery is how often serve deletes the assistant's
+// conversations past their retention: a conversation outlives its
+// retention by at most this long.
+const conversationSweepEvery = time.Hour
 
 // newHTTPServer is an http.Server for h with serve's timeouts and limits.
 // The header timeout bounds a TLS handshake too (net/http gives it the
@@ -594,6 +608,7 @@ func (set *serveSettings) serverConfig(st store.Store, log *slog.Logger) server.
 		RateLimits: set.rateLimits, TrustedProxies: set.trustedProxies, Site: set.site,
 		Dashboard:     set.dashboard,
 		MaxJobPrompts: set.jobs.MaxPrompts, MaxJobPromptLength: set.jobs.MaxPromptCharacters,
+		AssistantRetention: set.file.Assistant.retention(),
 	}
 }
 

@@ -14,7 +14,7 @@ type Frame struct {
 	Base     string
 	Project  string   // the project shown; "" on pages of none
 	Projects []string // the signed-in key's projects, for the picker
-	Section  string   // "overview", "agents", "searches", "feedback" or "jobs": the navigation's current entry
+	Section  string   // "overview", "agents", "searches", "conversations", "feedback" or "jobs": the navigation's current entry
 	// KeyName names the signed-in key (its name, else its ID); "" when
 	// nobody is signed in.
 	KeyName string

@@ -3,7 +3,7 @@ package pages
 import "net/url"
 
 // Period is the period picker the analytics pages share (the overview, AI
-// & crawlers, searches): the presets, the custom range's form, and the
+// & crawlers, searches, conversations): the presets, the custom range's form, and the
 // period the cards compare with. The template "period" in period.html
 // draws the picker, "compare" the note naming the previous period.
 type Period struct {
@@ -43,7 +43,7 @@ type Span struct {
 
 // analytics are the sections whose pages take the period, with their
 // paths under the project's.
-var analytics = map[string]string{"overview": "/", "agents": "/agents", "searches": "/searches"}
+var analytics = map[string]string{"overview": "/", "agents": "/agents", "searches": "/searches", "conversations": "/conversations"}
 
 // SectionURL returns the URL of a section of the project: one of the
 // analytics pages with the period shown (PeriodQuery), so that moving

@@ -19,7 +19,7 @@ import (
 var assets embed.FS
 
 // pageFiles are the pages, each rendered inside layout.html.
-var pageFiles = []string{"login.html", "overview.html", "jobs.html", "job.html", "error.html", "searches.html", "feedback.html", "agents.html"}
+var pageFiles = []string{"login.html", "overview.html", "jobs.html", "job.html", "error.html", "searches.html", "feedback.html", "agents.html", "conversations.html", "thread.html"}
 
 var (
 	templates = parse()
@@ -38,6 +38,7 @@ var funcs = template.FuncMap{
 	"since":   func(now, t time.Time) string { return Since(now.Sub(t)) },
 	"percent": percent,
 	"vote":    Vote,
+	"link":    SafeLink,
 	"plus":    func(a, b int64) int64 { return a + b },
 	"text": func(s *string) string {
 		if s == nil {

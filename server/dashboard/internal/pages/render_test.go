@@ -36,6 +36,10 @@ func TestEveryPageRenders(t *testing.T) {
 		JobsPage{Frame: signedIn(), Statuses: []store.JobStatus{store.JobStatusActive}, Jobs: []store.Job{job}, Next: "/dashboard/projects/alpha/jobs?cursor=x"},
 		JobPage{Frame: signedIn(), Job: job, CanWrite: true},
 		ErrorPage{Frame: Frame{Base: "/dashboard"}, Heading: "Not Found", Message: "no job"},
+		ConversationsPage{Frame: signedIn(), Period: Period{From: "2026-08-01", To: "2026-08-14"}, Callers: store.CallerCounts{Web: 2, API: 1},
+			Rows: []Conversation{{Exchange: store.Exchange{ID: "X1", ThreadID: "T1", Question: "How?", AskedAt: at, Resolution: store.Unanswered}, ThreadURL: "/dashboard/projects/alpha/conversations/T1#x-X1"}}},
+		ThreadPage{Frame: signedIn(), Thread: store.Thread{ID: "T1", CreatedAt: at, Caller: store.CallerWeb, Fp: "anonymous"},
+			Exchanges: []store.Exchange{{ID: "X1", Question: "How?", Answer: "So.", AskedAt: at, AnsweredAt: at, Sources: []store.Source{{Title: "Guide", URL: "/guide"}}}}},
 	} {
 		html := render(t, p)
 		for _, want := range []string{"<!doctype html>", `<html lang="en">`, `<main id="main"`, `href="/dashboard/style.css?v=` + StyleVersion} {
