@@ -498,13 +498,16 @@ func (h *Handler) answer(r *http.Request, sw *streamWriter, m Model, req llm.Cha
 	return text.String(), reason, tokens
 }
 
-// finishReasonOf maps a provider's stop reason to the stream's.
+// finishReasonOf maps a stream's stop reason (llm's, normalised) to the
+// finish event's.
 func finishReasonOf(stop string) string {
 	switch stop {
-	case "length", "max_tokens":
+	case llm.StopLength:
 		return finishLength
-	case "content_filter", "refusal":
+	case llm.StopContentFilter:
 		return finishContentFilter
+	case llm.StopOther:
+		return finishOther
 	}
 	return finishStop
 }

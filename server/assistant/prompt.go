@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-
 )
 
 // SystemPrompt is the model's system message. The model gets no tools:

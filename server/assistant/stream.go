@@ -1,8 +1,8 @@
 package assistant
 
 import (
-	"errors"
 	"encoding/json"
+	"errors"
 	"net/http"
 )
 
@@ -30,6 +30,7 @@ const (
 	finishLength        = "length"
 	finishContentFilter = "content-filter"
 	finishError         = "error"
+	finishOther         = "other"
 )
 
 type startChunk struct {
