@@ -38,9 +38,8 @@ func (c *AssistantConfig) answerDefaults() error {
 // newAnswers returns the answers' handler of cfg, a resolved Config.
 func newAnswers(cfg Config, s *Server) *assistant.Handler {
 	a := cfg.Assistant
-	st, _ := cfg.Store.(assistant.Store)
 	return assistant.New(assistant.Config{
-		Store: st, Logger: cfg.Logger, Now: cfg.Now,
+		Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now,
 		Addr:   func(r *http.Request) netip.Addr { return s.proxies.Addr(r) },
 		Models: cfg.AssistantModel,
 		Limits: assistant.Limits{

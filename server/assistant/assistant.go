@@ -325,15 +325,16 @@ func (h *Handler) Message(w http.ResponseWriter, r *http.Request, adm assistanta
 		req := llm.ChatRequest{Model: pm.Model, System: SystemPrompt, Messages: messages(history, userMessage(a, exs)), MaxTokens: pm.MaxTokens}
 		ex.Answer, reason, tokens = h.answer(r, sw, pm.Chat, req, textID)
 	}
-	sw.send(typeChunk{Type: "finish-step"})
-	sw.send(finishChunk{Type: "finish", FinishReason: reason, MessageMetadata: finishMetadata{ThreadID: ex.ThreadID}})
-	sw.done()
-
+	// Recorded before the finish: a client may follow up as soon as it
+	// reads it, and the thread must then exist.
 	ex.AnsweredAt = h.cfg.Now().UTC().Truncate(time.Microsecond)
 	if ex.AnsweredAt.Before(ex.AskedAt) {
 		ex.AnsweredAt = ex.AskedAt
 	}
 	h.record(r, ex, thread, tokens)
+	sw.send(typeChunk{Type: "finish-step"})
+	sw.send(finishChunk{Type: "finish", FinishReason: reason, MessageMetadata: finishMetadata{ThreadID: ex.ThreadID}})
+	sw.done()
 	if ex.Resolution == store.Unanswered {
 		return public.Unanswered
 	}
