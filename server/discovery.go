@@ -16,8 +16,8 @@ import (
 	"github.com/docsapi/docsapi-go/server/internal/public"
 	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
 	"github.com/docsapi/docsapi-go/server/internal/respond"
+	"github.com/docsapi/docsapi-go/server/internal/searchresult"
 	"github.com/docsapi/docsapi-go/server/internal/strictjson"
-	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -79,7 +79,7 @@ type discoveryPageBody struct {
 
 // discoveryResult is one result of a search, in the hosted shape; the
 // assistant's stream lists the same as its sources.
-type discoveryResult = wire.DiscoveryResult
+type discoveryResult = searchresult.Result
 
 // discoveryRoutes adds the /discovery endpoints and their preflights.
 func (s *Server) discoveryRoutes(mux *routeMux) {
@@ -219,7 +219,7 @@ func parseDiscoverySearch(in discoverySearchBody) (store.DocsQuery, string, *inp
 }
 
 // resultOf is a hit as the search answers it.
-func resultOf(h store.DocHit) discoveryResult { return wire.DiscoveryResultOf(h) }
+func resultOf(h store.DocHit) discoveryResult { return searchresult.Of(h) }
 
 // discoveryPage: POST /discovery/v1/page/{domain}. 200 {path, content};
 // 404 {message} when the index holds no such page, or no index at all. A

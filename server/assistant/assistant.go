@@ -47,8 +47,8 @@ import (
 	"github.com/docsapi/docsapi-go/server/internal/public"
 	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
 	"github.com/docsapi/docsapi-go/server/internal/respond"
+	"github.com/docsapi/docsapi-go/server/internal/searchresult"
 	"github.com/docsapi/docsapi-go/server/internal/ulid"
-	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -301,9 +301,9 @@ func (h *Handler) Message(w http.ResponseWriter, r *http.Request, adm assistanta
 	sw.send(toolInputAvailableChunk{Type: "tool-input-available", ToolCallID: callID, ToolName: SearchTool, Input: struct {
 		Query string `json:"query"`
 	}{a.question}})
-	results := make([]wire.DiscoveryResult, len(hits))
+	results := make([]searchresult.Result, len(hits))
 	for i, hit := range hits {
-		results[i] = wire.DiscoveryResultOf(hit)
+		results[i] = searchresult.Of(hit)
 		ex.Sources = appendSource(ex.Sources, hit)
 	}
 	sw.send(toolOutputAvailableChunk{Type: "tool-output-available", ToolCallID: callID, Output: results})

@@ -638,7 +638,11 @@ func TestFirstDeltaIsNotHeldBack(t *testing.T) {
 			hold := make(chan struct{})
 			a.Model.Script(llmtest.Reply{Deltas: []string{"First, ", "then the rest."}, Hold: hold})
 			base := a.Serve()
-			req, err := http.NewRequestWithContext(t.Context(), "POST", base+"/discovery/v2/assistant/"+servertest.AssistantDomain+"/message", strings.NewReader(servertest.Question(widgetQuestion)))
+			// A generous bound: a held-back delta fails the test rather than
+			// hanging it.
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			req, err := http.NewRequestWithContext(ctx, "POST", base+"/discovery/v2/assistant/"+servertest.AssistantDomain+"/message", strings.NewReader(servertest.Question(widgetQuestion)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -659,8 +663,8 @@ func TestFirstDeltaIsNotHeldBack(t *testing.T) {
 				}
 				t.Fatalf("the stream ended (%v) before %q", lines.Err(), want)
 			}
-			// The test would hang here, until its deadline, if the server
-			// held the first delta back while the model holds the rest.
+			// The read would wait until the deadline if the server held the
+			// first delta back while the model holds the rest.
 			read(`"delta":"First, "`)
 			close(hold)
 			read(`"delta":"then the rest."`)

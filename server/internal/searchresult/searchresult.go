@@ -1,23 +1,24 @@
-package wire
+// Package searchresult is a hit of the documentation index as clients
+// read it, in the hosted shape (the DiscoverySearchResult schema): the
+// answer of POST /discovery/v1/search, and the output of the assistant's
+// search tool call, which lists an answer's sources. Both handlers use it,
+// so that clients read sources one way.
+package searchresult
 
 import "github.com/docsapi/docsapi-go/server/store"
 
-// DiscoveryResult is one result of a documentation search, in the hosted
-// shape (the DiscoverySearchResult schema): the matching text, the page's
-// path (what the page endpoint takes), and metadata, which the hosted
-// document leaves open. POST /discovery/v1/search answers a list of them,
-// and the assistant's stream gives the same list as its search tool's
-// output, so that clients read sources one way.
-type DiscoveryResult struct {
-	Content  string            `json:"content"`
-	Path     string            `json:"path"`
-	Metadata DiscoveryMetadata `json:"metadata"`
+// Result is one result: the matching text, the page's path (what the page
+// endpoint takes), and metadata, which the hosted document leaves open.
+type Result struct {
+	Content  string   `json:"content"`
+	Path     string   `json:"path"`
+	Metadata Metadata `json:"metadata"`
 }
 
-// DiscoveryMetadata is what a result says besides: the page's title, the
+// Metadata is what a result says besides: the page's title, the
 // section's heading and anchor, the link to the section, the score, the
 // snippet in parts, and where the page sits in the navigation.
-type DiscoveryMetadata struct {
+type Metadata struct {
 	Title   string `json:"title"`
 	Heading string `json:"heading"`
 	Anchor  string `json:"anchor"`
@@ -41,10 +42,8 @@ type SnippetPart struct {
 	Match bool   `json:"match"`
 }
 
-// DiscoveryResultOf is a hit of the index as a search answers it. It is
-// here rather than in a handler because two handlers (the search and the
-// assistant) answer hits, and must answer them alike.
-func DiscoveryResultOf(h store.DocHit) DiscoveryResult {
+// Of is a hit of the index as a result.
+func Of(h store.DocHit) Result {
 	href := h.Path
 	if h.Anchor != "" {
 		href += "#" + h.Anchor
@@ -53,10 +52,10 @@ func DiscoveryResultOf(h store.DocHit) DiscoveryResult {
 	if breadcrumbs == nil {
 		breadcrumbs = []string{}
 	}
-	return DiscoveryResult{
+	return Result{
 		Content: h.Snippet,
 		Path:    h.Path,
-		Metadata: DiscoveryMetadata{
+		Metadata: Metadata{
 			Title: h.Title, Heading: h.Heading, Anchor: h.Anchor, Href: href, Score: h.Score,
 			Snippet: snippetParts(h.Snippet, h.Marks), Breadcrumbs: breadcrumbs,
 			Version: h.Version, Language: h.Language,
