@@ -50,12 +50,10 @@ type fileConfig struct {
 	Engine         engineConfig    `json:"engine,omitzero"`
 	Git            gitConfig       `json:"git,omitzero"`
 	// Docs configures the documentation index's updates.
-	Docs     docsConfig      `json:"docs,omitzero"`
-	Projects []projectConfig `json:"projects"`
-
-	// Assistant configures the assistant; among its settings, how long
-	// its conversations are kept.
+	Docs docsConfig `json:"docs,omitzero"`
+	// Assistant bounds the assistant's answers (assistantconfig.go).
 	Assistant assistantConfig `json:"assistant,omitzero"`
+	Projects  []projectConfig `json:"projects"`
 }
 
 type tlsConfig struct {
@@ -162,13 +160,6 @@ type docsConfig struct {
 	Retention duration `json:"retention,omitzero"`
 }
 
-// assistantConfig is "assistant". Retention is how long a conversation
-// with the assistant is kept from its question (server.Config's
-// AssistantRetention): absent, 2160h (90 days); "0s", forever.
-type assistantConfig struct {
-	Retention *duration `json:"retention,omitempty"`
-}
-
 // retention is Retention as server.Config.AssistantRetention takes it.
 func (c assistantConfig) retention() time.Duration {
 	switch {
@@ -214,6 +205,9 @@ type projectConfig struct {
 	DocsExclude []string    `json:"docsExclude,omitempty"`
 	Host        hostConfig  `json:"host"`
 	Agent       agentConfig `json:"agent"`
+	// Assistant is the model that answers the project's readers; absent:
+	// its agent's, when that is kind llm (assistantconfig.go).
+	Assistant *projectAssistantConfig `json:"assistant,omitempty"`
 }
 
 type hostConfig struct {
@@ -557,6 +551,9 @@ func (c *fileConfig) resolvePaths(dir string) {
 		p := &c.Projects[i]
 		abs(&p.Host.TokenFile)
 		abs(&p.Agent.APIKeyFile)
+		if p.Assistant != nil {
+			abs(&p.Assistant.APIKeyFile)
+		}
 		// A bare program name is looked up in PATH; a path is the file's.
 		if strings.ContainsRune(p.Agent.Command, filepath.Separator) {
 			abs(&p.Agent.Command)

@@ -2,7 +2,8 @@
 // tests of package server and of its features (site, dashboard, ingest)
 // share: a Server on a real SQLite file with two projects and a few keys,
 // every answer checked against the OpenAPI document, a settable clock,
-// the requests of a documentation site's pages, and a browser tab. It
+// the requests of a documentation site's pages, a browser tab, and an
+// assistant answering from an index with a fake model (NewAssistant). It
 // imports no client: tests that drive the server through the SDK make
 // their client themselves.
 package servertest
