@@ -28,6 +28,16 @@
  * result to its section on this site (following one asks .../page for
  * it, which counts the search's click). The box is a WAI-ARIA combobox:
  * arrows move through the results, Enter opens one, Escape clears.
+ *
+ * With data-ask="on" as well, it renders an "Ask" panel into #docsapi-ask
+ * (or at the end of <main>), which asks the server's
+ * POST /discovery/v2/assistant/{domain}/message with the same key and
+ * domain and shows the answer as it streams (an AI SDK v5 UI message
+ * stream), as text (paragraphs and `code` built as elements, nothing
+ * parsed as HTML), with the sources its search found as links (a site
+ * path or an http(s) URL; anything else is shown as text). Follow-ups
+ * continue the thread, whose ID and key are kept in memory only: a
+ * reload starts a new one. Stop (or Escape) ends an answer.
  */
 (function () {
   "use strict";
