@@ -432,6 +432,14 @@ func TestAskPanelInBrowser(t *testing.T) {
 		t.Errorf("a cut stream shows %q", got)
 	}
 
+	// A stream that ends without its finish event is cut short too.
+	model.answerUnfinished("Unfinished ", "answer")
+	askQuestion(b, "What if it just stops?")
+	waitIdle(b)
+	if got := b.Text(askAnswer) + "|" + b.Text(askError); got != "Unfinished answer|The answer was cut off. Try asking again." {
+		t.Errorf("an unfinished stream shows %q", got)
+	}
+
 	// The reader stops an answer from the keyboard: Tab from the input
 	// reaches Stop (Ask is disabled), Enter presses it; the focus goes
 	// back to the input.

@@ -35,6 +35,15 @@ type fixtureTurn struct {
 	hold    chan struct{}    // closed to send the deltas after the first
 	errText string           // an error event after the deltas
 	sources []map[string]any // the search's output, if not the store's hits
+	early   bool             // the stream ends after the deltas, cleanly, unfinished
+}
+
+// answerUnfinished scripts an answer whose stream ends after its deltas
+// without an error or its finish event, the connection closed cleanly.
+func (f *recordedAssistant) answerUnfinished(deltas ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.turns = append(f.turns, fixtureTurn{deltas: deltas, early: true})
 }
 
 // answerSources scripts an answer whose search tool lists sources.
@@ -157,6 +166,9 @@ func (f *recordedAssistant) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
+	}
+	if turn.early {
+		return
 	}
 	if turn.errText != "" {
 		send(map[string]any{"type": "error", "errorText": turn.errText})

@@ -493,16 +493,15 @@
 
   // sourceHref returns the link of a source of an answer: a path of this
   // site (one starting with "/") or an http(s) URL, resolved; "" for
-  // anything else (javascript:, data:, a relative name), which is then
-  // shown as text, never followed.
+  // anything else (javascript:, data:, a relative name) and for what
+  // does not parse, which is then shown as text, never followed.
   function sourceHref(href) {
     href = String(href || "");
     if (href.charAt(0) !== "/" && !/^https?:\/\//i.test(href)) {
       return "";
     }
     try {
-      var u = new URL(href, location.href);
-      return u.protocol === "http:" || u.protocol === "https:" ? u.href : "";
+      return new URL(href, location.href).href;
     } catch (e) {
       return "";
     }
