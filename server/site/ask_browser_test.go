@@ -13,12 +13,16 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/docsapi/docsapi-go/server"
+	"github.com/docsapi/docsapi-go/server/agent/llm"
+	"github.com/docsapi/docsapi-go/server/agent/llm/llmtest"
+	"github.com/docsapi/docsapi-go/server/docs"
 	"github.com/docsapi/docsapi-go/server/internal/servertest"
 )
 
@@ -302,7 +306,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // newAskKey makes an assistant key of gamma for origin.
-func newAskKey(t *testing.T, e *env, origin string) string {
+func newAskKey(t *testing.T, e *servertest.Env, origin string) string {
 	t.Helper()
 	k, err := e.Server.CreateAssistantKey(t.Context(), server.AssistantKeyParams{Project: "gamma", Name: "site", Origins: []string{origin}})
 	if err != nil {
@@ -311,29 +315,49 @@ func newAskKey(t *testing.T, e *env, origin string) string {
 	return k.Secret
 }
 
-// The widget's "Ask" panel in a real browser, on a host page whose
-// Content-Security-Policy forbids inline styles and scripts: a reader
-// asks, the panel posts the question with the site's assistant key and
-// renders the answer as it streams (the first delta shown while the rest
-// is held back), with the search's sources as links to this site; a
-// follow-up continues the thread with its ID and key; markup in an answer
-// is text; a stream that fails or is cut, and one stopped by the reader,
-// end with a line saying so; "New conversation" forgets the thread.
-func TestAskPanelInBrowser(t *testing.T) {
-	browser := servertest.FindBrowser(t)
-	e := newEnv(t)
-	indexGamma(t, e)
-	api := &askAPI{}
+// askSite is a host page of the panel on a server of its own, with an
+// assistant key of gamma for its origin, and the API behind api.
+func askSite(t *testing.T, e *servertest.Env, api *askAPI) (site *httptest.Server, key string, violations *atomic.Int64) {
+	t.Helper()
 	apiServer := httptest.NewServer(api)
 	t.Cleanup(apiServer.Close)
-	apiURL := apiServer.URL + "/api"
-	var key string
-	var violations atomic.Int64
-	site := httptest.NewServer(askPage(apiURL, &key, &violations))
+	var pageKey string
+	violations = new(atomic.Int64)
+	site = httptest.NewServer(askPage(apiServer.URL+"/api", &pageKey, violations))
 	t.Cleanup(site.Close)
-	key = newAskKey(t, e, site.URL)
-	model := &recordedAssistant{t: t, e: e, key: key, origin: site.URL}
-	api.handler = http.StripPrefix("/api", fixtureRoutes(model, e.Handler))
+	pageKey = newAskKey(t, e, site.URL)
+	return site, pageKey, violations
+}
+
+// held scripts a reply of the fake model that waits after its first delta
+// until release is called (at the test's end at the latest).
+func held(t *testing.T, deltas ...string) (llmtest.Reply, func()) {
+	hold := make(chan struct{})
+	release := sync.OnceFunc(func() { close(hold) })
+	t.Cleanup(release)
+	return llmtest.Reply{Deltas: deltas, Hold: hold}, release
+}
+
+// The widget's "Ask" panel in a real browser, against the server's
+// assistant endpoint and a fake model, on a host page whose
+// Content-Security-Policy forbids inline styles and scripts: a reader
+// asks, the panel posts the question with the site's assistant key and
+// renders the answer as it streams (the first delta shown while the model
+// holds back the rest), with the search's sources as links to this site;
+// a follow-up continues the thread with its ID and key; markup in an
+// answer is text; a model's stream that is cut, a connection dropped
+// mid-answer and an answer stopped by the reader end with a line saying
+// so; "New conversation" forgets the thread.
+func TestAskPanelInBrowser(t *testing.T) {
+	browser := servertest.FindBrowser(t)
+	evil, err := docs.Read(fstest.MapFS{"zebra.md": {Data: []byte("---\ntitle: '" + xssTitle + "'\n---\n\nZebra crossings, <b>bold</b> claims.\n")}},
+		docs.Options{ProjectID: servertest.AssistantProject})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := servertest.NewAssistant(t, llm.OpenAI, evil.Pages)
+	api := &askAPI{handler: http.StripPrefix("/api", e.Handler)}
+	site, _, violations := askSite(t, e.Env, api)
 
 	b := servertest.NewTab(t, browser, site.URL)
 	b.Do("a light theme", colorScheme("light"))
@@ -348,8 +372,10 @@ func TestAskPanelInBrowser(t *testing.T) {
 		t.Errorf("the panel's roles and labels: %s", got)
 	}
 
-	// A question: the first delta shows while the rest is held back.
-	release := model.answerHeld("To install it, run ", "`npm install docsapi`", " and read the quickstart.\n\nThen configure it.")
+	// A question: the first delta shows while the model holds back the
+	// rest.
+	reply, release := held(t, "To install it, run ", "`npm install docsapi`", " and read the quickstart.\n\nThen configure it.")
+	e.Model.Script(reply)
 	askQuestion(b, "How do I install it?")
 	b.WaitText(askAnswer, "To install it, run ")
 	if got := servertest.Eval[string](b, `[document.querySelector("`+askStop+`").hidden, document.querySelector(`+"`"+askLog+"`"+`).getAttribute("aria-busy"),
@@ -371,6 +397,9 @@ func TestAskPanelInBrowser(t *testing.T) {
 		first.Body.Messages[0].Role != "user" || first.Body.question() != "How do I install it?" || first.ThreadID == "" || first.ThreadKey == "" {
 		t.Errorf("the first request and its answer: %+v", first)
 	}
+	if q := e.Model.Requests(); len(q) != 1 || !strings.Contains(q[0].Messages()[len(q[0].Messages())-1].Content, "How do I install it?") {
+		t.Errorf("the model was asked %+v, want the question once", q)
+	}
 	want := wantSources(site.URL, streamSources(t, first.Stream))
 	if len(want) == 0 {
 		t.Fatal("the answer lists no sources: the test's index or question is wrong")
@@ -380,14 +409,16 @@ func TestAskPanelInBrowser(t *testing.T) {
 	}
 	b.ScreenshotBoth("01-answer")
 
-	// A follow-up continues the thread: its ID and key go with it.
-	model.answer("Yes, ", "with npm too.")
+	// A follow-up continues the thread: its ID and key go with it, and
+	// the server answers in that thread.
+	e.Model.Script(llmtest.Reply{Deltas: []string{"Yes, ", "with npm too."}})
 	askQuestion(b, "And with npm?")
 	waitIdle(b)
 	follow := api.last(t)
-	if follow.Status != http.StatusOK || follow.Body.ThreadID != first.ThreadID || follow.Body.ThreadKey != first.ThreadKey || follow.Body.question() != "And with npm?" {
-		t.Errorf("the follow-up: status %d, thread %q key %q question %q; want the thread %q and key %q", follow.Status,
-			follow.Body.ThreadID, follow.Body.ThreadKey, follow.Body.question(), first.ThreadID, first.ThreadKey)
+	if follow.Status != http.StatusOK || follow.Body.ThreadID != first.ThreadID || follow.Body.ThreadKey != first.ThreadKey ||
+		follow.Body.question() != "And with npm?" || follow.ThreadID != "" {
+		t.Errorf("the follow-up: status %d, thread %q key %q question %q, new thread %q; want the thread %q and key %q", follow.Status,
+			follow.Body.ThreadID, follow.Body.ThreadKey, follow.Body.question(), follow.ThreadID, first.ThreadID, first.ThreadKey)
 	}
 	if got := b.Text(askAnswer); got != "Yes, with npm too." {
 		t.Errorf("the follow-up's answer says %q", got)
@@ -395,11 +426,14 @@ func TestAskPanelInBrowser(t *testing.T) {
 	if n := servertest.Eval[int](b, `document.querySelectorAll(".docsapi-ask-exchange").length`); n != 2 {
 		t.Errorf("%d exchanges shown, want 2", n)
 	}
+	if th, err := e.Store.Thread(t.Context(), servertest.AssistantProject, first.ThreadID); err != nil || th.Exchanges != 2 {
+		t.Errorf("the thread stored: %+v, %v; want its 2 exchanges", th, err)
+	}
 
 	// An answer that is markup is text, and makes no element; so is a
 	// source's title.
 	hostile := `Try <img src=x onerror="document.title='owned'"> and <script>document.title='owned'</script>.`
-	model.answer(hostile[:20], hostile[20:])
+	e.Model.Script(llmtest.Reply{Deltas: []string{hostile[:20], hostile[20:]}})
 	askQuestion(b, "zebra crossings")
 	waitIdle(b)
 	if got := b.Text(askAnswer); got != hostile {
@@ -412,39 +446,33 @@ func TestAskPanelInBrowser(t *testing.T) {
 		t.Errorf("sources %+v, want the page titled %q among them, as text", got, xssTitle)
 	}
 
-	// The model's stream fails: the partial answer stays, an error line
-	// says what the server said.
-	model.answerFailing("The assistant could not finish its answer.", "Partly ")
-	askQuestion(b, "What breaks?")
+	// The model's stream is cut: the partial answer stays, and the
+	// server's error event shows.
+	e.Model.Script(llmtest.Reply{Deltas: []string{"Partly "}, Cut: true})
+	askQuestion(b, "install with yarn")
 	waitIdle(b)
-	if got := b.Text(askAnswer) + "|" + b.Text(askError); got != "Partly|The assistant could not finish its answer." {
-		t.Errorf("a failed stream shows %q", got)
+	if got := b.Text(askAnswer) + "|" + b.Text(askError); !strings.HasPrefix(got, "Partly|") || len(got) <= len("Partly|") ||
+		!strings.Contains(api.last(t).Stream, `"type":"error"`) {
+		t.Errorf("a cut model stream shows %q, want the partial answer and the server's error", got)
 	}
 
 	// The connection drops mid-answer.
 	cut := api.cutNext(t)
-	model.answer("Cut ", "short.")
-	askQuestion(b, "What if the network fails?")
+	e.Model.Script(llmtest.Reply{Deltas: []string{"Cut ", "short."}})
+	askQuestion(b, "npm install")
 	b.WaitText(askAnswer, "Cut ")
 	cut()
 	waitIdle(b)
 	if got := b.Text(askAnswer) + "|" + b.Text(askError); got != "Cut|The answer was cut off. Try asking again." {
-		t.Errorf("a cut stream shows %q", got)
-	}
-
-	// A stream that ends without its finish event is cut short too.
-	model.answerUnfinished("Unfinished ", "answer")
-	askQuestion(b, "What if it just stops?")
-	waitIdle(b)
-	if got := b.Text(askAnswer) + "|" + b.Text(askError); got != "Unfinished answer|The answer was cut off. Try asking again." {
-		t.Errorf("an unfinished stream shows %q", got)
+		t.Errorf("a dropped connection shows %q", got)
 	}
 
 	// The reader stops an answer from the keyboard: Tab from the input
 	// reaches Stop (Ask is disabled), Enter presses it; the focus goes
 	// back to the input.
-	release = model.answerHeld("Stopping ", "here.")
-	askQuestion(b, "Can I stop it?")
+	reply, release = held(t, "Stopping ", "here.")
+	e.Model.Script(reply)
+	askQuestion(b, "quickstart install")
 	b.WaitText(askAnswer, "Stopping ")
 	b.Do("Tab to Stop", chromedp.KeyEvent(kb.Tab))
 	if got := servertest.Eval[string](b, `document.activeElement.className`); got != "docsapi-ask-stop" {
@@ -461,33 +489,65 @@ func TestAskPanelInBrowser(t *testing.T) {
 	b.Do("back to the light theme", colorScheme("light"))
 
 	// "New conversation" forgets the thread: the next question starts one.
-	model.answer("A new thread.")
+	e.Model.Script(llmtest.Reply{Deltas: []string{"A new thread."}})
 	b.Do("starting a new conversation", chromedp.Click(chromedp.CSS(`.docsapi-ask-new`)))
 	if n := servertest.Eval[int](b, `document.querySelectorAll(".docsapi-ask-exchange").length`); n != 0 {
 		t.Errorf("%d exchanges shown after New conversation, want none", n)
 	}
-	askQuestion(b, "Hello again?")
+	askQuestion(b, "install")
 	waitIdle(b)
 	if fresh := api.last(t); fresh.Body.ThreadID != "" || fresh.Body.ThreadKey != "" || len(fresh.Body.Messages) != 1 || fresh.ThreadID == "" || fresh.ThreadID == first.ThreadID {
 		t.Errorf("after New conversation the request sent thread %q key %q, %d messages, and got thread %q; want a new thread",
 			fresh.Body.ThreadID, fresh.Body.ThreadKey, len(fresh.Body.Messages), fresh.ThreadID)
 	}
+	if got := b.Text(askAnswer); got != "A new thread." {
+		t.Errorf("the new thread's answer says %q", got)
+	}
 
-	// Sources a server should never send: only a site path or an http(s)
-	// URL is a link; the rest is text.
+	if n := violations.Load(); n != 0 {
+		t.Errorf("the host page's Content-Security-Policy reported %d violations", n)
+	}
+}
+
+// The panel against streams the server never sends, from a recorded
+// stream (a test fixture; see recordedAssistant): sources whose links
+// are not a site path or an http(s) URL show as text, and a stream that
+// ends cleanly without its finish event is an answer cut short.
+func TestAskPanelHostileStreamInBrowser(t *testing.T) {
+	browser := servertest.FindBrowser(t)
+	e := newEnv(t)
+	indexGamma(t, e)
+	model := &recordedAssistant{t: t, e: e}
+	api := &askAPI{handler: http.StripPrefix("/api", fixtureRoutes(model, e.Handler))}
+	site, key, violations := askSite(t, e.Env, api)
+	model.allow(key, site.URL)
+
+	b := servertest.NewTab(t, browser, site.URL)
+	b.Open("/guide", askInput)
+
 	model.answerSources([]map[string]any{
 		{"path": "/quickstart", "content": "", "metadata": map[string]any{"title": "Quickstart", "href": "/quickstart#install"}},
 		{"path": "/x", "content": "", "metadata": map[string]any{"title": "Script link", "href": "javascript:document.title='owned'"}},
 		{"path": "/y", "content": "", "metadata": map[string]any{"title": "Data link", "href": "data:text/html,<b>x</b>"}},
 		{"path": "relative/page", "content": "", "metadata": map[string]any{"title": "Relative"}},
 		{"path": "/z", "content": "", "metadata": map[string]any{"title": "Elsewhere", "href": "https://example.com/page"}},
-		{"path": "/quickstart", "content": "", "metadata": map[string]any{"title": "Quickstart again", "href": "/quickstart#install"}},
+		{"path": "/quickstart", "content": "", "metadata": map[string]any{"title": "Quickstart", "href": "/quickstart#install-1"}},
 	}, "See the sources.")
 	askQuestion(b, "Where is it written?")
 	waitIdle(b)
 	wantShown := []shownSource{{"Quickstart", site.URL + "/quickstart#install"}, {"Script link", ""}, {"Data link", ""}, {"Relative", ""}, {"Elsewhere", "https://example.com/page"}}
 	if got := shownSources(b); !equalJSON(got, wantShown) {
 		t.Errorf("hostile sources shown as\n%+v\nwant\n%+v", got, wantShown)
+	}
+	if got := b.Text(askAnswer) + "|" + servertest.Eval[string](b, `document.querySelector("`+askError+`").hidden + ""`); got != "See the sources.|true" {
+		t.Errorf("the answer with hostile sources: %q, want its text and no error", got)
+	}
+
+	model.answerUnfinished("Unfinished ", "answer")
+	askQuestion(b, "What if it just stops?")
+	waitIdle(b)
+	if got := b.Text(askAnswer) + "|" + b.Text(askError); got != "Unfinished answer|The answer was cut off. Try asking again." {
+		t.Errorf("an unfinished stream shows %q", got)
 	}
 
 	if n := violations.Load(); n != 0 {

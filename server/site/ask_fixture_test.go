@@ -12,28 +12,35 @@ import (
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
-// recordedAssistant is a TEST FIXTURE standing in for the assistant
-// endpoint until it is built: it answers POST
-// /discovery/v2/assistant/{domain}/message with a recorded AI SDK v5 UI
-// message stream (a search tool call whose output is the store's hits
-// for the question, then the scripted text deltas), issues and checks
-// thread IDs and keys, and answers the CORS preflight for one origin.
+// recordedAssistant is a TEST FIXTURE, not the assistant: it answers
+// POST /discovery/v2/assistant/{domain}/message with a recorded AI SDK v5
+// UI message stream (a search tool call whose output is the store's hits
+// for the question, or sources the test gives, then the scripted text
+// deltas), issues and checks thread IDs and keys, and answers the CORS
+// preflight for one origin. It sends what the server never does (links
+// that are no site path or http(s) URL, a stream that ends without its
+// finish), to show the panel holds against them.
 type recordedAssistant struct {
-	t      *testing.T
-	e      *env
-	key    string // the assistant key it takes
-	origin string // the page origin it allows
+	t *testing.T
+	e *env
 
 	mu      sync.Mutex
+	key     string // the assistant key it takes
+	origin  string // the page origin it allows
 	turns   []fixtureTurn
 	threads map[string]string // thread ID to key
+}
+
+// allow sets the key the fixture takes and the origin it allows.
+func (f *recordedAssistant) allow(key, origin string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.key, f.origin = key, origin
 }
 
 // fixtureTurn is one scripted answer.
 type fixtureTurn struct {
 	deltas  []string
-	hold    chan struct{}    // closed to send the deltas after the first
-	errText string           // an error event after the deltas
 	sources []map[string]any // the search's output, if not the store's hits
 	early   bool             // the stream ends after the deltas, cleanly, unfinished
 }
@@ -53,34 +60,15 @@ func (f *recordedAssistant) answerSources(sources []map[string]any, deltas ...st
 	f.turns = append(f.turns, fixtureTurn{deltas: deltas, sources: sources})
 }
 
-func (f *recordedAssistant) answer(deltas ...string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.turns = append(f.turns, fixtureTurn{deltas: deltas})
-}
-
-func (f *recordedAssistant) answerHeld(deltas ...string) (release func()) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	hold := make(chan struct{})
-	f.turns = append(f.turns, fixtureTurn{deltas: deltas, hold: hold})
-	release = sync.OnceFunc(func() { close(hold) })
-	f.t.Cleanup(release)
-	return release
-}
-
-func (f *recordedAssistant) answerFailing(errText string, deltas ...string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.turns = append(f.turns, fixtureTurn{deltas: deltas, errText: errText})
-}
-
 func (f *recordedAssistant) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("Origin") != f.origin {
+	f.mu.Lock()
+	key, origin := f.key, f.origin
+	f.mu.Unlock()
+	if r.Header.Get("Origin") != origin {
 		http.Error(w, `{"message":"origin not allowed"}`, http.StatusForbidden)
 		return
 	}
-	w.Header().Set("Access-Control-Allow-Origin", f.origin)
+	w.Header().Set("Access-Control-Allow-Origin", origin)
 	if r.Method == http.MethodOptions {
 		w.Header().Set("Access-Control-Allow-Methods", "POST")
 		w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
@@ -88,7 +76,7 @@ func (f *recordedAssistant) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Access-Control-Expose-Headers", "X-Thread-Id, X-Thread-Key")
-	if r.Header.Get("Authorization") != "Bearer "+f.key {
+	if r.Header.Get("Authorization") != "Bearer "+key {
 		http.Error(w, `{"message":"bad key"}`, http.StatusUnauthorized)
 		return
 	}
@@ -157,22 +145,10 @@ func (f *recordedAssistant) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	send(map[string]any{"type": "finish-step"})
 	send(map[string]any{"type": "start-step"})
 	send(map[string]any{"type": "text-start", "id": "text1"})
-	for i, d := range turn.deltas {
+	for _, d := range turn.deltas {
 		send(map[string]any{"type": "text-delta", "id": "text1", "delta": d})
-		if i == 0 && turn.hold != nil {
-			select {
-			case <-turn.hold:
-			case <-r.Context().Done():
-				return
-			}
-		}
 	}
 	if turn.early {
-		return
-	}
-	if turn.errText != "" {
-		send(map[string]any{"type": "error", "errorText": turn.errText})
-		fmt.Fprint(w, "data: [DONE]\n\n")
 		return
 	}
 	send(map[string]any{"type": "text-end", "id": "text1"})
