@@ -14,7 +14,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -293,16 +292,6 @@ func waitIdle(b *servertest.Tab) {
 	b.T.Helper()
 	b.Do("waiting for the answer to end", chromedp.Poll[chromedp.Void](
 		`document.querySelector("`+askStop+`").hidden && !document.querySelector(`+"`"+askLog+"`"+`).hasAttribute("aria-busy")`))
-}
-
-// waitFor waits, a minute at most, until cond holds.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not after a minute", what)
-		}
-	}
 }
 
 // newAskKey makes an assistant key of gamma for origin.
