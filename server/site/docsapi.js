@@ -28,6 +28,16 @@
  * result to its section on this site (following one asks .../page for
  * it, which counts the search's click). The box is a WAI-ARIA combobox:
  * arrows move through the results, Enter opens one, Escape clears.
+ *
+ * With data-ask="on" as well, it renders an "Ask" panel into #docsapi-ask
+ * (or at the end of <main>), which asks the server's
+ * POST /discovery/v2/assistant/{domain}/message with the same key and
+ * domain and shows the answer as it streams (an AI SDK v5 UI message
+ * stream), as text (paragraphs and `code` built as elements, nothing
+ * parsed as HTML), with the sources its search found as links (a site
+ * path or an http(s) URL; anything else is shown as text). Follow-ups
+ * continue the thread, whose ID and key are kept in memory only: a
+ * reload starts a new one. Stop (or Escape) ends an answer.
  */
 (function () {
   "use strict";
@@ -472,7 +482,429 @@
     });
   }
 
+  // The "Ask" panel's settings: it asks the same domain with the same key
+  // as the search box.
+  var askOn = script.getAttribute("data-ask") === "on";
+  // askPageSize is how many sections the assistant is asked to retrieve
+  // (the platform advises 5).
+  var askPageSize = 5;
+  // askMaxLength bounds a question, in characters, as the input does.
+  var askMaxLength = 2000;
+
+  // sourceHref returns the link of a source of an answer: a path of this
+  // site (one starting with "/") or an http(s) URL, resolved; "" for
+  // anything else (javascript:, data:, a relative name) and for what
+  // does not parse, which is then shown as text, never followed.
+  function sourceHref(href) {
+    href = String(href || "");
+    if (href.charAt(0) !== "/" && !/^https?:\/\//i.test(href)) {
+      return "";
+    }
+    try {
+      return new URL(href, location.href).href;
+    } catch (e) {
+      return "";
+    }
+  }
+
+  // answerBlocks splits an answer's Markdown into the blocks the panel
+  // renders: paragraphs and fenced code. Other Markdown stays as text.
+  function answerBlocks(text) {
+    var out = [];
+    var cur = null;
+    text.split("\n").forEach(function (line) {
+      var fence = /^\s*```/.test(line);
+      if (cur && cur.pre) {
+        if (fence) {
+          cur = null;
+        } else {
+          cur.lines.push(line);
+        }
+        return;
+      }
+      if (fence) {
+        cur = { pre: true, lines: [] };
+        out.push(cur);
+        return;
+      }
+      if (line.trim() === "") {
+        cur = null;
+        return;
+      }
+      if (!cur) {
+        cur = { pre: false, lines: [] };
+        out.push(cur);
+      }
+      cur.lines.push(line);
+    });
+    return out;
+  }
+
+  // answerBlock builds one block's element, its text as text nodes only
+  // (the answer is a model's output: it could say anything, markup
+  // included), `code` spans as <code>.
+  function answerBlock(b) {
+    if (b.pre) {
+      var pre = el("pre", { "class": "docsapi-ask-code" });
+      pre.appendChild(el("code", {})).textContent = b.lines.join("\n");
+      return pre;
+    }
+    var p = el("p", {});
+    var parts = b.lines.join("\n").split("`");
+    if (parts.length % 2 === 0) {
+      // An unclosed backtick is a backtick.
+      parts.splice(parts.length - 2, 2, parts[parts.length - 2] + "`" + parts[parts.length - 1]);
+    }
+    parts.forEach(function (s, i) {
+      if (i % 2 === 1) {
+        p.appendChild(el("code", {})).textContent = s;
+      } else if (s !== "") {
+        p.appendChild(document.createTextNode(s));
+      }
+    });
+    return p;
+  }
+
+  // streamEvents reads a server-sent event stream from reader and calls
+  // onData with each event's data (its data: lines joined); it resolves
+  // when the stream ends and rejects when reading fails (a cut
+  // connection, a stop).
+  function streamEvents(reader, onData) {
+    var decoder = new TextDecoder();
+    var buf = "";
+    var data = [];
+    function lines(final) {
+      var i;
+      while ((i = buf.indexOf("\n")) >= 0) {
+        var line = buf.slice(0, i).replace(/\r$/, "");
+        buf = buf.slice(i + 1);
+        if (line === "") {
+          if (data.length > 0) {
+            onData(data.join("\n"));
+          }
+          data = [];
+          continue;
+        }
+        var colon = line.indexOf(":");
+        var field = colon < 0 ? line : line.slice(0, colon);
+        if (field === "data") {
+          data.push(colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, ""));
+        }
+      }
+      if (final) {
+        // An event the stream did not finish with a blank line is
+        // dropped, as EventSource drops it.
+        return;
+      }
+      return reader.read().then(function (r) {
+        if (r.done) {
+          buf += decoder.decode();
+          return lines(true);
+        }
+        buf += decoder.decode(r.value, { stream: true });
+        return lines(false);
+      });
+    }
+    return lines(false);
+  }
+
+  function askPanel() {
+    if (!askOn || !searchKey || !searchDomain) {
+      return;
+    }
+    stylesheet();
+    var mount = document.getElementById("docsapi-ask");
+    if (!mount) {
+      mount = el("div", { id: "docsapi-ask" });
+      (document.querySelector("main") || document.body).appendChild(mount);
+    }
+    var ids = "docsapi-ask-" + Math.random().toString(36).slice(2, 8);
+    var panel = el("section", { "class": "docsapi-ask", "aria-labelledby": ids + "-title" });
+    var title = el("h2", { id: ids + "-title", "class": "docsapi-ask-title" }, "Ask the documentation");
+    var form = el("form", { "class": "docsapi-ask-form" });
+    var label = el("label", { "for": ids + "-input", "class": "docsapi-ask-label" }, "Your question");
+    var row = el("div", { "class": "docsapi-ask-row" });
+    var input = el("input", { id: ids + "-input", type: "text", autocomplete: "off", maxlength: String(askMaxLength), enterkeyhint: "send" });
+    var submit = el("button", { type: "submit", "class": "docsapi-ask-send" }, "Ask");
+    var stop = el("button", { type: "button", "class": "docsapi-ask-stop", hidden: "" }, "Stop");
+    [input, submit, stop].forEach(function (c) { row.appendChild(c); });
+    [label, row].forEach(function (c) { form.appendChild(c); });
+    // The conversation: each question and its answer, a log that screen
+    // readers announce as it grows (aria-busy while an answer streams, so
+    // that it is read once whole rather than word by word).
+    var log = el("div", { "class": "docsapi-ask-log", role: "log", "aria-live": "polite", "aria-label": "Answers" });
+    var status = el("p", { "class": "docsapi-ask-status", role: "status", "aria-live": "polite" });
+    var restart = el("button", { type: "button", "class": "docsapi-ask-new", hidden: "" }, "New conversation");
+    [title, form, log, status, restart].forEach(function (c) { panel.appendChild(c); });
+    mount.appendChild(panel);
+
+    // The thread, in memory only: a follow-up continues it, another page
+    // or a reload starts a new one. Its key is the thread's only
+    // credential and is kept nowhere else.
+    var threadId = "";
+    var threadKey = "";
+    var history = []; // this thread's messages, in the UI message shape
+    var generation = 0; // counts the threads started, so that an answer
+    // stopped by "New conversation" touches the new thread in nothing
+    var controller = null; // the answer streaming, if one is
+
+    function messageId() {
+      return "m" + Date.now().toString(36) + Math.random().toString(36).slice(2, 10);
+    }
+    function refused(r) {
+      if (r.status === 429) {
+        return "Too many questions; try again in a moment.";
+      }
+      if (r.status === 404 && threadId) {
+        return "This conversation is no longer available; ask again to start a new one.";
+      }
+      return "The assistant is not available on this page.";
+    }
+    function reset() {
+      threadId = threadKey = "";
+      history = [];
+      generation++;
+      restart.hidden = true;
+    }
+
+    function ask(question) {
+      var exchange = el("div", { "class": "docsapi-ask-exchange" });
+      exchange.appendChild(el("p", { "class": "docsapi-ask-question" }, question));
+      var searching = el("p", { "class": "docsapi-ask-searching", hidden: "" }, "Searching the documentation…");
+      var answer = el("div", { "class": "docsapi-ask-answer" });
+      var sources = el("div", { "class": "docsapi-ask-sources", hidden: "" });
+      var failed = el("p", { "class": "docsapi-ask-error", hidden: "" });
+      [searching, answer, sources, failed].forEach(function (c) { exchange.appendChild(c); });
+      log.appendChild(exchange);
+
+      var text = "";
+      var textId = null;
+      var stable = 0; // the answer's blocks rendered for good
+      var tools = {}; // tool call ID to tool name
+      var finished = false;
+      var error = "";
+      var shown = {}; // sources' links shown
+      var gen = generation;
+      var messages = history;
+
+      function render(final) {
+        var blocks = answerBlocks(text);
+        var keep = Math.min(stable, blocks.length);
+        while (answer.childNodes.length > keep) {
+          answer.removeChild(answer.lastChild);
+        }
+        for (var i = keep; i < blocks.length; i++) {
+          answer.appendChild(answerBlock(blocks[i]));
+        }
+        // A block followed by another is complete; the last may grow.
+        stable = final ? blocks.length : Math.max(blocks.length - 1, 0);
+      }
+      function fail(message) {
+        failed.textContent = message;
+        failed.hidden = false;
+      }
+      function showSources(list) {
+        if (!Array.isArray(list)) {
+          return;
+        }
+        var ul = sources.querySelector("ul");
+        if (!ul) {
+          sources.appendChild(el("p", { "class": "docsapi-ask-sources-title" }, "Sources"));
+          ul = sources.appendChild(el("ul", {}));
+        }
+        list.forEach(function (s) {
+          if (!s || typeof s !== "object") {
+            return;
+          }
+          var md = s.metadata && typeof s.metadata === "object" ? s.metadata : {};
+          var href = sourceHref(md.href || s.url || s.path);
+          var name = String(md.title || s.path || s.url || "");
+          // Sections of one page are told apart by their heading; two
+          // that read the same are listed once.
+          var heading = md.heading && md.heading !== md.title ? String(md.heading) : "";
+          var seen = (href ? href.replace(/#.*$/, "") : "text:" + name) + "\n" + heading;
+          if (name === "" || shown[seen]) {
+            return;
+          }
+          shown[seen] = true;
+          var li = el("li", {});
+          var line = li.appendChild(href ? el("a", { href: href }, name) : el("span", {}, name));
+          if (heading) {
+            line.appendChild(el("span", { "class": "docsapi-ask-source-heading" }, " › " + heading));
+          }
+          ul.appendChild(li);
+        });
+        sources.hidden = ul.childNodes.length === 0;
+      }
+      function onEvent(data) {
+        if (data === "[DONE]") {
+          return;
+        }
+        var ev;
+        try {
+          ev = JSON.parse(data);
+        } catch (e) {
+          return;
+        }
+        if (!ev || typeof ev !== "object") {
+          return;
+        }
+        switch (ev.type) {
+          case "tool-input-start":
+          case "tool-input-available":
+            tools[ev.toolCallId] = ev.toolName;
+            if (ev.toolName === "search" && !sources.querySelector("li")) {
+              searching.hidden = false;
+              status.textContent = "Searching the documentation…";
+            }
+            break;
+          case "tool-output-available":
+          case "tool-output-error":
+            if (tools[ev.toolCallId] === "search") {
+              searching.hidden = true;
+              status.textContent = "Answering…";
+              if (ev.type === "tool-output-available") {
+                showSources(ev.output);
+              }
+            }
+            break;
+          case "text-delta":
+            if (textId !== null && ev.id !== textId && text !== "") {
+              text += "\n\n"; // another text part: another paragraph
+            }
+            textId = ev.id;
+            text += String(ev.delta == null ? "" : ev.delta);
+            render(false);
+            break;
+          case "message-metadata":
+          case "finish":
+            var md = ev.messageMetadata;
+            if (md && typeof md.threadId === "string" && !threadId && gen === generation) {
+              threadId = md.threadId;
+            }
+            if (ev.type === "finish") {
+              finished = true;
+            }
+            break;
+          case "error":
+            error = String(ev.errorText || "the assistant failed");
+            break;
+        }
+      }
+
+      messages.push({ id: messageId(), role: "user", parts: [{ type: "text", text: question }] });
+      var body = {
+        fp: "anonymous",
+        messages: messages,
+        currentPath: pagePath().slice(0, 200),
+        retrievalPageSize: askPageSize
+      };
+      if (threadId && threadKey) {
+        body.threadId = threadId;
+        body.threadKey = threadKey;
+      }
+      controller = new AbortController();
+      var mine = controller;
+      submit.disabled = true;
+      stop.hidden = false;
+      log.setAttribute("aria-busy", "true");
+      status.textContent = "Asking…";
+      var reached = false;
+      fetch(apiRoot + "/discovery/v2/assistant/" + encodeURIComponent(searchDomain) + "/message", {
+        method: "POST",
+        headers: { "Authorization": "Bearer " + searchKey, "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+        credentials: "omit",
+        mode: "cors",
+        signal: mine.signal
+      }).then(function (r) {
+        reached = true;
+        if (!r.ok || !r.body) {
+            error = refused(r);
+          if (r.status === 404 && threadId && gen === generation) {
+            reset();
+          }
+          return;
+        }
+        if (!threadId && gen === generation) {
+          threadId = r.headers.get("X-Thread-Id") || "";
+          threadKey = r.headers.get("X-Thread-Key") || "";
+        }
+        return streamEvents(r.body.getReader(), onEvent);
+      }).then(function () {
+        if (!error && !finished) {
+          error = "The answer was cut off. Try asking again.";
+        }
+      }, function () {
+        if (mine.signal.aborted) {
+          error = "Stopped.";
+        } else if (!reached) {
+          // A network failure, or the server refused this page's origin
+          // (CORS): the browser tells the script no more than that.
+          error = "The assistant is not available on this page.";
+        } else {
+          error = "The answer was cut off. Try asking again.";
+        }
+      }).then(function () {
+        render(true);
+        searching.hidden = true;
+        if (error) {
+          fail(error);
+        }
+        if (text !== "") {
+          messages.push({ id: messageId(), role: "assistant", parts: [{ type: "text", text: text }] });
+        } else {
+          messages.pop(); // a question left unanswered is asked anew
+        }
+        if (threadId && threadKey && gen === generation) {
+          restart.hidden = false;
+        }
+        controller = null;
+        submit.disabled = false;
+        stop.hidden = true;
+        log.removeAttribute("aria-busy");
+        // The log reads the answer out once it is whole; the status
+        // line's work is done.
+        status.textContent = "";
+        if (document.activeElement === stop || document.activeElement === document.body) {
+          input.focus();
+        }
+      });
+    }
+
+    form.addEventListener("submit", function (e) {
+      e.preventDefault();
+      var question = input.value.trim();
+      if (controller || question === "") {
+        return;
+      }
+      input.value = "";
+      ask(question);
+    });
+    stop.addEventListener("click", function () {
+      if (controller) {
+        controller.abort();
+      }
+    });
+    input.addEventListener("keydown", function (e) {
+      if (e.key === "Escape" && controller) {
+        e.preventDefault();
+        controller.abort();
+      }
+    });
+    restart.addEventListener("click", function () {
+      if (controller) {
+        controller.abort();
+      }
+      reset();
+      log.replaceChildren();
+      status.textContent = "";
+      input.focus();
+    });
+  }
+
   function start() {
+    askPanel();
     widget();
     searchBox();
   }
