@@ -155,9 +155,16 @@ type Store interface {
 	store.ConversationStore
 }
 
+// Error is the type of this package's sentinel errors: constants, so that
+// no code can reassign them.
+type Error string
+
+// Error returns the text of the error.
+func (e Error) Error() string { return string(e) }
+
 // ErrNoModel is what Config.Models returns for a project without an
 // assistant model.
-var ErrNoModel = errors.New("the project has no assistant model")
+const ErrNoModel Error = "the project has no assistant model"
 
 // Config configures a Handler.
 type Config struct {
