@@ -107,7 +107,7 @@ func TestGapsGroupAndMakeAJob(t *testing.T) {
 	if links, err := e.Store.GapLinks(t.Context(), "alpha"); err != nil || len(links) != 0 {
 		t.Fatalf("links after refused requests: %v, %v", links, err)
 	}
-	if page, err := e.Store.ListJobs(t.Context(), store.JobsQuery{ProjectID: "alpha", Limit: 10}); err != nil || len(page.Jobs) != 0 {
+	if page, err := e.Store.ListJobs(t.Context(), store.JobsQuery{JobFilter: store.JobFilter{ProjectID: "alpha"}, Limit: 10}); err != nil || len(page.Jobs) != 0 {
 		t.Fatalf("jobs after refused requests: %+v, %v", page.Jobs, err)
 	}
 
@@ -218,7 +218,8 @@ func TestGapsBounds(t *testing.T) {
 	if !rep.Truncated {
 		t.Error("the report is not truncated")
 	}
-	all, err := e.Server.Gaps(t.Context(), "alpha", e.Clock.Now().Add(-24*time.Hour), e.Clock.Now().Add(24*time.Hour), 10_000)
+	day := e.Clock.Now().Truncate(24 * time.Hour)
+	all, err := e.Server.Gaps(t.Context(), "alpha", day, day.Add(24*time.Hour), 10_000)
 	if err != nil {
 		t.Fatal(err)
 	}
