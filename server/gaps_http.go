@@ -51,7 +51,11 @@ func GapsRange(from, to, now time.Time) (time.Time, time.Time) {
 
 // Gaps returns the content gaps of a project's days [from, to) (see
 // package gaps), the first limit groups, each gap with its linked jobs
-// and, once one of them completed, what the index retrieves for it now.
+// and, once the index was updated after one of them completed, what the
+// index retrieves for it now. A job's change reaches the index only
+// through an update after the job finished (its branch merged, then
+// read), so an index older than every completed job cannot show it, and
+// its answer would say the job did not help when it may have.
 func (s *Server) Gaps(ctx context.Context, projectID string, from, to time.Time, limit int) (gaps.View, error) {
 	in, err := gaps.Read(ctx, s.cfg.Store, projectID, from, to)
 	if err != nil {
@@ -80,7 +84,11 @@ func (s *Server) Gaps(ctx context.Context, projectID string, from, to time.Time,
 		vg := gaps.ViewGroup{Page: g.Page, Topic: g.Topic, Score: g.Score}
 		for _, gap := range g.Gaps {
 			e := gaps.Entry{Gap: gap}
-			completed := false
+			// The earliest finish of the completed jobs shown: the index
+			// must be newer than it. A completed job's UpdatedAt is its
+			// finish, its last transition (a new prompt makes it active,
+			// archiving archived).
+			var finished time.Time
 			for _, l := range byGap[gaps.RefOf(gap)] {
 				job, seen := jobs[l.JobID]
 				if !seen {
@@ -90,9 +98,11 @@ func (s *Server) Gaps(ctx context.Context, projectID string, from, to time.Time,
 					jobs[l.JobID] = job
 				}
 				e.Jobs = append(e.Jobs, gaps.LinkedJob{ID: job.ID, Status: job.Status, PRLink: job.PRLink, LinkedAt: l.CreatedAt})
-				completed = completed || job.Status == store.JobStatusCompleted
+				if job.Status == store.JobStatusCompleted && (finished.IsZero() || job.UpdatedAt.Before(finished)) {
+					finished = job.UpdatedAt
+				}
 			}
-			if completed && gap.Kind != store.GapPage {
+			if !finished.IsZero() && gap.Kind != store.GapPage {
 				if index == nil {
 					st, err := s.cfg.Store.DocsState(ctx, projectID)
 					if err != nil {
@@ -100,8 +110,8 @@ func (s *Server) Gaps(ctx context.Context, projectID string, from, to time.Time,
 					}
 					index = &st
 				}
-				if index.Commit != "" {
-					if e.Retrieval, err = s.retrieve(ctx, projectID, gap.Key, index.Commit); err != nil {
+				if index.Commit != "" && index.UpdatedAt.After(finished) {
+					if e.Retrieval, err = s.retrieve(ctx, projectID, gap.Key, *index); err != nil {
 						return gaps.View{}, err
 					}
 				}
@@ -113,10 +123,10 @@ func (s *Server) Gaps(ctx context.Context, projectID string, from, to time.Time,
 	return view, nil
 }
 
-// retrieve asks the index for the best section for a gap's text, as the
-// assistant's retrieval would.
-func (s *Server) retrieve(ctx context.Context, projectID, text, commit string) (*gaps.Retrieval, error) {
-	r := &gaps.Retrieval{IndexCommit: commit}
+// retrieve asks the index, as it stands in index, for the best section
+// for a gap's text, as the assistant's retrieval would.
+func (s *Server) retrieve(ctx context.Context, projectID, text string, index store.DocsState) (*gaps.Retrieval, error) {
+	r := &gaps.Retrieval{IndexCommit: index.Commit, IndexUpdatedAt: index.UpdatedAt}
 	if len(store.DocQueryTerms(text)) == 0 {
 		return r, nil
 	}
@@ -176,7 +186,7 @@ func wireGap(e gaps.Entry) wire.Gap {
 		g.Jobs = append(g.Jobs, wire.GapJob{ID: j.ID, Status: string(j.Status), PRLink: wire.NullString(j.PRLink), LinkedAt: wire.Time(j.LinkedAt)})
 	}
 	if rt := e.Retrieval; rt != nil {
-		g.Retrieval = &wire.GapRetrieval{Found: rt.Found, IndexCommit: rt.IndexCommit}
+		g.Retrieval = &wire.GapRetrieval{Found: rt.Found, IndexCommit: rt.IndexCommit, IndexUpdatedAt: wire.Time(rt.IndexUpdatedAt)}
 		if rt.Found {
 			score := rt.Hit.Score
 			g.Retrieval.Path, g.Retrieval.Anchor, g.Retrieval.Heading, g.Retrieval.Score = &rt.Hit.Path, wire.NullString(rt.Hit.Anchor), wire.NullString(rt.Hit.Heading), &score

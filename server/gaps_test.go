@@ -154,32 +154,44 @@ func TestGapsGroupAndMakeAJob(t *testing.T) {
 	}
 }
 
-// Once a linked job completed, each gap says whether retrieval finds a
-// section for it: not before the index holds one, and the section after
-// an index update adds it.
+// Once the index was updated after a linked job completed, each gap says
+// whether retrieval finds a section for it: not while the index is older
+// than the job's finish (the job's change cannot be in it), not found in
+// an update that lacks the section, found after one that adds it.
 func TestGapsRetrievalAfterTheIndexUpdates(t *testing.T) {
 	e := newSiteEnv(t)
 	ask(t, e, 1, "How do I rotate signing keys?", "")
-	index := func(commit string, sections ...store.DocSection) {
+	index := func(commit string, sections ...store.DocSection) time.Time {
 		t.Helper()
+		e.Clock.Advance(time.Minute)
 		page := store.DocPage{Path: "/guide/start", File: "guide/start.md", Title: "Getting started",
 			Sections: append([]store.DocSection{{Text: "Install the tool and run it."}}, sections...)}
-		u := store.DocsUpdate{ProjectID: "alpha", Commit: commit, Replace: true, Pages: []store.DocPage{page},
+		u := store.DocsUpdate{ProjectID: "alpha", Commit: commit, At: e.Clock.Now(), Replace: true, Pages: []store.DocPage{page},
 			Files: []store.DocFile{{Path: page.File, Blob: "blob-" + commit}}}
 		if err := e.Store.UpdateDocs(t.Context(), u); err != nil {
 			t.Fatal(err)
 		}
+		return u.At
+	}
+	const key = "how do i rotate signing keys?"
+	retrieval := func() (*wire.GapRetrieval, []wire.GapJob) {
+		t.Helper()
+		_, gap, ok := findGap(getGaps(t, e, ""), "question", key)
+		if !ok {
+			t.Fatalf("no gap %q", key)
+		}
+		return gap.Retrieval, gap.Jobs
 	}
 	index("c1")
-	resp, b := e.Do("rw", "POST", "/v1/gaps/alpha/job", `{"gaps": [{"kind": "question", "key": "how do i rotate signing keys?"}]}`)
+	resp, b := e.Do("rw", "POST", "/v1/gaps/alpha/job", `{"gaps": [{"kind": "question", "key": "`+key+`"}]}`)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("making a job: %d %s", resp.StatusCode, b)
 	}
-	_, gap, _ := findGap(getGaps(t, e, ""), "question", "how do i rotate signing keys?")
-	if gap.Retrieval != nil {
-		t.Fatalf("retrieval %+v before the job completed, want null", gap.Retrieval)
+	if r, _ := retrieval(); r != nil {
+		t.Fatalf("retrieval %+v before the job completed, want null", r)
 	}
 
+	e.Clock.Advance(time.Minute)
 	job, err := e.Store.ClaimJob(t.Context(), store.Claim{Owner: "w", Now: e.Clock.Now(), LeaseFor: time.Minute, MaxAttempts: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -187,16 +199,20 @@ func TestGapsRetrievalAfterTheIndexUpdates(t *testing.T) {
 	if _, err := e.Store.FinishJob(t.Context(), store.Finish{JobID: job.ID, Owner: "w", At: e.Clock.Now(), Outcome: store.Completed, Handled: 1}); err != nil {
 		t.Fatal(err)
 	}
-	_, gap, _ = findGap(getGaps(t, e, ""), "question", "how do i rotate signing keys?")
-	if r := gap.Retrieval; r == nil || r.Found || r.Path != nil || r.IndexCommit != "c1" || gap.Jobs[0].Status != "completed" {
-		t.Fatalf("retrieval %+v (jobs %+v), want not found in c1 by a completed job", r, gap.Jobs)
+	if r, jobs := retrieval(); r != nil || len(jobs) != 1 || jobs[0].Status != "completed" {
+		t.Fatalf("retrieval %+v (jobs %+v) once the job completed, the index older: want null by a completed job", r, jobs)
 	}
 
-	index("c2", store.DocSection{Anchor: "rotate-signing-keys", Heading: "Rotate signing keys", Text: "To rotate signing keys, create a new key and revoke the old one."})
-	_, gap, _ = findGap(getGaps(t, e, ""), "question", "how do i rotate signing keys?")
-	r := gap.Retrieval
-	if r == nil || !r.Found || *r.Path != "/guide/start" || *r.Anchor != "rotate-signing-keys" || *r.Heading != "Rotate signing keys" || r.IndexCommit != "c2" {
-		t.Fatalf("retrieval %+v after the update, want /guide/start#rotate-signing-keys in c2", r)
+	at := index("c2")
+	if r, _ := retrieval(); r == nil || r.Found || r.Path != nil || r.IndexCommit != "c2" || r.IndexUpdatedAt != wire.Time(at) {
+		t.Fatalf("retrieval %+v after an update without the section, want not found in c2 updated at %s", r, wire.Time(at))
+	}
+
+	at = index("c3", store.DocSection{Anchor: "rotate-signing-keys", Heading: "Rotate signing keys", Text: "To rotate signing keys, create a new key and revoke the old one."})
+	r, _ := retrieval()
+	if r == nil || !r.Found || *r.Path != "/guide/start" || *r.Anchor != "rotate-signing-keys" || *r.Heading != "Rotate signing keys" ||
+		r.IndexCommit != "c3" || r.IndexUpdatedAt != wire.Time(at) {
+		t.Fatalf("retrieval %+v after the update, want /guide/start#rotate-signing-keys in c3", r)
 	}
 }
 

@@ -30,9 +30,10 @@ type Entry struct {
 	// Jobs are the jobs made from the gap, the latest linked first, at
 	// most MaxJobsShown.
 	Jobs []LinkedJob
-	// Retrieval is what the index finds for the gap's text now, nil
-	// until a linked job completed (and for pages, which have no text to
-	// search).
+	// Retrieval is what the index finds for the gap's text now: nil until
+	// the index was updated after a linked job completed, so that the
+	// job's change may have reached it (and for pages, which have no text
+	// to search).
 	Retrieval *Retrieval
 }
 
@@ -52,8 +53,10 @@ type LinkedJob struct {
 type Retrieval struct {
 	Found bool
 	Hit   store.DocHit // when Found
-	// IndexCommit is the commit the index held when it was asked.
-	IndexCommit string
+	// IndexCommit is the commit the index held when it was asked, and
+	// IndexUpdatedAt when that index was written.
+	IndexCommit    string
+	IndexUpdatedAt time.Time
 }
 
 // Ref names a gap: its kind and key.

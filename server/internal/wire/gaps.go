@@ -37,12 +37,13 @@ type GapJob struct {
 }
 
 // GapRetrieval says whether the index now finds a section for a gap's
-// text, once a job made from it completed.
+// text, once the index was updated after a job made from it completed.
 type GapRetrieval struct {
-	Found       bool     `json:"found"`
-	Path        *string  `json:"path"`
-	Anchor      *string  `json:"anchor"`
-	Heading     *string  `json:"heading"`
-	Score       *float64 `json:"score"`
-	IndexCommit string   `json:"indexCommit"`
+	Found          bool     `json:"found"`
+	Path           *string  `json:"path"`
+	Anchor         *string  `json:"anchor"`
+	Heading        *string  `json:"heading"`
+	Score          *float64 `json:"score"`
+	IndexCommit    string   `json:"indexCommit"`
+	IndexUpdatedAt string   `json:"indexUpdatedAt"`
 }
