@@ -18,15 +18,21 @@ func (g dashGaps) View(ctx context.Context, projectID string, from, to time.Time
 }
 
 // CreateJob makes a job from gaps as POST /v1/gaps/{projectId}/job does,
-// without an Idempotency-Key (a form has none); a project this server
-// cannot run is a problem of the request, as the API's 503 says.
-func (g dashGaps) CreateJob(ctx context.Context, p store.Project, selected []gaps.Ref, instructions string, from, to time.Time) (store.Job, []string, error) {
+// with the form's idempotency key as its Idempotency-Key, the request
+// hashed alike; a project this server cannot run is a problem of the
+// request, as the API's 503 says.
+func (g dashGaps) CreateJob(ctx context.Context, p store.Project, selected []gaps.Ref, instructions string, from, to time.Time, idempotencyKey string) (store.Job, []string, error) {
 	if g.s.cfg.Runs != nil {
 		if err := g.s.cfg.Runs(ctx, p); err != nil {
 			return store.Job{}, []string{"this server cannot run jobs of project " + p.ID + ": " + err.Error()}, nil
 		}
 	}
-	return g.s.CreateGapsJob(ctx, p, GapsJobRequest{Gaps: selected, Instructions: instructions, From: from, To: to}, nil)
+	req := GapsJobRequest{Gaps: selected, Instructions: instructions, From: from, To: to}
+	var idem *store.Idempotency
+	if idempotencyKey != "" {
+		idem = &store.Idempotency{Key: idempotencyKey, RequestHash: gapsRequestHash(p.ID, req)}
+	}
+	return g.s.CreateGapsJob(ctx, p, req, idem)
 }
 
 // JobGaps returns the gaps a job was made from (Server.JobGaps).

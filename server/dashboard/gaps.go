@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -23,10 +24,11 @@ type Gaps interface {
 	// days [from, to), as GET /v1/gaps/{projectId} does.
 	View(ctx context.Context, projectID string, from, to time.Time, limit int) (gaps.View, error)
 	// CreateJob makes a job of project p from the gaps selected, looked
-	// up in [from, to), as POST /v1/gaps/{projectId}/job does; problems
-	// say what is wrong with the selection (a 400), and nothing is then
+	// up in [from, to), as POST /v1/gaps/{projectId}/job does with
+	// idempotencyKey as its Idempotency-Key ("" for none); problems say
+	// what is wrong with the selection (a 400), and nothing is then
 	// stored.
-	CreateJob(ctx context.Context, p store.Project, selected []gaps.Ref, instructions string, from, to time.Time) (job store.Job, problems []string, err error)
+	CreateJob(ctx context.Context, p store.Project, selected []gaps.Ref, instructions string, from, to time.Time, idempotencyKey string) (job store.Job, problems []string, err error)
 	// JobGaps returns the gaps a job was made from.
 	JobGaps(ctx context.Context, projectID, jobID string) ([]gaps.Ref, error)
 	// MaxSelected is the most gaps one job is made from.
@@ -46,6 +48,12 @@ const maxDashGapsFormBytes = 256 << 10
 // form that makes a job from the selection.
 func (s *Dashboard) dashGaps(w http.ResponseWriter, r *http.Request, d *dashRequest) {
 	page := pages.GapsPage{Frame: d.frame, CanWrite: keyauth.HasScope(d.Key.Scopes, store.ScopeWrite), MaxSelected: s.cfg.Gaps.MaxSelected()}
+	if page.CanWrite {
+		// A new key for each rendering of the form: a double submit, or
+		// a retry after a lost answer, sends the same one and gets the
+		// same job.
+		page.IdempotencyKey = rand.Text()
+	}
 	page.Title, page.Section = "Content gaps of "+d.Project.ID, "gaps"
 	status := http.StatusOK
 	span, problem := dashPeriod(r.URL.Query(), s.now())
@@ -83,6 +91,10 @@ func (s *Dashboard) dashGaps(w http.ResponseWriter, r *http.Request, d *dashRequ
 // period the form was on; then to the new job's page.
 func (s *Dashboard) dashGapsJob(w http.ResponseWriter, r *http.Request, d *dashRequest) {
 	span, problem := dashPeriod(r.PostForm, s.now())
+	idem := r.PostForm.Get("idempotency-key")
+	if idem != "" && !validIdempotencyKey(idem) {
+		problem = "the form's idempotency key is malformed: reload the page"
+	}
 	var selected []gaps.Ref
 	seen := map[gaps.Ref]bool{}
 	for _, v := range r.PostForm["gap"] {
@@ -107,7 +119,7 @@ func (s *Dashboard) dashGapsJob(w http.ResponseWriter, r *http.Request, d *dashR
 		s.dashError(w, r, d.frame, http.StatusBadRequest, problem)
 		return
 	}
-	job, problems, err := s.cfg.Gaps.CreateJob(r.Context(), d.Project, selected, r.PostForm.Get("instructions"), span.From, span.To)
+	job, problems, err := s.cfg.Gaps.CreateJob(r.Context(), d.Project, selected, r.PostForm.Get("instructions"), span.From, span.To, idem)
 	switch {
 	case len(problems) > 0:
 		s.dashError(w, r, d.frame, http.StatusBadRequest, strings.Join(problems, "; "))
@@ -118,4 +130,19 @@ func (s *Dashboard) dashGapsJob(w http.ResponseWriter, r *http.Request, d *dashR
 	}
 	dashHeaders(w.Header())
 	http.Redirect(w, r, d.frame.Base+"/projects/"+url.PathEscape(d.Project.ID)+"/jobs/"+url.PathEscape(job.ID), http.StatusSeeOther)
+}
+
+// validIdempotencyKey reports whether a form's idempotency key is one the
+// API would take as an Idempotency-Key: 1 to 255 printable ASCII
+// characters without spaces.
+func validIdempotencyKey(k string) bool {
+	if len(k) == 0 || len(k) > 255 {
+		return false
+	}
+	for _, c := range []byte(k) {
+		if c < 0x21 || c > 0x7e {
+			return false
+		}
+	}
+	return true
 }

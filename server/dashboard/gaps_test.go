@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -93,5 +94,66 @@ func TestDashboardGapsJob(t *testing.T) {
 	page, _ = ro.page(gapsPage)
 	if !strings.Contains(page, `href="/dashboard/projects/alpha/jobs/`+jobID+`"`) {
 		t.Errorf("the gaps page does not list the job %s:\n%s", jobID, page)
+	}
+}
+
+var idemField = regexp.MustCompile(`name="idempotency-key" value="([^"]+)"`)
+
+// idemOf returns the idempotency key of the gaps page's job form.
+func idemOf(t *testing.T, html string) string {
+	t.Helper()
+	m := idemField.FindStringSubmatch(html)
+	if m == nil {
+		t.Fatalf("no idempotency key in the job form:\n%s", html)
+	}
+	return m[1]
+}
+
+// The job form carries a key of its own, new with each rendering: the
+// same form sent twice (a double click, a retry) makes one job and sends
+// both to its page; the key sent with another selection is refused; a
+// form rendered again makes a new job.
+func TestDashboardGapsJobOnce(t *testing.T) {
+	d := newDashEnv(t)
+	seedGaps(t, d)
+	const gapsPage, post = "/dashboard/projects/alpha/gaps", "/dashboard/projects/alpha/gaps/job"
+	rw := d.browser(t)
+	rw.signIn("rw")
+	page, token := rw.page(gapsPage)
+	key := idemOf(t, page)
+	again, _ := rw.page(gapsPage)
+	if other := idemOf(t, again); other == key {
+		t.Fatalf("two renderings of the form carry the same key %q", key)
+	}
+	form := url.Values{"csrf": {token}, "idempotency-key": {key}, "gap": {"search:webhook retries", "page:/guide/keys"}, "instructions": {"Be brief."}}
+	first, _ := rw.do(http.MethodPost, post, form)
+	second, _ := rw.do(http.MethodPost, post, form)
+	loc := first.Header.Get("Location")
+	if first.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/dashboard/projects/alpha/jobs/job_") {
+		t.Fatalf("the first post: %d to %q", first.StatusCode, loc)
+	}
+	wantRedirect(t, second, loc)
+	jobs, err := d.Store.ListJobs(t.Context(), store.JobsQuery{JobFilter: store.JobFilter{ProjectID: "alpha"}, Limit: 5})
+	if err != nil || len(jobs.Jobs) != 1 {
+		t.Fatalf("after the same form twice: jobs %+v, %v; want one", jobs.Jobs, err)
+	}
+	links, err := d.Store.GapLinks(t.Context(), "alpha")
+	if err != nil || len(links) != 2 {
+		t.Fatalf("after the same form twice: links %+v, %v; want the two gaps once", links, err)
+	}
+
+	changed := url.Values{"csrf": {token}, "idempotency-key": {key}, "gap": {"search:webhook retries"}}
+	if resp, body := rw.do(http.MethodPost, post, changed); resp.StatusCode != http.StatusConflict {
+		t.Errorf("the key with another selection: %d, want 409\n%s", resp.StatusCode, body)
+	}
+	if resp, _ := rw.do(http.MethodPost, post, url.Values{"csrf": {token}, "idempotency-key": {"a key"}, "gap": {"search:webhook retries"}}); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("a malformed key: %d, want 400", resp.StatusCode)
+	}
+	form.Set("idempotency-key", idemOf(t, again))
+	if resp, _ := rw.do(http.MethodPost, post, form); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") == loc {
+		t.Errorf("another rendering's form: %d to %q, want a new job", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if jobs, err := d.Store.ListJobs(t.Context(), store.JobsQuery{JobFilter: store.JobFilter{ProjectID: "alpha"}, Limit: 5}); err != nil || len(jobs.Jobs) != 2 {
+		t.Errorf("jobs %+v, %v; want two", jobs.Jobs, err)
 	}
 }

@@ -25,6 +25,9 @@ type GapsPage struct {
 	CanWrite bool
 	// MaxSelected is the most gaps one job is made from.
 	MaxSelected int
+	// IdempotencyKey is the job form's, new with each rendering, so that
+	// the same form sent twice makes one job.
+	IdempotencyKey string
 }
 
 // GapGroup is a page's or a topic's gaps.
