@@ -22,26 +22,37 @@ func (s *Server) createJob(w http.ResponseWriter, r *http.Request, c keyauth.Cal
 	if !ok || !s.canRun(w, r, c.Project) {
 		return
 	}
-	id := "job_" + base62.Random(20)
-	job, _, err := s.cfg.Store.CreateJob(r.Context(), store.NewJob{
-		ID:          id,
-		ProjectID:   c.Project.ID,
-		Prompt:      prompt,
-		Repository:  c.Project.Repository,
-		Ref:         c.Project.Ref,
-		Model:       c.Project.Model,
-		Branch:      "docs-agent/" + id,
-		CreatedAt:   s.now(),
-		Idempotency: idempotency(r, "create", c.Project.ID, "", prompt),
-	})
+	job, err := s.newJob(r.Context(), c.Project, prompt, idempotency(r, "create", c.Project.ID, "", prompt))
 	if err != nil {
 		respond.StoreError(w, r, s.cfg.Logger, err, "project "+respond.Quote(c.Project.ID), "storing job")
 		return
 	}
-	s.jobQueued()
 	// A replay answers 201 again, as the first request was answered: to a
 	// client retrying after a lost response, the two must look the same.
 	respond.JSON(w, http.StatusCreated, publicJob(job))
+}
+
+// newJob stores a new job of project p with its first prompt, or the job
+// idem's replay names, and wakes an engine: the one way jobs are created,
+// by POST /v2/agent/{projectId}/job and from content gaps alike.
+func (s *Server) newJob(ctx context.Context, p store.Project, prompt string, idem *store.Idempotency) (store.Job, error) {
+	id := "job_" + base62.Random(20)
+	job, _, err := s.cfg.Store.CreateJob(ctx, store.NewJob{
+		ID:          id,
+		ProjectID:   p.ID,
+		Prompt:      prompt,
+		Repository:  p.Repository,
+		Ref:         p.Ref,
+		Model:       p.Model,
+		Branch:      "docs-agent/" + id,
+		CreatedAt:   s.now(),
+		Idempotency: idem,
+	})
+	if err != nil {
+		return store.Job{}, err
+	}
+	s.jobQueued()
+	return job, nil
 }
 
 // getJob: GET /v2/agent/{projectId}/job/{id}.

@@ -62,6 +62,8 @@ func (s *Server) routes() *routeMux {
 	mux.Handle("GET /v1/analytics/{projectId}/assistant/caller-stats", s.api(keyauth.Analytics, store.ScopeRead, s.assistantCallerStats))
 	mux.Handle("POST /v1/project/update/{projectId}", s.api(keyauth.Agent, store.ScopeWrite, s.triggerUpdate))
 	mux.Handle("GET /v1/project/update-status/{statusId}", s.updateStatus())
+	mux.Handle("GET /v1/gaps/{projectId}", s.api(keyauth.Analytics, store.ScopeRead, s.gapsList))
+	mux.Handle("POST /v1/gaps/{projectId}/job", s.api(keyauth.Agent, store.ScopeWrite, s.gapsJob))
 	s.site.Routes(mux)
 	s.discoveryRoutes(mux)
 	s.assistantRoutes(mux)

@@ -89,7 +89,7 @@ func New(cfg Config) (*Server, error) {
 			MaxAge: cfg.Dashboard.MaxAge, IdleTimeout: cfg.Dashboard.IdleTimeout,
 			LoginPerAddress: ratelimit.Limit(cfg.Dashboard.LoginPerAddress), MaxAddresses: cfg.Site.MaxAddresses,
 			Secret: secret, Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Proxies: s.proxies,
-			Auth: s.auth, Jobs: dashJobs{s}, Feedback: dashFeedback{s}, Site: s.site, OnSignIn: onSignIn(cfg.OnSignIn),
+			Auth: s.auth, Jobs: dashJobs{s}, Feedback: dashFeedback{s}, Gaps: dashGaps{s}, Site: s.site, OnSignIn: onSignIn(cfg.OnSignIn),
 		})
 		if err != nil {
 			return nil, err

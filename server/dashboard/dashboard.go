@@ -59,6 +59,8 @@ type Config struct {
 
 	// Feedback is what the feedback page reads and does (feedback.go).
 	Feedback Feedback
+	// Gaps is what the content gaps page reads and does (gaps.go).
+	Gaps Gaps
 }
 
 // Jobs is what the pages read and do of a project's jobs: what the API's
@@ -133,6 +135,8 @@ func (s *Dashboard) Routes(mux Mux) {
 	mux.Handle("GET /dashboard/projects/{projectId}/conversations/{threadId}", s.dashPage(keyauth.Analytics, store.ScopeRead, s.dashThread))
 	mux.Handle("GET /dashboard/projects/{projectId}/feedback", s.dashPage(keyauth.Analytics, store.ScopeRead, s.dashFeedback))
 	mux.Handle("POST /dashboard/projects/{projectId}/feedback/{id}/status", s.dashPage(keyauth.Analytics, store.ScopeWrite, s.dashFeedbackStatus))
+	mux.Handle("GET /dashboard/projects/{projectId}/gaps", s.dashPage(keyauth.Analytics, store.ScopeRead, s.dashGaps))
+	mux.Handle("POST /dashboard/projects/{projectId}/gaps/job", s.dashPageSized(keyauth.Agent, store.ScopeWrite, maxDashGapsFormBytes, s.dashGapsJob))
 	mux.Handle("GET /dashboard/", http.HandlerFunc(s.dashNotFound))
 }
 
@@ -151,13 +155,19 @@ type dashRequest struct {
 // and scope would be admitted. The session's cookie is sealed again with
 // this request as its last use, which moves its idle deadline.
 func (s *Dashboard) dashPage(kind keyauth.Kind, scope store.Scope, h func(http.ResponseWriter, *http.Request, *dashRequest)) http.Handler {
+	return s.dashPageSized(kind, scope, maxDashFormBytes, h)
+}
+
+// dashPageSized is dashPage for a page whose form's body may hold up to
+// maxForm bytes.
+func (s *Dashboard) dashPageSized(kind keyauth.Kind, scope store.Scope, maxForm int64, h func(http.ResponseWriter, *http.Request, *dashRequest)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sess, ok := s.dashSession(w, r)
 		if !ok {
 			return
 		}
 		frame := s.dashFrame(r, sess)
-		if r.Method == http.MethodPost && !s.dashFormOK(w, r, frame, sess.sealer, sessionPurpose, sess.ID) {
+		if r.Method == http.MethodPost && !s.dashFormOK(w, r, frame, sess.sealer, sessionPurpose, sess.ID, maxForm) {
 			return
 		}
 		c, no := s.cfg.Auth.Admit(r, sess.key, r.PathValue("projectId"), kind, scope)
@@ -188,14 +198,14 @@ func (s *Dashboard) dashFrame(r *http.Request, sess *dashSession) pages.Frame {
 // dashFormOK checks a form posted to the dashboard: it must come from a
 // page of the dashboard's own origin (Sec-Fetch-Site, else Origin against
 // Host) and carry the CSRF token of id for purpose. It answers 403 and
-// reports false otherwise. The body is bounded: every form is a few
-// fields.
-func (s *Dashboard) dashFormOK(w http.ResponseWriter, r *http.Request, frame pages.Frame, sealer *session.Sealer, purpose string, id [32]byte) bool {
+// reports false otherwise. The body is bounded by maxBytes: every form is
+// a few fields (maxDashFormBytes), but for the gaps' selection.
+func (s *Dashboard) dashFormOK(w http.ResponseWriter, r *http.Request, frame pages.Frame, sealer *session.Sealer, purpose string, id [32]byte, maxBytes int64) bool {
 	if err := s.origins.Check(r); err != nil {
 		s.dashError(w, r, frame, http.StatusForbidden, "this form was sent from another site")
 		return false
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxDashFormBytes)
+	r.Body = http.MaxBytesReader(w, r.Body, maxBytes)
 	if err := r.ParseForm(); err != nil {
 		s.dashError(w, r, frame, http.StatusBadRequest, "this form could not be read")
 		return false

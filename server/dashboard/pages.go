@@ -175,6 +175,17 @@ func (s *Dashboard) dashJob(w http.ResponseWriter, r *http.Request, d *dashReque
 		job.FailureReason = ""
 	}
 	page.Job, page.Model = job, job.Model
+	refs, err := s.cfg.Gaps.JobGaps(r.Context(), d.Project.ID, jobID)
+	if err != nil {
+		s.dashStoreError(w, r, page.Frame, err, "job "+respond.Quote(jobID), "reading the gaps of a job")
+		return
+	}
+	for _, g := range refs {
+		// The gaps page of the default period: the gap may have aged out
+		// of it, and the page then simply does not scroll to it.
+		u := page.Base + "/projects/" + url.PathEscape(d.Project.ID) + "/gaps#" + pages.GapID(g.Kind, g.Key)
+		page.Gaps = append(page.Gaps, pages.JobGap{Kind: g.Kind, Key: g.Key, URL: u})
+	}
 	s.dashRender(w, r, http.StatusOK, page)
 }
 

@@ -32,7 +32,7 @@ func navLinks(t *testing.T, page string) map[string]string {
 	for _, m := range navLink.FindAllStringSubmatch(nav, -1) {
 		links[html.UnescapeString(m[2])] = html.UnescapeString(m[1])
 	}
-	if len(links) != 6 {
+	if len(links) != 7 {
 		t.Fatalf("the navigation has %d links: %q", len(links), links)
 	}
 	return links
@@ -99,7 +99,7 @@ func TestDashboardPeriodIsSharedByTheAnalyticsPages(t *testing.T) {
 		// The navigation keeps the period to the analytics pages alone.
 		wantNav := map[string]string{
 			"Overview": project + "/?period=7d", "AI & crawlers": project + "/agents?period=7d", "Searches": project + "/searches?period=7d",
-			"Conversations": project + "/conversations?period=7d", "Feedback": project + "/feedback", "Jobs": project + "/jobs",
+			"Conversations": project + "/conversations?period=7d", "Content gaps": project + "/gaps?period=7d", "Feedback": project + "/feedback", "Jobs": project + "/jobs",
 		}
 		if got := navLinks(t, page); fmt.Sprint(got) != fmt.Sprint(wantNav) {
 			t.Errorf("%s?period=7d: the navigation is %q, want %q", section, got, wantNav)

@@ -171,7 +171,7 @@ func (s *Dashboard) dashLogin(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(loginCookie); err == nil {
 		nonce, _ = session.DecodeID(c.Value)
 	}
-	if !s.dashFormOK(w, r, frame, sealer, loginPurpose, nonce) {
+	if !s.dashFormOK(w, r, frame, sealer, loginPurpose, nonce, maxDashFormBytes) {
 		s.signIn(SignInInvalid)
 		return
 	}
@@ -229,7 +229,7 @@ func (s *Dashboard) dashLogout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	frame := s.dashFrame(r, sess)
-	if !s.dashFormOK(w, r, frame, sess.sealer, sessionPurpose, sess.ID) {
+	if !s.dashFormOK(w, r, frame, sess.sealer, sessionPurpose, sess.ID, maxDashFormBytes) {
 		return
 	}
 	// Until its sign-in's end, not the configuration's: a MaxAge raised

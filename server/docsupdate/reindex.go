@@ -61,10 +61,10 @@ type outcome struct {
 // the navigation, the settings or the files serving a path changed, which
 // can change every page. One UpdateDocs writes it all, so a failure
 // anywhere before leaves the index as it was. The write is fenced by the
-// update's lease (fence gives it as the write is sent), so that a run
-// that lost its lease while it read cannot write a commit older than
-// what the update's new holder wrote: the store refuses it with
-// store.ErrLeaseLost.
+// update's lease (fence gives it as the write is sent, and its time is
+// the write's), so that a run that lost its lease while it read cannot
+// write a commit older than what the update's new holder wrote: the
+// store refuses it with store.ErrLeaseLost.
 func reindex(ctx context.Context, st store.Store, reader TreeReader, project store.Project, opts docs.Options, limits gitrepo.TreeSpec, fence func() store.DocsFence) (*outcome, error) {
 	opts.ProjectID = project.ID
 	state, err := st.DocsState(ctx, project.ID)
@@ -141,7 +141,7 @@ func reindex(ctx context.Context, st store.Store, reader TreeReader, project sto
 		return out, nil // nothing to write: the index holds this commit already
 	}
 	f := fence()
-	u.Fence = &f
+	u.Fence, u.At = &f, f.Now
 	if err := st.UpdateDocs(ctx, u); err != nil {
 		return nil, fmt.Errorf("writing the index: %w", err)
 	}

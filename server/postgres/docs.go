@@ -3,8 +3,10 @@ package postgres
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -132,11 +134,12 @@ func (t txn) SaveDocPage(ctx context.Context, p store.DocPage) error {
 	return err
 }
 
-// SaveDocsCommit records the index's commit.
-func (t txn) SaveDocsCommit(ctx context.Context, projectID, commit string) error {
+// SaveDocsCommit records the index's commit and the time of its update.
+func (t txn) SaveDocsCommit(ctx context.Context, projectID, commit string, at time.Time) error {
 	_, err := t.q.Exec(ctx,
-		`INSERT INTO doc_indexes (project_id, commit_sha) VALUES ($1, $2)
-		 ON CONFLICT (project_id) DO UPDATE SET commit_sha = excluded.commit_sha`, projectID, commit)
+		`INSERT INTO doc_indexes (project_id, commit_sha, updated_at) VALUES ($1, $2, $3)
+		 ON CONFLICT (project_id) DO UPDATE SET commit_sha = excluded.commit_sha, updated_at = excluded.updated_at`,
+		projectID, commit, ts(at))
 	return err
 }
 
@@ -145,15 +148,17 @@ func (t txn) SaveDocsCommit(ctx context.Context, projectID, commit string) error
 func (t txn) DocsState(ctx context.Context, projectID string) (store.DocsState, error) {
 	st := store.DocsState{Files: map[string]string{}}
 	rows, _ := t.q.Query(ctx,
-		`SELECT i.commit_sha, f.file, f.blob
+		`SELECT i.commit_sha, i.updated_at, f.file, f.blob
 		 FROM (SELECT $1::text COLLATE "C" AS project_id) x
 		 LEFT JOIN doc_indexes i ON i.project_id = x.project_id
 		 LEFT JOIN doc_files f ON f.project_id = x.project_id`, projectID)
 	var commit, file, blob *string
-	_, err := pgx.ForEachRow(rows, []any{&commit, &file, &blob}, func() error {
+	var updated pgtype.Timestamptz
+	_, err := pgx.ForEachRow(rows, []any{&commit, &updated, &file, &blob}, func() error {
 		if commit != nil {
 			st.Commit = *commit
 		}
+		st.UpdatedAt = fromTS(updated)
 		if file != nil && blob != nil {
 			st.Files[*file] = *blob
 		}

@@ -27,7 +27,7 @@ func TestDocsAnalyzedAfterLargeUpdate(t *testing.T) {
 		for _, p := range pages {
 			files = append(files, store.DocFile{Path: p.File, Blob: "blob:" + p.File})
 		}
-		if err := s.UpdateDocs(t.Context(), store.DocsUpdate{ProjectID: "p1", Commit: "c1", Files: files, Pages: pages, Replace: true}); err != nil {
+		if err := s.UpdateDocs(t.Context(), store.DocsUpdate{ProjectID: "p1", Commit: "c1", At: storetest.At(0), Files: files, Pages: pages, Replace: true}); err != nil {
 			t.Fatal(err)
 		}
 		conn := connect(t, dbURL)

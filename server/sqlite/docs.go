@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -82,11 +83,12 @@ func (t txn) SaveDocPage(ctx context.Context, p store.DocPage) error {
 	return nil
 }
 
-// SaveDocsCommit records the index's commit.
-func (t txn) SaveDocsCommit(ctx context.Context, projectID, commit string) error {
+// SaveDocsCommit records the index's commit and the time of its update.
+func (t txn) SaveDocsCommit(ctx context.Context, projectID, commit string, at time.Time) error {
 	_, err := t.tx.ExecContext(ctx,
-		`INSERT INTO doc_indexes (project_id, commit_sha) VALUES (?, ?)
-		 ON CONFLICT (project_id) DO UPDATE SET commit_sha = excluded.commit_sha`, projectID, commit)
+		`INSERT INTO doc_indexes (project_id, commit_sha, updated_at) VALUES (?, ?, ?)
+		 ON CONFLICT (project_id) DO UPDATE SET commit_sha = excluded.commit_sha, updated_at = excluded.updated_at`,
+		projectID, commit, micros(at))
 	return err
 }
 
@@ -94,7 +96,8 @@ func (t txn) SaveDocsCommit(ctx context.Context, projectID, commit string) error
 // makes them one state.
 func (t txn) DocsState(ctx context.Context, projectID string) (store.DocsState, error) {
 	st := store.DocsState{Files: map[string]string{}}
-	err := t.tx.QueryRowContext(ctx, `SELECT commit_sha FROM doc_indexes WHERE project_id = ?`, projectID).Scan(&st.Commit)
+	err := t.tx.QueryRowContext(ctx, `SELECT commit_sha, updated_at FROM doc_indexes WHERE project_id = ?`, projectID).
+		Scan(&st.Commit, timeCol{&st.UpdatedAt})
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return st, err
 	}

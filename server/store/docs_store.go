@@ -54,14 +54,15 @@ type DocsStore interface {
 	// records; then each of Files has its pages replaced by u's pages of
 	// that file, and its blob recorded; each of u.Pages is stored,
 	// replacing the page at its Path whatever file that came from; and
-	// the index's commit becomes Commit. With a Fence, it first checks,
+	// the index's commit becomes Commit, its UpdatedAt At. With a Fence, it first checks,
 	// in the same transaction, that the fence's lease holds, and writes
 	// nothing if not (ErrLeaseLost; see DocsFence). ErrNotFound if the
 	// project does not exist; ErrInvalid as DocsUpdate.Validate says.
 	UpdateDocs(ctx context.Context, u DocsUpdate) error
-	// DocsState returns what the project's index holds: its commit and
-	// the blob of each file read. An unknown project, or one never
-	// indexed, has an empty state (Commit "", no files).
+	// DocsState returns what the project's index holds: its commit, the
+	// time of its last update and the blob of each file read. An unknown
+	// project, or one never indexed, has an empty state (Commit "", a
+	// zero UpdatedAt, no files).
 	DocsState(ctx context.Context, projectID string) (DocsState, error)
 	// SearchDocs returns the sections of the project's pages that match
 	// q, as DocsStore's rules say. Never nil; an unknown project gives
@@ -88,6 +89,10 @@ type DocsUpdate struct {
 	ProjectID string
 	// Commit is the commit the index holds after the update.
 	Commit string
+	// At is the caller's time of the update, which the index's UpdatedAt
+	// becomes: what tells a reader whether the index changed after some
+	// event (a job that edited the docs finishing, say). Required.
+	At time.Time
 	// Files are the files read at Commit, pages or not (a navigation file
 	// makes none): each one's pages are replaced by Pages' of that file,
 	// and its blob recorded.
@@ -132,6 +137,8 @@ type DocsFence struct {
 // DocsState is what a project's index holds.
 type DocsState struct {
 	Commit string
+	// UpdatedAt is the At of the last update written; zero if none.
+	UpdatedAt time.Time
 	// Files maps each file read to its blob (DocFile.Blob); never nil.
 	Files map[string]string
 }
@@ -201,6 +208,8 @@ func (u DocsUpdate) Validate() error {
 		return Invalid("empty project ID")
 	case u.Commit == "" || !cleanDocText(u.Commit):
 		return Invalid("commit %q: must be non-empty text", u.Commit)
+	case u.At.IsZero():
+		return Invalid("update of commit %q: zero time", u.Commit)
 	case u.Fence != nil && (u.Fence.UpdateID == "" || u.Fence.Owner == ""):
 		return Invalid("fence: empty update ID or owner")
 	case u.Fence != nil && u.Fence.Now.IsZero():

@@ -69,6 +69,7 @@ var groups = map[string]string{
 	"views":     "export page-view analytics (client)",
 	"visitors":  "export unique-visitor analytics (client)",
 	"searches":  "export what readers searched for (client)",
+	"gaps":      "what readers could not find, and agent jobs made from it (client, self-hosted)",
 }
 
 // commands lists every command, in the order help shows them.
@@ -99,6 +100,8 @@ func commands() []*command {
 		visitorsExportCommand(),
 		searchCommand(),
 		searchesExportCommand(),
+		gapsListCommand(),
+		gapsJobCommand(),
 		feedbackExportCommand(),
 		updateCommand(),
 		versionCommand(),

@@ -35,6 +35,7 @@ func TestDocumentOperationsAndStatuses(t *testing.T) {
 	maps.Copy(want, feedbackSearchesOperations)
 	maps.Copy(want, operatorOperations)
 	maps.Copy(want, discoveryOperations)
+	maps.Copy(want, gapsOperations)
 	got := map[string][]string{}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {

@@ -31,7 +31,7 @@ func (e *Env) IndexDocs(t testing.TB, projectID, domain string, extra ...store.D
 		t.Fatal(err)
 	}
 	pages := append(site.Pages, extra...)
-	u := store.DocsUpdate{ProjectID: projectID, Commit: "c1", Pages: pages, Replace: true}
+	u := store.DocsUpdate{ProjectID: projectID, Commit: "c1", At: e.Clock.Now(), Pages: pages, Replace: true}
 	for _, p := range pages {
 		u.Files = append(u.Files, store.DocFile{Path: p.File, Blob: "blob-" + p.File})
 	}

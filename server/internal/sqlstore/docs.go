@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -24,9 +25,10 @@ type DocsTx interface {
 	// SaveDocPage stores p (its ProjectID set) and its sections, over any
 	// page at its path.
 	SaveDocPage(ctx context.Context, p store.DocPage) error
-	// SaveDocsCommit records the commit the project's index holds.
-	SaveDocsCommit(ctx context.Context, projectID, commit string) error
-	// DocsState reads the project's commit and file records, from one
+	// SaveDocsCommit records the commit the project's index holds and the
+	// time of its update.
+	SaveDocsCommit(ctx context.Context, projectID, commit string, at time.Time) error
+	// DocsState reads the project's commit, its time and file records, from one
 	// consistent state; a project without an index has a zero state.
 	DocsState(ctx context.Context, projectID string) (store.DocsState, error)
 	// SearchDocs reads at most q.Limit sections of q's project and
@@ -86,7 +88,7 @@ func (s *Store) UpdateDocs(ctx context.Context, u store.DocsUpdate) error {
 				return err
 			}
 		}
-		return tx.SaveDocsCommit(ctx, u.ProjectID, u.Commit)
+		return tx.SaveDocsCommit(ctx, u.ProjectID, u.Commit, u.At)
 	})
 }
 

@@ -53,6 +53,11 @@ var schemas = map[string]reflect.Type{
 	"UpdateAuthor":               reflect.TypeFor[wire.UpdateAuthor](),
 	"UpdateCommit":               reflect.TypeFor[wire.UpdateCommit](),
 	"UpdateFilesChanged":         reflect.TypeFor[wire.UpdateFilesChanged](),
+	"GapsReport":                 reflect.TypeFor[wire.GapsReport](),
+	"GapGroup":                   reflect.TypeFor[wire.GapGroup](),
+	"Gap":                        reflect.TypeFor[wire.Gap](),
+	"GapJob":                     reflect.TypeFor[wire.GapJob](),
+	"GapRetrieval":               reflect.TypeFor[wire.GapRetrieval](),
 }
 
 // groups are the types embedded as a whole in another, which have no

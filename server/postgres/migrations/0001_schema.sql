@@ -417,10 +417,12 @@ CREATE INDEX agent_days_by_path ON agent_days (project_id, path, day);
 -- from its repository, searched with PostgreSQL's full-text search.
 -- ===================================================================
 
--- The commit each project's index holds.
+-- The commit each project's index holds, and when an update last wrote
+-- it (NULL until one did).
 CREATE TABLE doc_indexes (
     project_id text COLLATE "C" NOT NULL REFERENCES projects (id),
     commit_sha text NOT NULL,
+    updated_at timestamptz,
     CONSTRAINT doc_indexes_pkey PRIMARY KEY (project_id)
 );
 

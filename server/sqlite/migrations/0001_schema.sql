@@ -388,10 +388,12 @@ CREATE INDEX agent_days_by_path ON agent_days (project_id, path, day);
 -- from its repository, searched with FTS5.
 -- ===================================================================
 
--- The commit each project's index holds.
+-- The commit each project's index holds, and when an update last wrote
+-- it (NULL until one did).
 CREATE TABLE doc_indexes (
     project_id TEXT NOT NULL PRIMARY KEY REFERENCES projects (id),
-    commit_sha TEXT NOT NULL
+    commit_sha TEXT NOT NULL,
+    updated_at INTEGER
 ) STRICT, WITHOUT ROWID;
 
 -- The files the index read, with their git blob, so that an update reads

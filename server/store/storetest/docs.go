@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -76,11 +77,12 @@ func docsFiles(pages []store.DocPage, blob string) []store.DocFile {
 	return fs
 }
 
-// mustIndex replaces the project's index with pages at commit.
+// mustIndex replaces the project's index with pages at commit, at the
+// time At(0).
 func mustIndex(t *testing.T, s store.Store, projectID, commit string, pages []store.DocPage) {
 	t.Helper()
 	must(t, "UpdateDocs", s.UpdateDocs(t.Context(), store.DocsUpdate{
-		ProjectID: projectID, Commit: commit, Files: docsFiles(pages, commit), Pages: pages, Replace: true,
+		ProjectID: projectID, Commit: commit, At: At(0), Files: docsFiles(pages, commit), Pages: pages, Replace: true,
 	}))
 }
 
@@ -195,16 +197,51 @@ func testDocs(t *testing.T, open opener) {
 			withCorpus(t, s)
 			st, err := s.DocsState(t.Context(), "p1")
 			must(t, "DocsState", err)
-			want := store.DocsState{Commit: "c1", Files: map[string]string{}}
+			want := store.DocsState{Commit: "c1", UpdatedAt: At(0), Files: map[string]string{}}
 			for _, f := range docsFiles(docsCorpus(), "c1") {
 				want.Files[f.Path] = f.Blob
 			}
 			diff(t, "DocsState", want, st)
 			none, err := s.DocsState(t.Context(), "nope")
 			must(t, "DocsState of an unknown project", err)
-			if none.Commit != "" || len(none.Files) != 0 || none.Files == nil {
-				t.Errorf("DocsState of an unknown project = %+v, want an empty commit and an empty, non-nil map", none)
+			if none.Commit != "" || !none.UpdatedAt.IsZero() || len(none.Files) != 0 || none.Files == nil {
+				t.Errorf("DocsState of an unknown project = %+v, want an empty commit, a zero time and an empty, non-nil map", none)
 			}
+		}},
+		{"StateSaysWhenTheIndexLastChanged", func(t *testing.T, s store.Store) {
+			mustProject(t, s, "p1")
+			mustProject(t, s, "p2")
+			when := func(what, projectID string, want time.Time) {
+				t.Helper()
+				st, err := s.DocsState(t.Context(), projectID)
+				must(t, "DocsState", err)
+				checkTimes(t, "DocsState "+what, st.UpdatedAt)
+				if !st.UpdatedAt.Equal(want) {
+					t.Errorf("DocsState %s: UpdatedAt %v, want %v", what, st.UpdatedAt, want)
+				}
+			}
+			when("before any update", "p1", time.Time{})
+			pages := docsCorpus()
+			must(t, "UpdateDocs", s.UpdateDocs(t.Context(), store.DocsUpdate{
+				ProjectID: "p1", Commit: "c1", At: At(time.Hour), Files: docsFiles(pages, "c1"), Pages: pages, Replace: true,
+			}))
+			when("after the first update", "p1", At(time.Hour))
+			// An update that only removes a file is an update all the same.
+			must(t, "UpdateDocs", s.UpdateDocs(t.Context(), store.DocsUpdate{
+				ProjectID: "p1", Commit: "c2", At: At(2 * time.Hour), RemoveFiles: []string{"reference/cli.mdx"},
+			}))
+			when("after an incremental update", "p1", At(2*time.Hour))
+			// Refused updates change nothing: an invalid one, one without
+			// a time, and one of another project's.
+			wantErr(t, "UpdateDocs of an invalid page", s.UpdateDocs(t.Context(), store.DocsUpdate{
+				ProjectID: "p1", Commit: "c3", At: At(3 * time.Hour), Pages: []store.DocPage{docPage("bad", "x.md", "X")},
+			}), store.ErrInvalid)
+			wantErr(t, "UpdateDocs without a time", s.UpdateDocs(t.Context(), store.DocsUpdate{ProjectID: "p1", Commit: "c3"}), store.ErrInvalid)
+			when("after refused updates", "p1", At(2*time.Hour))
+			when("of a project never updated", "p2", time.Time{})
+			must(t, "UpdateDocs of p2", s.UpdateDocs(t.Context(), store.DocsUpdate{ProjectID: "p2", Commit: "x", At: At(4 * time.Hour)}))
+			when("of p1 after p2's update", "p1", At(2*time.Hour))
+			when("of p2 after its update", "p2", At(4*time.Hour))
 		}},
 		{"FieldsRankTitleHeadingTextCode", func(t *testing.T, s store.Store) {
 			withCorpus(t, s)
@@ -378,7 +415,7 @@ func testDocs(t *testing.T, open opener) {
 			hits, err := s.SearchDocs(t.Context(), store.DocsQuery{ProjectID: "p2", Query: "webhooks", Limit: 10})
 			must(t, "SearchDocs of p2", err)
 			diff(t, "hits of p2", []string{"/other#"}, hitKeys(hits))
-			wantErr(t, "UpdateDocs of an unknown project", s.UpdateDocs(t.Context(), store.DocsUpdate{ProjectID: "nope", Commit: "c1"}), store.ErrNotFound)
+			wantErr(t, "UpdateDocs of an unknown project", s.UpdateDocs(t.Context(), store.DocsUpdate{ProjectID: "nope", Commit: "c1", At: At(0)}), store.ErrNotFound)
 		}},
 		{"InvalidArgumentsAreRefusedAndStoreNothing", func(t *testing.T, s store.Store) {
 			withCorpus(t, s)
@@ -396,7 +433,7 @@ func testDocs(t *testing.T, open opener) {
 			}
 			good := docPage("/new", "new.md", "New retried", [4]string{"", "", "retried", ""})
 			bad := func(f func(u *store.DocsUpdate)) store.DocsUpdate {
-				u := store.DocsUpdate{ProjectID: "p1", Commit: "c2", Files: []store.DocFile{{Path: "new.md", Blob: "b"}},
+				u := store.DocsUpdate{ProjectID: "p1", Commit: "c2", At: At(time.Hour), Files: []store.DocFile{{Path: "new.md", Blob: "b"}},
 					Pages: []store.DocPage{good}, RemoveFiles: []string{"guide/events.mdx"}}
 				f(&u)
 				return u
@@ -404,6 +441,7 @@ func testDocs(t *testing.T, open opener) {
 			for i, u := range []store.DocsUpdate{
 				bad(func(u *store.DocsUpdate) { u.ProjectID = "" }),
 				bad(func(u *store.DocsUpdate) { u.Commit = "" }),
+				bad(func(u *store.DocsUpdate) { u.At = time.Time{} }),
 				bad(func(u *store.DocsUpdate) { u.Pages[0].Path = "new" }),
 				bad(func(u *store.DocsUpdate) { u.Pages[0].File = "other.md" }),
 				bad(func(u *store.DocsUpdate) { u.Pages = append(u.Pages, good) }),
@@ -434,7 +472,7 @@ func testDocs(t *testing.T, open opener) {
 			sameHits(t, s, "retried", "/guide/events#delivery")
 			// What CleanDocText returns is accepted.
 			clean := docPage("/new", "new.md", "New", [4]string{"", "", store.CleanDocText("a\x01b\x00c\xff retried"), ""})
-			must(t, "UpdateDocs of cleaned text", s.UpdateDocs(t.Context(), store.DocsUpdate{ProjectID: "p1", Commit: "c2",
+			must(t, "UpdateDocs of cleaned text", s.UpdateDocs(t.Context(), store.DocsUpdate{ProjectID: "p1", Commit: "c2", At: At(time.Hour),
 				Files: []store.DocFile{{Path: "new.md", Blob: "b"}}, Pages: []store.DocPage{clean}}))
 			sameHits(t, s, "retried", "/guide/events#delivery", "/new#")
 		}},
@@ -445,7 +483,7 @@ func testDocs(t *testing.T, open opener) {
 			moved := docPage("/guide/event-delivery", "guide/events.mdx", "Event delivery",
 				[4]string{"", "", "Deliveries are attempted twice.", ""})
 			must(t, "UpdateDocs", s.UpdateDocs(t.Context(), store.DocsUpdate{
-				ProjectID: "p1", Commit: "c2",
+				ProjectID: "p1", Commit: "c2", At: At(time.Hour),
 				Files: []store.DocFile{{Path: "guide/events.mdx", Blob: "c2:events"}, {Path: "docs.json", Blob: "c2:nav"}},
 				Pages: []store.DocPage{moved}, RemoveFiles: []string{"reference/cli.mdx"},
 			}))
@@ -464,13 +502,13 @@ func testDocs(t *testing.T, open opener) {
 			}
 			delete(want, "reference/cli.mdx")
 			want["guide/events.mdx"], want["docs.json"] = "c2:events", "c2:nav"
-			diff(t, "DocsState", store.DocsState{Commit: "c2", Files: want}, st)
+			diff(t, "DocsState", store.DocsState{Commit: "c2", UpdatedAt: At(time.Hour), Files: want}, st)
 		}},
 		{"PageOfAnotherFileTakesItsPath", func(t *testing.T, s store.Store) {
 			withCorpus(t, s)
 			// index.md now serves "/" in place of index.mdx, whose record stays.
 			must(t, "UpdateDocs", s.UpdateDocs(t.Context(), store.DocsUpdate{
-				ProjectID: "p1", Commit: "c2", Files: []store.DocFile{{Path: "index.md", Blob: "x"}},
+				ProjectID: "p1", Commit: "c2", At: At(time.Hour), Files: []store.DocFile{{Path: "index.md", Blob: "x"}},
 				Pages: []store.DocPage{docPage("/", "index.md", "Home", [4]string{"", "", "Hello.", ""})},
 			}))
 			got, err := s.DocPage(t.Context(), "p1", "/")
@@ -488,7 +526,7 @@ func testDocs(t *testing.T, open opener) {
 			sameHits(t, s, "install")
 			st, err := s.DocsState(t.Context(), "p1")
 			must(t, "DocsState", err)
-			diff(t, "DocsState", store.DocsState{Commit: "c3", Files: map[string]string{"guide/events.mdx": "c3:guide/events.mdx"}}, st)
+			diff(t, "DocsState", store.DocsState{Commit: "c3", UpdatedAt: At(0), Files: map[string]string{"guide/events.mdx": "c3:guide/events.mdx"}}, st)
 		}},
 		{"ReadersSeeTheOldIndexOrTheNew", func(t *testing.T, s store.Store) {
 			mustProject(t, s, "p1")
@@ -532,7 +570,7 @@ func testDocs(t *testing.T, open opener) {
 			}
 			for i := range 10 {
 				word := []string{"beta", "alpha"}[i%2]
-				if err := s.UpdateDocs(t.Context(), store.DocsUpdate{ProjectID: "p1", Commit: word,
+				if err := s.UpdateDocs(t.Context(), store.DocsUpdate{ProjectID: "p1", Commit: word, At: At(time.Duration(i+1) * time.Minute),
 					Files: docsFiles(version(word), word), Pages: version(word), Replace: true}); err != nil {
 					errs <- err
 					break

@@ -101,7 +101,7 @@ func BenchmarkDocs(b *testing.B, open func(b *testing.B) store.Store) {
 		files = append(files, store.DocFile{Path: p.File, Blob: "blob:" + p.File})
 	}
 	index := func(b *testing.B, s store.Store) {
-		if err := s.UpdateDocs(b.Context(), store.DocsUpdate{ProjectID: "p1", Commit: "c1", Files: files, Pages: pages, Replace: true}); err != nil {
+		if err := s.UpdateDocs(b.Context(), store.DocsUpdate{ProjectID: "p1", Commit: "c1", At: At(0), Files: files, Pages: pages, Replace: true}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -253,12 +255,14 @@ func testDocsUpdates(t *testing.T, open opener) {
 // update id at now.
 func fencedDocs(projectID, commit, id, owner string, now time.Time) store.DocsUpdate {
 	page := docPage("/"+commit, commit+".mdx", "Page of "+commit, [4]string{"", "", "Read at " + commit + ".", ""})
-	return store.DocsUpdate{ProjectID: projectID, Commit: commit, Replace: true, Pages: []store.DocPage{page},
+	return store.DocsUpdate{ProjectID: projectID, Commit: commit, At: now, Replace: true, Pages: []store.DocPage{page},
 		Files: []store.DocFile{{Path: page.File, Blob: commit}}, Fence: &store.DocsFence{UpdateID: id, Owner: owner, Now: now}}
 }
 
 // wantIndex checks that the project's index holds what fencedDocs wrote
-// at commit ("": nothing), and returns its state.
+// at commit ("": nothing), and returns its state. Its UpdatedAt is left
+// out: the fence's time on a LeaseClock is the test's choice (see
+// updateWhileHeld), and the Docs area checks UpdatedAt.
 func wantIndex(t *testing.T, s store.Store, projectID, commit string) store.DocsState {
 	t.Helper()
 	st, err := s.DocsState(t.Context(), projectID)
@@ -270,7 +274,7 @@ func wantIndex(t *testing.T, s store.Store, projectID, commit string) store.Docs
 			t.Errorf("DocPage /%s of %s: %v", commit, projectID, err)
 		}
 	}
-	diff(t, "DocsState of "+projectID, want, st)
+	diff(t, "DocsState of "+projectID, want, st, cmpopts.IgnoreFields(store.DocsState{}, "UpdatedAt"))
 	return st
 }
 

@@ -14,12 +14,13 @@ import (
 )
 
 // docsState is what the reference store keeps for DocsStore, behind
-// memStore's mutex: per project, its pages by path, its files' blobs and
-// its commit.
+// memStore's mutex: per project, its pages by path, its files' blobs, its
+// commit and the time of its last update.
 type docsState struct {
 	pages   map[string]map[string]store.DocPage
 	files   map[string]map[string]string
 	commits map[string]string
+	updated map[string]time.Time
 }
 
 // docsMutants are the reference store's deliberate bugs in the methods of
@@ -54,6 +55,8 @@ var docsMutants = map[string][]string{
 	"docsReplaceKeeps":      {"Docs/ReplaceKeepsOnlyWhatItLists"},
 	"docsNonAtomic":         {"Docs/ReadersSeeTheOldIndexOrTheNew"},
 	"docsStateDropsBlobs":   {"Docs/StateHoldsCommitAndBlobs"},
+	"docsFirstUpdateTime":   {"Docs/StateSaysWhenTheIndexLastChanged"},
+	"docsUpdateTimeUnread":  {"Docs/StateSaysWhenTheIndexLastChanged"},
 	"docsPageDropsFields":   {"Docs/PageRoundTripsAndMissingPageIsNotFound"},
 	"docsPagePrefixMatch":   {"Docs/PageRoundTripsAndMissingPageIsNotFound"},
 	"docsFenceIgnored":      {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
@@ -67,6 +70,7 @@ func (m *memStore) docs() *docsState {
 	d := &m.docsData
 	if d.pages == nil {
 		d.pages, d.files, d.commits = map[string]map[string]store.DocPage{}, map[string]map[string]string{}, map[string]string{}
+		d.updated = map[string]time.Time{}
 	}
 	return d
 }
@@ -140,6 +144,9 @@ func (m *memStore) UpdateDocs(_ context.Context, u store.DocsUpdate) (err error)
 	}
 	publish()
 	d.commits[u.ProjectID] = u.Commit
+	if _, ok := d.updated[u.ProjectID]; !ok || !m.is("docsFirstUpdateTime") {
+		d.updated[u.ProjectID] = m.norm(u.At)
+	}
 	return nil
 }
 
@@ -170,7 +177,10 @@ func (m *memStore) DocsState(_ context.Context, projectID string) (store.DocsSta
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	d := m.docs()
-	st := store.DocsState{Commit: d.commits[projectID], Files: maps.Clone(d.files[projectID])}
+	st := store.DocsState{Commit: d.commits[projectID], UpdatedAt: d.updated[projectID], Files: maps.Clone(d.files[projectID])}
+	if m.is("docsUpdateTimeUnread") {
+		st.UpdatedAt = time.Time{}
+	}
 	if st.Files == nil {
 		st.Files = map[string]string{}
 	}

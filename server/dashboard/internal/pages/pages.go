@@ -14,7 +14,7 @@ type Frame struct {
 	Base     string
 	Project  string   // the project shown; "" on pages of none
 	Projects []string // the signed-in key's projects, for the picker
-	Section  string   // "overview", "agents", "searches", "conversations", "feedback" or "jobs": the navigation's current entry
+	Section  string   // "overview", "agents", "searches", "conversations", "gaps", "feedback" or "jobs": the navigation's current entry
 	// KeyName names the signed-in key (its name, else its ID); "" when
 	// nobody is signed in.
 	KeyName string
@@ -119,6 +119,8 @@ type JobPage struct {
 	// changes something (the archive form) depends on it and on nothing
 	// a caller could set apart from it.
 	CanWrite bool
+	// Gaps are the content gaps the job was made from, if any.
+	Gaps []JobGap
 }
 
 // Archivable reports whether the page offers the archive form: to a key

@@ -43,7 +43,7 @@ type Span struct {
 
 // analytics are the sections whose pages take the period, with their
 // paths under the project's.
-var analytics = map[string]string{"overview": "/", "agents": "/agents", "searches": "/searches", "conversations": "/conversations"}
+var analytics = map[string]string{"overview": "/", "agents": "/agents", "searches": "/searches", "conversations": "/conversations", "gaps": "/gaps"}
 
 // SectionURL returns the URL of a section of the project: one of the
 // analytics pages with the period shown (PeriodQuery), so that moving

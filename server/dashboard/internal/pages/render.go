@@ -19,7 +19,7 @@ import (
 var assets embed.FS
 
 // pageFiles are the pages, each rendered inside layout.html.
-var pageFiles = []string{"login.html", "overview.html", "jobs.html", "job.html", "error.html", "searches.html", "feedback.html", "agents.html", "conversations.html", "thread.html"}
+var pageFiles = []string{"login.html", "overview.html", "jobs.html", "job.html", "error.html", "searches.html", "feedback.html", "agents.html", "conversations.html", "thread.html", "gaps.html"}
 
 var (
 	templates = parse()
@@ -47,6 +47,7 @@ var funcs = template.FuncMap{
 		return *s
 	},
 	"compact":    Compact,
+	"kindLabel":  KindLabel,
 	"change":     Change,
 	"difference": Difference,
 	"shareChange": func(v, prev Views, period string) string {
