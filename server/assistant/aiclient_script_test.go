@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,8 +27,14 @@ import (
 // the script, and node_modules once npm ci installed it.
 var aiClientDir = filepath.Join("testdata", "aiclient")
 
-// aiClientSeen is what ask.mjs prints: what the ai package made of an
-// answer.
+// aiClientResult is what ask.mjs prints: what the ai package made of the
+// answers, and the first error (nil when there was none).
+type aiClientResult struct {
+	Answers []aiClientSeen `json:"answers"`
+	Error   *string        `json:"error"`
+}
+
+// aiClientSeen is one answer as the ai package read it.
 type aiClientSeen struct {
 	Status  int               `json:"status"`
 	Headers map[string]any    `json:"headers"`
@@ -38,7 +45,6 @@ type aiClientSeen struct {
 	// Metadata is the message's metadata, which the start, finish and
 	// message-metadata chunks set.
 	Metadata map[string]any `json:"metadata"`
-	Error    *string        `json:"error"`
 }
 
 // aiClientToolRun is a tool part of the message.
@@ -49,17 +55,18 @@ type aiClientToolRun struct {
 	Output json.RawMessage `json:"output"`
 }
 
-// askWithAIClient runs ask.mjs on node: one question to url with the
-// assistant key, asked from the page currentPath. It fails the test when
-// the script could not say what it saw; an error of the ai package is in
-// the result's Error.
-func askWithAIClient(t *testing.T, node, url, key, question, currentPath string) aiClientSeen {
+// askWithAIClient runs ask.mjs on node: questions to url with the
+// assistant key, from the page currentPath, each after the first a
+// follow-up in the first's thread. It fails the test when the script
+// could not say what it saw; an error of the ai package is in the
+// result's Error.
+func askWithAIClient(t *testing.T, node, url, key, currentPath string, questions ...string) aiClientResult {
 	t.Helper()
 	// Generous: node starts in well under a second, the fake model answers
 	// at once; only a stream that never ends reaches it.
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "ask.mjs", url, question, currentPath)
+	cmd := exec.CommandContext(ctx, node, append([]string{"ask.mjs", url, currentPath}, questions...)...)
 	cmd.Dir = aiClientDir
 	cmd.Env = append(cmd.Environ(), "ASSISTANT_KEY="+key)
 	var stdout, stderr bytes.Buffer
@@ -69,14 +76,14 @@ func askWithAIClient(t *testing.T, node, url, key, question, currentPath string)
 	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
 		t.Fatalf("node ask.mjs: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
-	var seen aiClientSeen
-	if err := json.Unmarshal(stdout.Bytes(), &seen); err != nil {
+	var res aiClientResult
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 		t.Fatalf("node ask.mjs printed no result: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
-	if (err == nil) != (seen.Error == nil) {
-		t.Fatalf("node ask.mjs exited with %v but printed error %v", err, seen.Error)
+	if (err == nil) != (res.Error == nil) {
+		t.Fatalf("node ask.mjs exited with %v but printed error %v", err, res.Error)
 	}
-	return seen
+	return res
 }
 
 // A recorded answer in the AI SDK v5 UI message stream, as the package's
@@ -110,15 +117,19 @@ func TestAIClientScript(t *testing.T) {
 		}
 		return out
 	}
-	var gotBody []byte
-	var gotAuth string
+	// The requests' bodies and Authorization headers; node runs after the
+	// handler returned, so that reading them needs no lock.
+	var gotBodies [][]byte
+	var gotAuth []string
 	serve := func(chunks []string, done bool) string {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			gotAuth = r.Header.Get("Authorization")
-			gotBody, _ = io.ReadAll(r.Body)
+			gotAuth = append(gotAuth, r.Header.Get("Authorization"))
+			b, _ := io.ReadAll(r.Body)
+			gotBodies = append(gotBodies, b)
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.Header().Set("X-Vercel-Ai-Ui-Message-Stream", "v1")
 			w.Header().Set("X-Thread-Id", "thr-1")
+			w.Header().Set("X-Thread-Key", "secret-1")
 			for _, c := range chunks {
 				io.WriteString(w, "data: "+c+"\n\n")
 			}
@@ -131,32 +142,49 @@ func TestAIClientScript(t *testing.T) {
 	}
 
 	t.Run("whole", func(t *testing.T) {
-		seen := askWithAIClient(t, node, serve(recordedAnswer, true), "key-1", "How do I install it?", "/guides/start")
-		if seen.Error != nil {
-			t.Fatalf("error: %s", *seen.Error)
+		gotBodies, gotAuth = nil, nil
+		res := askWithAIClient(t, node, serve(recordedAnswer, true), "key-1", "/guides/start", "How do I install it?", "And then?")
+		if res.Error != nil || len(res.Answers) != 2 {
+			t.Fatalf("error %v, %d answers", res.Error, len(res.Answers))
 		}
-		if seen.Text != "Run npm i ✓" {
-			t.Errorf("text %q", seen.Text)
+		for _, seen := range res.Answers {
+			if seen.Text != "Run npm i ✓" {
+				t.Errorf("text %q", seen.Text)
+			}
+			if len(seen.Tools) != 1 || seen.Tools[0].Name != "search" || seen.Tools[0].State != "output-available" ||
+				!strings.Contains(string(seen.Tools[0].Output), `"path":"quickstart"`) {
+				t.Errorf("tools %+v", seen.Tools)
+			}
+			if seen.Metadata["threadId"] != "thr-1" || seen.Headers["x-thread-id"] != "thr-1" || seen.Finish["finishReason"] != "stop" {
+				t.Errorf("metadata %v, headers %v, finish %v", seen.Metadata, seen.Headers, seen.Finish)
+			}
 		}
-		if len(seen.Tools) != 1 || seen.Tools[0].Name != "search" || seen.Tools[0].State != "output-available" ||
-			!strings.Contains(string(seen.Tools[0].Output), `"path":"quickstart"`) {
-			t.Errorf("tools %+v", seen.Tools)
-		}
-		if seen.Metadata["threadId"] != "thr-1" || seen.Headers["x-thread-id"] != "thr-1" || seen.Finish["finishReason"] != "stop" {
-			t.Errorf("metadata %v, headers %v, finish %v", seen.Metadata, seen.Headers, seen.Finish)
-		}
-		// What useChat sends: the hosted fields beside its own.
-		var body struct {
+		// What useChat sends: the hosted fields beside its own, the whole
+		// conversation, and in a follow-up the thread's ID and key.
+		type request struct {
 			Fp          string `json:"fp"`
 			CurrentPath string `json:"currentPath"`
+			ThreadID    string `json:"threadId"`
+			ThreadKey   string `json:"threadKey"`
 			Messages    []struct {
 				Role  string `json:"role"`
 				Parts []struct{ Type, Text string }
 			} `json:"messages"`
 		}
-		if err := json.Unmarshal(gotBody, &body); err != nil || body.Fp != "anonymous" || body.CurrentPath != "/guides/start" ||
-			len(body.Messages) != 1 || body.Messages[0].Parts[0].Text != "How do I install it?" || gotAuth != "Bearer key-1" {
-			t.Errorf("request: %s (%v), Authorization %q", gotBody, err, gotAuth)
+		var first, second request
+		if len(gotBodies) != 2 || json.Unmarshal(gotBodies[0], &first) != nil || json.Unmarshal(gotBodies[1], &second) != nil {
+			t.Fatalf("requests: %q", gotBodies)
+		}
+		if first.Fp != "anonymous" || first.CurrentPath != "/guides/start" || first.ThreadID != "" || first.ThreadKey != "" ||
+			len(first.Messages) != 1 || first.Messages[0].Parts[0].Text != "How do I install it?" {
+			t.Errorf("first request: %s", gotBodies[0])
+		}
+		if second.ThreadID != "thr-1" || second.ThreadKey != "secret-1" || len(second.Messages) != 3 ||
+			second.Messages[1].Role != "assistant" || second.Messages[2].Parts[0].Text != "And then?" {
+			t.Errorf("follow-up: %s", gotBodies[1])
+		}
+		if !slices.Equal(gotAuth, []string{"Bearer key-1", "Bearer key-1"}) {
+			t.Errorf("Authorization %q", gotAuth)
 		}
 	})
 
@@ -173,9 +201,12 @@ func TestAIClientScript(t *testing.T) {
 		"an error chunk":                 {append(recordedAnswer[:12:12], `{"type":"error","errorText":"the model is busy"}`), true, "the model is busy"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			seen := askWithAIClient(t, node, serve(tc.chunks, tc.done), "key-1", "How?", "/")
-			if seen.Error == nil || !strings.Contains(*seen.Error, tc.want) {
-				t.Errorf("error %v, want one saying %q", seen.Error, tc.want)
+			res := askWithAIClient(t, node, serve(tc.chunks, tc.done), "key-1", "/", "How?", "And then?")
+			if res.Error == nil || !strings.Contains(*res.Error, tc.want) {
+				t.Errorf("error %v, want one saying %q", res.Error, tc.want)
+			}
+			if len(res.Answers) != 1 {
+				t.Errorf("%d answers: the script asked on after an error", len(res.Answers))
 			}
 		})
 	}
