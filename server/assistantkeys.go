@@ -45,6 +45,40 @@ type AssistantConfig struct {
 	// MaxAddresses bounds the addresses whose budgets are remembered at
 	// once. Site.MaxAddresses (DefaultSiteMaxAddresses) by default.
 	MaxAddresses int
+
+	// The bounds of the assistant's answers, POST
+	// /discovery/v2/assistant/{domain}/message (see package assistant);
+	// zero takes the default named.
+
+	// AskPerAddress is the answers' budget of one client address, on top
+	// of PerAddress: an answer costs a model call (429 past it).
+	// assistant.DefaultPerAddress() by default.
+	AskPerAddress Limit
+	// MaxAskBodyBytes bounds a question's request body (413 past it),
+	// which AI SDK clients send with the thread's earlier messages:
+	// assistant.DefaultMaxBodyBytes.
+	MaxAskBodyBytes int64
+	// MaxQuestionLength bounds a question, in characters (400 past it):
+	// assistant.DefaultMaxQuestionChars.
+	MaxQuestionLength int
+	// MaxContextItems and MaxContextLength bound a question's context,
+	// its items and each one's characters (400 past them):
+	// assistant.DefaultMaxContextItems and DefaultMaxContextChars.
+	MaxContextItems  int
+	MaxContextLength int
+	// MaxThreadExchanges caps the questions of one thread (400 past it):
+	// assistant.DefaultThreadCap.
+	MaxThreadExchanges int
+	// MaxExchangesPerDay caps the questions a project's assistant answers
+	// in a UTC day (429 with Retry-After past it): assistant.DefaultDailyCap.
+	MaxExchangesPerDay int
+	// DailyTokens is a project's budget of model tokens per UTC day,
+	// unless its model names its own (429 with Retry-After once spent):
+	// assistant.DefaultDailyTokens.
+	DailyTokens int64
+	// MaxAnswerTokens bounds one answer, in tokens, unless the project's
+	// model names its own: assistant.DefaultMaxAnswerTokens.
+	MaxAnswerTokens int
 }
 
 // WithDefaults checks c and returns it with its zero fields set to their
@@ -65,6 +99,9 @@ func (c AssistantConfig) WithDefaults(maxAddresses int) (AssistantConfig, error)
 		}
 	}
 	if err := orDefault("Assistant.MaxAddresses", &c.MaxAddresses, maxAddresses); err != nil {
+		return c, err
+	}
+	if err := c.answerDefaults(); err != nil {
 		return c, err
 	}
 	return c, nil

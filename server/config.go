@@ -117,6 +117,12 @@ type Config struct {
 	// Assistant bounds the /discovery endpoints, which take assistant
 	// keys (see AssistantConfig); its zero value is the defaults.
 	Assistant AssistantConfig
+	// AssistantModel, if set, returns a project's assistant model, which
+	// answers its readers' questions (POST
+	// /discovery/v2/assistant/{domain}/message) through the llm clients.
+	// A project for which it returns assistant.ErrNoModel or no Chat, or
+	// every project when it is nil, has no assistant: 503 naming that.
+	AssistantModel func(store.Project) (AssistantModel, error)
 	// Secret seals what clients carry back: the dashboard's session
 	// cookies and the cursors of the paginated exports and lists. It is
 	// SecretBytes random bytes, each use getting a key of its own derived

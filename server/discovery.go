@@ -17,6 +17,7 @@ import (
 	"github.com/docsapi/docsapi-go/server/internal/ratelimit"
 	"github.com/docsapi/docsapi-go/server/internal/respond"
 	"github.com/docsapi/docsapi-go/server/internal/strictjson"
+	"github.com/docsapi/docsapi-go/server/internal/wire"
 	"github.com/docsapi/docsapi-go/server/store"
 )
 
@@ -76,41 +77,9 @@ type discoveryPageBody struct {
 	Groups []string `json:"groups"` // access groups, as the filter's
 }
 
-// discoveryResult is one result of a search, in the hosted shape: the
-// matching text, the page's path (what the page endpoint takes), and
-// metadata, which the hosted document leaves open.
-type discoveryResult struct {
-	Content  string            `json:"content"`
-	Path     string            `json:"path"`
-	Metadata discoveryMetadata `json:"metadata"`
-}
-
-// discoveryMetadata is what a result says besides: the page's title, the
-// section's heading and anchor, the link to the section, the score, the
-// snippet in parts, and where the page sits in the navigation.
-type discoveryMetadata struct {
-	Title   string `json:"title"`
-	Heading string `json:"heading"`
-	Anchor  string `json:"anchor"`
-	// Href is the section's link on the site: Path, then #Anchor when
-	// the section has one.
-	Href string `json:"href"`
-	// Score is the result's relevance over the best result's, (0, 1].
-	Score float64 `json:"score"`
-	// Snippet is Content cut into the parts that matched the query and
-	// those that did not, so that a client marks matches without parsing
-	// or offsets.
-	Snippet     []snippetPart `json:"snippet"`
-	Breadcrumbs []string      `json:"breadcrumbs"`
-	Version     string        `json:"version,omitempty"`
-	Language    string        `json:"language,omitempty"`
-}
-
-// snippetPart is a run of a snippet: matched words, or the text between.
-type snippetPart struct {
-	Text  string `json:"text"`
-	Match bool   `json:"match"`
-}
+// discoveryResult is one result of a search, in the hosted shape; the
+// assistant's stream lists the same as its sources.
+type discoveryResult = wire.DiscoveryResult
 
 // discoveryRoutes adds the /discovery endpoints and their preflights.
 func (s *Server) discoveryRoutes(mux *routeMux) {
@@ -250,46 +219,7 @@ func parseDiscoverySearch(in discoverySearchBody) (store.DocsQuery, string, *inp
 }
 
 // resultOf is a hit as the search answers it.
-func resultOf(h store.DocHit) discoveryResult {
-	href := h.Path
-	if h.Anchor != "" {
-		href += "#" + h.Anchor
-	}
-	breadcrumbs := h.Groups
-	if breadcrumbs == nil {
-		breadcrumbs = []string{}
-	}
-	return discoveryResult{
-		Content: h.Snippet,
-		Path:    h.Path,
-		Metadata: discoveryMetadata{
-			Title: h.Title, Heading: h.Heading, Anchor: h.Anchor, Href: href, Score: h.Score,
-			Snippet: snippetParts(h.Snippet, h.Marks), Breadcrumbs: breadcrumbs,
-			Version: h.Version, Language: h.Language,
-		},
-	}
-}
-
-// snippetParts cuts snippet at its marks (in order, apart, within it, as
-// the store promises; any other is skipped).
-func snippetParts(snippet string, marks []store.DocMark) []snippetPart {
-	parts := []snippetPart{}
-	at := 0
-	for _, m := range marks {
-		if m.Start < at || m.End <= m.Start || m.End > len(snippet) {
-			continue
-		}
-		if m.Start > at {
-			parts = append(parts, snippetPart{Text: snippet[at:m.Start]})
-		}
-		parts = append(parts, snippetPart{Text: snippet[m.Start:m.End], Match: true})
-		at = m.End
-	}
-	if at < len(snippet) {
-		parts = append(parts, snippetPart{Text: snippet[at:]})
-	}
-	return parts
-}
+func resultOf(h store.DocHit) discoveryResult { return wire.DiscoveryResultOf(h) }
 
 // discoveryPage: POST /discovery/v1/page/{domain}. 200 {path, content};
 // 404 {message} when the index holds no such page, or no index at all. A

@@ -64,6 +64,7 @@ func (s *Server) routes() *routeMux {
 	mux.Handle("GET /v1/project/update-status/{statusId}", s.updateStatus())
 	s.site.Routes(mux)
 	s.discoveryRoutes(mux)
+	s.assistantRoutes(mux)
 	if s.dash != nil {
 		s.dash.Routes(mux)
 	}

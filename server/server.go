@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/docsapi/docsapi-go/server/api"
+	"github.com/docsapi/docsapi-go/server/assistant"
 	"github.com/docsapi/docsapi-go/server/dashboard"
 	"github.com/docsapi/docsapi-go/server/ingest"
 	"github.com/docsapi/docsapi-go/server/internal/assistantauth"
@@ -46,6 +47,8 @@ type Server struct {
 	// assistant admits the /discovery endpoints' requests: assistant
 	// keys, domains, origins and budgets (assistantkeys.go).
 	assistant *assistantauth.Gate
+	// answers answers the assistant's questions (assistantanswers.go).
+	answers *assistant.Handler
 	// lastSearch remembers each client's last /discovery search a while,
 	// to count a page it then fetches as its click (discovery.go).
 	lastSearch *lastsearch.Memory
@@ -75,6 +78,7 @@ func New(cfg Config) (*Server, error) {
 		},
 	})
 	s.assistant = newAssistantGate(cfg, s)
+	s.answers = newAnswers(cfg, s)
 	s.lastSearch = lastsearch.New(searchClickWindow, cfg.Assistant.MaxAddresses)
 	s.site = site.New(site.Config{
 		Limits: siteLimits(cfg.Site), Store: cfg.Store, Logger: cfg.Logger, Now: cfg.Now, Proxies: s.proxies,

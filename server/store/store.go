@@ -46,6 +46,7 @@ type Store interface {
 	DocsUpdateStore
 
 	AssistantKeyStore // assistant keys and projects' domains (assistant.go)
+	ConversationStore // the assistant's threads, exchanges, token days and gap links (conversations.go)
 
 	// CreateProject stores a new project. ErrConflict if the ID is taken,
 	// or if its Domain is another project's.

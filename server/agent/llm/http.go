@@ -58,43 +58,54 @@ func (a *Agent) post(ctx context.Context, path string, header http.Header, body 
 	if err != nil {
 		return fmt.Errorf("llm agent: encoding the request: %w", err)
 	}
+	return a.withRetries(ctx, "llm agent", log, func() (int, time.Duration, bool, error) {
+		return a.attempt(ctx, path, header, payload, out)
+	})
+}
+
+// withRetries calls try until it succeeds, retrying what may heal: rate
+// limits, 408 and 5xx answers and network errors, at most MaxRetries times,
+// after a backoff or the Retry-After the provider sent. try returns the
+// status (0 when no answer arrived) and the Retry-After of its attempt.
+// Errors that cannot heal are engine.Permanent; prefix starts every error.
+func (a *Agent) withRetries(ctx context.Context, prefix string, log *slog.Logger, try func() (int, time.Duration, bool, error)) error {
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		status, retryAfter, hasRetryAfter, err := a.attempt(ctx, path, header, payload, out)
-		log.Debug("llm agent: request", slog.Int("attempt", attempt), slog.Int("status", status), slog.Duration("duration", time.Since(start)))
+		status, retryAfter, hasRetryAfter, err := try()
+		log.Debug(prefix+": request", slog.Int("attempt", attempt), slog.Int("status", status), slog.Duration("duration", time.Since(start)))
 		if err == nil {
 			return nil
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("llm agent: %w", context.Cause(ctx))
+			return fmt.Errorf("%s: %w", prefix, context.Cause(ctx))
 		}
 		var decodeErr *decodeError
 		switch {
 		case errors.As(err, &decodeErr):
 			// A garbled answer to a valid request: not retried here, as it
 			// is most likely the server's doing, but the job may try again.
-			return fmt.Errorf("llm agent: %w", err)
+			return fmt.Errorf("%s: %w", prefix, err)
 		case !retry.Decide(retry.Replayable, status, transportErr(status, err)):
-			return engine.Permanent(fmt.Errorf("llm agent: %w", err))
+			return engine.Permanent(fmt.Errorf("%s: %w", prefix, err))
 		case attempt > a.cfg.MaxRetries:
-			return fmt.Errorf("llm agent: giving up after %d attempts: %w", attempt, err)
+			return fmt.Errorf("%s: giving up after %d attempts: %w", prefix, attempt, err)
 		}
 		delay := backoff.Exponential(attempt, a.cfg.RetryDelay, a.cfg.MaxRetryDelay, rand.Float64())
 		if hasRetryAfter {
 			if retryAfter > a.cfg.MaxRetryDelay {
 				// Waiting that long would hold a worker; the engine's own
 				// retry of the job comes later anyway.
-				return fmt.Errorf("llm agent: the provider asked to wait %s: %w", retryAfter, err)
+				return fmt.Errorf("%s: the provider asked to wait %s: %w", prefix, retryAfter, err)
 			}
 			delay = retryAfter
 		}
-		log.Warn("llm agent: request failed; retrying", slog.Int("attempt", attempt), slog.Int("status", status),
+		log.Warn(prefix+": request failed; retrying", slog.Int("attempt", attempt), slog.Int("status", status),
 			slog.Duration("delay", delay), slog.String("error", a.redact(err.Error())))
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("llm agent: %w", context.Cause(ctx))
+			return fmt.Errorf("%s: %w", prefix, context.Cause(ctx))
 		case <-t.C:
 		}
 	}

@@ -137,7 +137,9 @@ type Config struct {
 	// DefaultMaxChangedBytes.
 	MaxChangedBytes int64
 	// RequestTimeout bounds one HTTP attempt, reading the answer included;
-	// default DefaultRequestTimeout.
+	// default DefaultRequestTimeout. A streamed Chat answer may take longer
+	// than that as a whole: there it bounds the wait for the answer's first
+	// byte and then each silence between two lines of the stream.
 	RequestTimeout time.Duration
 	// MaxRetries bounds the retries of one request after a rate limit, a
 	// server error or a network error; default DefaultMaxRetries, and a
@@ -151,7 +153,8 @@ type Config struct {
 	MaxRetryDelay time.Duration
 	// HTTPClient sends the requests; default a client with
 	// http.DefaultTransport. Redirects are never followed, whichever client
-	// is used, so the key cannot be forwarded to another host.
+	// is used, so the key cannot be forwarded to another host. Its Timeout
+	// is not applied to Chat, whose streams RequestTimeout bounds instead.
 	HTTPClient *http.Client
 	// Logger receives metadata of the run (turns, tools called, tokens,
 	// retries), never the key, the prompts or file contents. The default
@@ -180,14 +183,18 @@ func redactedKey(key string) string {
 	return "[redacted]"
 }
 
-// Agent runs the tool-use loop. It is safe for concurrent use: each Run has
-// its own conversation and workspace.
+// Agent runs the tool-use loop, and streams answers without tools (Chat).
+// It is safe for concurrent use: each Run has its own conversation and
+// workspace, each Chat its own stream.
 type Agent struct {
 	cfg    Config
 	base   string
 	client *http.Client
-	log    *slog.Logger
-	system string
+	// streamClient is client without its Timeout, which would cut a long
+	// but healthy stream.
+	streamClient *http.Client
+	log          *slog.Logger
+	system       string
 }
 
 var _ engine.Agent = (*Agent)(nil)
@@ -242,7 +249,9 @@ func New(cfg Config) (*Agent, error) {
 	if s := strings.TrimSpace(cfg.Instructions); s != "" {
 		system += "\n\nInstructions of this project:\n" + s
 	}
-	return &Agent{cfg: cfg, base: strings.TrimRight(cfg.BaseURL, "/"), client: client, log: log, system: system}, nil
+	streamClient := *client
+	streamClient.Timeout = 0
+	return &Agent{cfg: cfg, base: strings.TrimRight(cfg.BaseURL, "/"), client: client, streamClient: &streamClient, log: log, system: system}, nil
 }
 
 func setDefault[T int | int64 | time.Duration](v *T, def T) {

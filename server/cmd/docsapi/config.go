@@ -50,8 +50,10 @@ type fileConfig struct {
 	Engine         engineConfig    `json:"engine,omitzero"`
 	Git            gitConfig       `json:"git,omitzero"`
 	// Docs configures the documentation index's updates.
-	Docs     docsConfig      `json:"docs,omitzero"`
-	Projects []projectConfig `json:"projects"`
+	Docs docsConfig `json:"docs,omitzero"`
+	// Assistant bounds the assistant's answers (assistantconfig.go).
+	Assistant assistantConfig `json:"assistant,omitzero"`
+	Projects  []projectConfig `json:"projects"`
 }
 
 type tlsConfig struct {
@@ -192,6 +194,9 @@ type projectConfig struct {
 	DocsExclude []string    `json:"docsExclude,omitempty"`
 	Host        hostConfig  `json:"host"`
 	Agent       agentConfig `json:"agent"`
+	// Assistant is the model that answers the project's readers; absent:
+	// its agent's, when that is kind llm (assistantconfig.go).
+	Assistant *projectAssistantConfig `json:"assistant,omitempty"`
 }
 
 type hostConfig struct {
@@ -535,6 +540,9 @@ func (c *fileConfig) resolvePaths(dir string) {
 		p := &c.Projects[i]
 		abs(&p.Host.TokenFile)
 		abs(&p.Agent.APIKeyFile)
+		if p.Assistant != nil {
+			abs(&p.Assistant.APIKeyFile)
+		}
 		// A bare program name is looked up in PATH; a path is the file's.
 		if strings.ContainsRune(p.Agent.Command, filepath.Separator) {
 			abs(&p.Agent.Command)

@@ -41,13 +41,15 @@ type resolvedProjects struct {
 	docs     map[string]docs.Options // how each project's files map to pages
 	store    []store.Project
 	warnings []string
+	// assistant holds the projects that have an assistant model.
+	assistant map[string]server.AssistantModel
 }
 
 // resolveProjects checks the projects of the configuration and reads the
 // secrets they name from the environment or from files. Errors name the
 // project and the field, never a secret's value.
 func resolveProjects(cfg *fileConfig, getenv func(string) string) (resolvedProjects, error) {
-	out := resolvedProjects{runner: map[string]runner.Project{}, docs: map[string]docs.Options{}}
+	out := resolvedProjects{runner: map[string]runner.Project{}, docs: map[string]docs.Options{}, assistant: map[string]server.AssistantModel{}}
 	for i, p := range cfg.Projects {
 		where := fmt.Sprintf("projects[%d]", i)
 		if p.ID != "" {
@@ -85,6 +87,14 @@ func resolveProjects(cfg *fileConfig, getenv func(string) string) (resolvedProje
 			return out, err
 		}
 		out.warnings = append(out.warnings, warns...)
+		am, warns, err := resolveAssistantModel(where, p, model, getenv)
+		if err != nil {
+			return out, err
+		}
+		out.warnings = append(out.warnings, warns...)
+		if am.Chat != nil {
+			out.assistant[p.ID] = am
+		}
 		out.runner[p.ID] = runner.Project{Host: host, Agent: agent}
 		out.store = append(out.store, store.Project{ID: p.ID, Name: p.Name, Repository: p.Repository, Ref: p.Ref, Model: model, Domain: p.Domain})
 	}

@@ -132,7 +132,10 @@ and agent.kind is optional):
       "id": "wiki", "repository": "/srv/git/wiki.git",
       "host": {"kind": "push-only"},
       "agent": {"kind": "llm", "provider": "anthropic", "model": "claude-sonnet-4-5",
-                "apiKeyEnv": "ANTHROPIC_API_KEY"}
+                "apiKeyEnv": "ANTHROPIC_API_KEY"},
+      "assistant": {"provider": "anthropic", "model": "claude-haiku-4-5",
+                    "apiKeyEnv": "ANTHROPIC_API_KEY", "maxTokens": 1024,
+                    "dailyTokens": 2000000}
     }
   ]
 }
@@ -146,6 +149,19 @@ maxOutputBytes, passEnv, env, sandbox, maxWorkspaceGrowth, maxWorkspaceFiles)
 or kind llm (provider openai|anthropic, baseURL, model,
 apiKeyEnv|apiKeyFile, anthropicVersion, instructions, limits: maxTurns,
 maxTokens, maxFileBytes, maxChangedBytes, requestTimeout, maxRetries).
+
+assistant (a project's): the model that answers its readers' questions
+(POST /discovery/v2/assistant/{domain}/message, under an assistant key):
+provider openai|anthropic, model, baseURL, apiKeyEnv|apiKeyFile,
+anthropicVersion, maxTokens (an answer's bound), dailyTokens (the project's
+tokens a UTC day; past them, 429 until midnight UTC). Absent, a project
+whose agent is kind llm answers with its agent's provider, model and key;
+another has no assistant (503). The top-level "assistant" bounds every
+project's answers: perAddress (an address's questions, 10 a minute),
+maxBodyBytes (262144), maxQuestionCharacters (2000), maxContextItems (5),
+maxContextCharacters (4000), maxThreadExchanges (20), maxExchangesPerDay
+(1000 a project), dailyTokens (2000000, unless the project's own),
+maxAnswerTokens (1024); absent or 0 takes the default.
 
 rateLimits: per API key, each category on its own budget; past it, requests
 answer 429 with Retry-After. agent: every agent-job request (no limit by
@@ -446,6 +462,7 @@ func serve(ctx context.Context, s *stdio, f *serveFlags) error {
 	recCfg := set.recorderConfig(st, log)
 	srvCfg := set.serverConfig(st, log)
 	srvCfg.Secret = secret
+	srvCfg.AssistantModel = assistantModels(projects.assistant)
 	connCfg := set.connlimitConfig(log)
 	var met *metrics.Metrics
 	if set.metricsListen != "" {
@@ -592,6 +609,7 @@ func (set *serveSettings) serverConfig(st store.Store, log *slog.Logger) server.
 	return server.Config{
 		Store: st, Logger: log,
 		RateLimits: set.rateLimits, TrustedProxies: set.trustedProxies, Site: set.site,
+		Assistant:     set.assistant,
 		Dashboard:     set.dashboard,
 		MaxJobPrompts: set.jobs.MaxPrompts, MaxJobPromptLength: set.jobs.MaxPromptCharacters,
 	}

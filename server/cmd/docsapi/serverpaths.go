@@ -76,6 +76,9 @@ func (set *serveSettings) serverPaths(getenv func(string) string) []serverPath {
 		where := projectWhere(i, p)
 		add(p.Host.TokenFile, "a host token file", where+".host.tokenFile")
 		add(p.Agent.APIKeyFile, "an API key file", where+".agent.apiKeyFile")
+		if p.Assistant != nil {
+			add(p.Assistant.APIKeyFile, "an API key file", where+".assistant.apiKeyFile")
+		}
 	}
 	for _, kv := range set.file.Git.Env {
 		name, value, _ := strings.Cut(kv, "=")

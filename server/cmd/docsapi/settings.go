@@ -97,7 +97,8 @@ type serveSettings struct {
 	rateLimits              server.RateLimits
 	trustedProxies          []netip.Prefix
 	site                    server.SiteConfig // with its defaults
-	jobs                    jobsConfig        // with its defaults
+	assistant               server.AssistantConfig
+	jobs                    jobsConfig // with its defaults
 	dashboard               server.DashboardConfig
 	storage                 storage
 	configPath              string
@@ -176,6 +177,9 @@ func (f *serveFlags) resolve(getenv func(string) string) (*serveSettings, error)
 		return nil, err
 	}
 	if set.site, err = serveSite(file.Site); err != nil {
+		return nil, err
+	}
+	if set.assistant, err = serveAssistant(file.Assistant); err != nil {
 		return nil, err
 	}
 	if set.jobs, err = serveJobs(file.Jobs); err != nil {
@@ -515,6 +519,14 @@ func printConfig(s *stdio, set *serveSettings) error {
 		MaxQueriesPerAddress: set.site.MaxQueriesPerAddress, MaxQueriesPerNetwork: set.site.MaxQueriesPerNetwork,
 	}
 	eff.Jobs = set.jobs
+	if a, err := set.assistant.WithDefaults(set.site.MaxAddresses); err == nil {
+		eff.Assistant = assistantConfig{
+			PerAddress: printedLimit(a.AskPerAddress), MaxBodyBytes: a.MaxAskBodyBytes,
+			MaxQuestionCharacters: a.MaxQuestionLength, MaxContextItems: a.MaxContextItems, MaxContextCharacters: a.MaxContextLength,
+			MaxThreadExchanges: a.MaxThreadExchanges, MaxExchangesPerDay: a.MaxExchangesPerDay,
+			DailyTokens: a.DailyTokens, MaxAnswerTokens: a.MaxAnswerTokens,
+		}
+	}
 	eff.Dashboard = dashboardConfig{Enabled: &set.dashboard.Enabled, MaxAge: duration(set.dashboard.MaxAge), IdleTimeout: duration(set.dashboard.IdleTimeout)}
 	if eff.PageViews.MaxKeys == 0 {
 		eff.PageViews.MaxKeys = pageviews.DefaultMaxKeys

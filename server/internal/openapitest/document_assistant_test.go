@@ -31,10 +31,12 @@ func TestDocumentAssistantKeyScheme(t *testing.T) {
 
 // discoveryOperations are the /discovery operations and their statuses.
 var discoveryOperations = map[string][]string{
-	"POST /discovery/v1/search/{domain}":    {"200", "400", "401", "403", "413", "429", "500", "503"},
-	"POST /discovery/v1/page/{domain}":      {"200", "400", "401", "403", "404", "413", "429", "500", "503"},
-	"OPTIONS /discovery/v1/search/{domain}": {"204", "403", "429", "500", "503"},
-	"OPTIONS /discovery/v1/page/{domain}":   {"204", "403", "429", "500", "503"},
+	"POST /discovery/v1/search/{domain}":               {"200", "400", "401", "403", "413", "429", "500", "503"},
+	"POST /discovery/v1/page/{domain}":                 {"200", "400", "401", "403", "404", "413", "429", "500", "503"},
+	"OPTIONS /discovery/v1/search/{domain}":            {"204", "403", "429", "500", "503"},
+	"OPTIONS /discovery/v1/page/{domain}":              {"204", "403", "429", "500", "503"},
+	"POST /discovery/v2/assistant/{domain}/message":    {"200", "400", "401", "403", "404", "413", "429", "500", "503"},
+	"OPTIONS /discovery/v2/assistant/{domain}/message": {"204", "403", "429", "500", "503"},
 }
 
 // The /discovery operations are the hosted discovery-openapi.json's: under
@@ -52,6 +54,7 @@ func TestDocumentDiscoveryOperations(t *testing.T) {
 	}{
 		{"/discovery/v1/search/{domain}", "DiscoverySearchRequest", []string{"query"}},
 		{"/discovery/v1/page/{domain}", "DiscoveryPageRequest", []string{"path"}},
+		{"/discovery/v2/assistant/{domain}/message", "AssistantMessageRequest", []string{"fp", "messages"}},
 	} {
 		item := doc.Paths.Value(tc.path)
 		if item == nil || item.Post == nil || item.Options == nil {

@@ -34,8 +34,9 @@ var openSiteOperations = map[string]bool{
 	"GET /v1/site/{projectId}/docsapi.css":  true,
 	// The /discovery endpoints' preflights carry no key (browsers send
 	// none with a preflight).
-	"OPTIONS /discovery/v1/search/{domain}": true,
-	"OPTIONS /discovery/v1/page/{domain}":   true,
+	"OPTIONS /discovery/v1/search/{domain}":            true,
+	"OPTIONS /discovery/v1/page/{domain}":              true,
+	"OPTIONS /discovery/v2/assistant/{domain}/message": true,
 }
 
 // TestDocumentFeedbackAndSearches checks the document against CONTRACT.md

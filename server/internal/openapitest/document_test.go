@@ -86,6 +86,8 @@ func TestDocumentResponses(t *testing.T) {
 					wantType = "text/javascript"
 				case strings.HasSuffix(path, ".css") && status == "200":
 					wantType = "text/css"
+				case path == "/discovery/v2/assistant/{domain}/message" && status == "200":
+					wantType = "text/event-stream"
 				case status == "204":
 					if len(r.Content) != 0 {
 						t.Errorf("%s: content types %v, want none", where, keys(r.Content))

@@ -19,6 +19,9 @@ const (
 	DiscoverySearch    = "discovery_search"
 	DiscoveryPage      = "discovery_page"
 	DiscoveryPreflight = "discovery_preflight"
+	// DiscoveryAssistant is POST /discovery/v2/assistant/{domain}/message,
+	// the assistant's answers (its preflight is DiscoveryPreflight).
+	DiscoveryAssistant = "discovery_assistant"
 )
 
 // The outcomes: Accepted, or why the request was refused (or, for
@@ -54,7 +57,9 @@ const (
 	// Share: feedback past its client address's or network's share of
 	// the day.
 	Share = "share"
-	// Cap: feedback past its project's cap of the day.
+	// Cap: feedback past its project's cap of the day; an assistant
+	// question past its thread's cap, or its project's daily cap of
+	// questions or of tokens.
 	Cap = "cap"
 	// Busy: ingested views the server had no room to queue (503).
 	Busy = "busy"
@@ -62,6 +67,11 @@ const (
 	Cancelled = "cancelled"
 	// NotFound: a page the index does not hold (discovery_page).
 	NotFound = "not_found"
+	// Unanswered: an assistant question retrieval found no source for,
+	// answered that the docs do not cover it, without the model.
+	Unanswered = "unanswered"
+	// Unavailable: the project has no assistant model (503).
+	Unavailable = "unavailable"
 	// Error: the store failed, or refused the write (a project removed
 	// meanwhile).
 	Error = "error"
@@ -82,6 +92,8 @@ func Outcomes(endpoint string) []string {
 		return []string{Accepted, RateLimited, BadKey, Origin, TooLarge, BadBody, Error}
 	case DiscoveryPage:
 		return []string{Accepted, NotFound, RateLimited, BadKey, Origin, TooLarge, BadBody, Error}
+	case DiscoveryAssistant:
+		return []string{Accepted, Unanswered, NotFound, RateLimited, BadKey, Origin, TooLarge, BadBody, Cap, Unavailable, Error}
 	case DiscoveryPreflight:
 		return []string{Accepted, RateLimited, Origin, BadRequest, Error}
 	}
@@ -90,5 +102,5 @@ func Outcomes(endpoint string) []string {
 
 // Endpoints returns every endpoint.
 func Endpoints() []string {
-	return []string{Feedback, Searches, Preflight, Ingest, DiscoverySearch, DiscoveryPage, DiscoveryPreflight}
+	return []string{Feedback, Searches, Preflight, Ingest, DiscoverySearch, DiscoveryPage, DiscoveryAssistant, DiscoveryPreflight}
 }

@@ -54,7 +54,8 @@ type Tx interface {
 	DocsTx       // docs.go
 	DocsUpdateTx // docs_updates.go
 
-	AssistantTx // assistant.go
+	AssistantTx    // assistant.go
+	ConversationTx // conversations.go
 
 	// ProjectExists reports whether the project id exists.
 	ProjectExists(ctx context.Context, id string) (bool, error)

@@ -501,3 +501,81 @@ CREATE INDEX docs_updates_open ON docs_updates (created_at, id)
 -- check that none of the project's runs.
 CREATE INDEX docs_updates_open_by_project ON docs_updates (project_id)
     WHERE status IN ('queued', 'in_progress');
+
+-- ---------------------------------------------------------------------
+-- The assistant's conversations (store.ConversationStore), as server/
+-- sqlite keeps them: threads, exchanges, the tokens each project's model
+-- spent per UTC day, and the links from content gaps to agent jobs. Unlike
+-- the other tables, these lose rows: DeleteConversationsBefore deletes
+-- what the retention no longer keeps.
+CREATE TABLE assistant_threads (
+    id         text COLLATE "C" NOT NULL, -- a ULID
+    project_id text COLLATE "C" NOT NULL REFERENCES projects (id),
+    key_hash   bytea            NOT NULL,
+    fp         text             NOT NULL,
+    caller     text             NOT NULL CHECK (caller IN ('web', 'api', 'other')),
+    created_at timestamptz      NOT NULL,
+    exchanges  integer          NOT NULL CHECK (exchanges >= 0),
+    CONSTRAINT assistant_threads_pkey PRIMARY KEY (id)
+);
+
+-- The threads the retention emptied, which it deletes next (see sqlite's).
+CREATE INDEX assistant_threads_empty ON assistant_threads (id) WHERE exchanges = 0;
+
+-- One row per exchange; id and question_id are unique across projects and
+-- across both columns (AddExchange checks each ID in both, under the lock
+-- of the project's day). sources is JSON text, read whole, never queried.
+CREATE TABLE assistant_exchanges (
+    id            text COLLATE "C" NOT NULL,
+    question_id   text COLLATE "C" NOT NULL,
+    project_id    text COLLATE "C" NOT NULL REFERENCES projects (id),
+    thread_id     text COLLATE "C" NOT NULL REFERENCES assistant_threads (id),
+    question      text             NOT NULL,
+    asked_at      timestamptz      NOT NULL,
+    answer        text             NOT NULL,
+    answered_at   timestamptz,
+    response_type text             NOT NULL CHECK (response_type IN ('answer', 'clarifying_question')),
+    resolution    text             NOT NULL CHECK (resolution IN ('answered', 'unanswered')),
+    sources       text             NOT NULL,
+    page_url      text             NOT NULL,
+    caller        text             NOT NULL CHECK (caller IN ('web', 'api', 'other')),
+    CONSTRAINT assistant_exchanges_pkey PRIMARY KEY (id),
+    CONSTRAINT assistant_exchanges_question_key UNIQUE (question_id)
+);
+
+-- The export by ID from a cursor, the caller statistics over a range of
+-- asked_at, a thread's exchanges in order, and the retention's oldest.
+-- The thread index is also the one the foreign key's deletes need, which
+-- the retention makes.
+CREATE INDEX assistant_exchanges_by_id ON assistant_exchanges (project_id, id);
+CREATE INDEX assistant_exchanges_by_time ON assistant_exchanges (project_id, asked_at);
+CREATE INDEX assistant_exchanges_by_thread ON assistant_exchanges (thread_id, asked_at, id);
+CREATE INDEX assistant_exchanges_asked ON assistant_exchanges (asked_at);
+
+-- The exchanges of each project's UTC day, for the cap on exchanges per
+-- day: a write locks its day's row, so replicas adding at once queue on it
+-- and the cap holds (as feedback_days).
+CREATE TABLE assistant_days (
+    project_id text COLLATE "C" NOT NULL,
+    day        timestamptz      NOT NULL,
+    exchanges  bigint           NOT NULL CHECK (exchanges >= 0),
+    CONSTRAINT assistant_days_pkey PRIMARY KEY (project_id, day)
+);
+
+-- The tokens each project's model spent per UTC day.
+CREATE TABLE assistant_token_days (
+    project_id text COLLATE "C" NOT NULL,
+    day        timestamptz      NOT NULL,
+    tokens     bigint           NOT NULL CHECK (tokens >= 0),
+    CONSTRAINT assistant_token_days_pkey PRIMARY KEY (project_id, day)
+);
+
+-- The content gaps each agent job was made from (see sqlite's).
+CREATE TABLE gap_links (
+    project_id text COLLATE "C" NOT NULL REFERENCES projects (id),
+    kind       text COLLATE "C" NOT NULL CHECK (kind IN ('question', 'search', 'page')),
+    key        text COLLATE "C" NOT NULL,
+    job_id     text COLLATE "C" NOT NULL REFERENCES jobs (id),
+    created_at timestamptz      NOT NULL,
+    CONSTRAINT gap_links_pkey PRIMARY KEY (project_id, kind, key, job_id)
+);

@@ -492,3 +492,86 @@ CREATE INDEX docs_updates_open ON docs_updates (created_at, id)
 -- check that none of the project's runs.
 CREATE INDEX docs_updates_open_by_project ON docs_updates (project_id)
     WHERE status IN ('queued', 'in_progress');
+
+-- ---------------------------------------------------------------------
+-- The assistant's conversations (store.ConversationStore): threads, each a
+-- run of exchanges (a question and its answer), the tokens each project's
+-- model spent per UTC day, and the links from content gaps to the agent
+-- jobs made from them. Exchanges and threads older than the retention are
+-- deleted (DeleteConversationsBefore).
+--
+-- A thread keeps the SHA-256 of its key, never the key; exchanges counts
+-- its exchanges, for the cap on a thread's length.
+CREATE TABLE assistant_threads (
+    id         TEXT    NOT NULL PRIMARY KEY, -- a ULID
+    project_id TEXT    NOT NULL REFERENCES projects (id),
+    key_hash   BLOB    NOT NULL,
+    fp         TEXT    NOT NULL,
+    caller     TEXT    NOT NULL CHECK (caller IN ('web', 'api', 'other')),
+    created_at INTEGER NOT NULL,
+    exchanges  INTEGER NOT NULL CHECK (exchanges >= 0)
+) STRICT;
+
+-- The threads the retention emptied, which it deletes next: a partial
+-- index that holds rows only within that transaction, so the deletion
+-- reads them without a scan of every thread.
+CREATE INDEX assistant_threads_empty ON assistant_threads (id) WHERE exchanges = 0;
+
+-- One row per exchange. id (the answer's message ID) and question_id are
+-- ULIDs, unique across projects and across both columns (AddExchange
+-- checks each ID in both). sources is a JSON array of {"title", "url"},
+-- read whole and never queried.
+CREATE TABLE assistant_exchanges (
+    id            TEXT    NOT NULL PRIMARY KEY,
+    question_id   TEXT    NOT NULL UNIQUE,
+    project_id    TEXT    NOT NULL REFERENCES projects (id),
+    thread_id     TEXT    NOT NULL REFERENCES assistant_threads (id),
+    question      TEXT    NOT NULL,
+    asked_at      INTEGER NOT NULL,
+    answer        TEXT    NOT NULL,
+    answered_at   INTEGER,
+    response_type TEXT    NOT NULL CHECK (response_type IN ('answer', 'clarifying_question')),
+    resolution    TEXT    NOT NULL CHECK (resolution IN ('answered', 'unanswered')),
+    sources       TEXT    NOT NULL,
+    page_url      TEXT    NOT NULL,
+    caller        TEXT    NOT NULL CHECK (caller IN ('web', 'api', 'other'))
+) STRICT;
+
+-- The conversations export pages a project's exchanges by ID (ULIDs, so
+-- in the order asked) from a cursor; the caller statistics count a
+-- project's range of asked_at; a thread reads its exchanges in order; the
+-- retention deletes every project's oldest.
+CREATE INDEX assistant_exchanges_by_id ON assistant_exchanges (project_id, id);
+CREATE INDEX assistant_exchanges_by_time ON assistant_exchanges (project_id, asked_at);
+CREATE INDEX assistant_exchanges_by_thread ON assistant_exchanges (thread_id, asked_at, id);
+CREATE INDEX assistant_exchanges_asked ON assistant_exchanges (asked_at);
+
+-- The exchanges of each project's UTC day (unix microseconds of its
+-- midnight), for the cap on exchanges per day, as feedback_days.
+CREATE TABLE assistant_days (
+    project_id TEXT    NOT NULL,
+    day        INTEGER NOT NULL,
+    exchanges  INTEGER NOT NULL CHECK (exchanges >= 0),
+    PRIMARY KEY (project_id, day)
+) STRICT, WITHOUT ROWID;
+
+-- The tokens each project's model spent per UTC day, for the daily
+-- budget. No foreign key to projects, as for the views: a count.
+CREATE TABLE assistant_token_days (
+    project_id TEXT    NOT NULL,
+    day        INTEGER NOT NULL,
+    tokens     INTEGER NOT NULL CHECK (tokens >= 0),
+    PRIMARY KEY (project_id, day)
+) STRICT, WITHOUT ROWID;
+
+-- The content gaps each agent job was made from: kind is the gap's kind,
+-- key names it within its kind (a normalised question or query, a page's
+-- path). A link is stored once; linking it again keeps the first.
+CREATE TABLE gap_links (
+    project_id TEXT    NOT NULL REFERENCES projects (id),
+    kind       TEXT    NOT NULL CHECK (kind IN ('question', 'search', 'page')),
+    key        TEXT    NOT NULL,
+    job_id     TEXT    NOT NULL REFERENCES jobs (id),
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (project_id, kind, key, job_id)
+) STRICT, WITHOUT ROWID;

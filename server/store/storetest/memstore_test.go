@@ -37,6 +37,9 @@ type memStore struct {
 	docsUpdates map[string]*store.DocsUpdateRecord
 
 	assistant map[string]store.AssistantKey // assistant keys by ID (memstore_assistant_test.go)
+	// conversations are the assistant's threads, exchanges, token days and
+	// gap links (memstore_conversations_test.go).
+	conversations convState
 }
 
 type idemEntry struct {

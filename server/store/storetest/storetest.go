@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"DocsUpdates", testDocsUpdates},
 		{"Domains", testDomains},
 		{"AssistantKeys", testAssistantKeys},
+		{"Conversations", testConversations},
 		{"Ping", testPing},
 	}
 	for _, a := range areas {

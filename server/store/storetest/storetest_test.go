@@ -175,6 +175,7 @@ func TestMutantsFail(t *testing.T) {
 	maps.Copy(mutants, docsMutants)
 	maps.Copy(mutants, docsUpdateMutants)
 	maps.Copy(mutants, assistantMutants)
+	maps.Copy(mutants, conversationMutants)
 	runMutants(t, "TestReference", "", mutants)
 	runMutants(t, "TestReferenceLeaseClock", "leaseClock/", leaseClockMutants)
 	runMutants(t, "TestReferenceJobCounts", "jobCounts/", jobCountMutants)
