@@ -30,6 +30,16 @@ has_browser() { command -v chromium || command -v chromium-browser || command -v
 has_browser || apt_install chromium
 echo "export DOCSAPI_TEST_BROWSER=required"
 
+# The npm client test (server/assistant) reads the assistant's stream with
+# the ai package on Node.js: Debian's nodejs and npm where no node is
+# installed, and the packages the committed lock pins (npm ci checks their
+# hashes, and prefers its cache to the registry). Where they are installed
+# the test is required, so that a skip fails instead.
+command -v node >/dev/null || apt_install nodejs npm
+command -v npm >/dev/null || apt_install npm
+(cd server/assistant/testdata/aiclient && npm ci --prefer-offline --no-audit --no-fund >&2)
+echo "export DOCSAPI_TEST_NODE=required"
+
 # The race detector waits a second as each test binary exits, for races in
 # goroutines still running then. The tests' races are reported as they
 # run, and go test starts a binary per package: the waits add up.
