@@ -545,7 +545,8 @@ func messages(history []store.Exchange, last string) []llm.ChatMessage {
 		if strings.TrimSpace(e.Answer) == "" {
 			continue // a failed answer: a question without one would be asked twice
 		}
-		ms = append(ms, llm.ChatMessage{Role: "user", Content: e.Question}, llm.ChatMessage{Role: "assistant", Content: e.Answer})
+		// An earlier question is as untrusted as the new one: in its block.
+		ms = append(ms, llm.ChatMessage{Role: "user", Content: questionBlock(e.Question)}, llm.ChatMessage{Role: "assistant", Content: e.Answer})
 	}
 	return append(ms, llm.ChatMessage{Role: "user", Content: last})
 }

@@ -282,7 +282,7 @@ func TestFollowUp(t *testing.T) {
 				t.Errorf("finish %v, want thread %s", events[len(events)-1], id)
 			}
 			ms := a.Model.Requests()[1].Messages()
-			if len(ms) != 3 || ms[0] != (llmtest.Message{Role: "user", Content: widgetQuestion}) || ms[1] != (llmtest.Message{Role: "assistant", Content: "Use accentColor."}) ||
+			if len(ms) != 3 || ms[0] != (llmtest.Message{Role: "user", Content: "<question>\n" + widgetQuestion + "\n</question>"}) || ms[1] != (llmtest.Message{Role: "assistant", Content: "Use accentColor."}) ||
 				!strings.HasSuffix(ms[2].Content, "<question>\nWhich option sets the widget colour?\n</question>") {
 				t.Errorf("the follow-up's messages: %q", ms)
 			}

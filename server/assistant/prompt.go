@@ -63,6 +63,11 @@ func userMessage(a ask, excerpts []excerpt) string {
 	if a.currentPath != "" {
 		fmt.Fprintf(&b, "<page path=%s></page>\n", attr(a.currentPath))
 	}
-	fmt.Fprintf(&b, "<question>\n%s\n</question>", neutral(a.question))
+	b.WriteString(questionBlock(a.question))
 	return b.String()
+}
+
+// questionBlock is a reader's question in its block.
+func questionBlock(q string) string {
+	return "<question>\n" + neutral(q) + "\n</question>"
 }
