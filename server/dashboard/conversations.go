@@ -17,11 +17,13 @@ const dashConversationRows = 50
 
 // dashConversations: GET /dashboard/projects/{projectId}/conversations,
 // the questions readers asked the assistant over a period of UTC days
-// (period.go, as the analytics pages'), in the order asked, a page at a
-// time; unanswered=1 keeps those it could not answer. The rows are the
-// conversations export's (QueryConversations, the same cursor: the last
-// row's ID), the counts its caller statistics' over the period and the
-// one before.
+// (period.go, as the analytics pages'), newest first, since operators
+// read what was asked today before last month's, a page at a time back to
+// earlier ones; unanswered=1 keeps those it could not answer. The rows
+// are the conversations export's read the other way (QueryConversations
+// with Newest; the cursor is the last row's ID, and the next page holds
+// the questions asked before it), the counts its caller statistics' over
+// the period and the one before.
 func (s *Dashboard) dashConversations(w http.ResponseWriter, r *http.Request, d *dashRequest) {
 	page := pages.ConversationsPage{Frame: d.frame}
 	page.Title, page.Section = "Conversations of "+d.Project.ID, "conversations"
@@ -55,7 +57,7 @@ func (s *Dashboard) dashConversations(w http.ResponseWriter, r *http.Request, d 
 		s.dashStoreError(w, r, page.Frame, err, subject, "counting assistant callers")
 		return
 	}
-	cq := store.ConversationsQuery{ProjectID: d.Project.ID, From: span.From, To: span.To, After: cursor, Limit: dashConversationRows}
+	cq := store.ConversationsQuery{ProjectID: d.Project.ID, From: span.From, To: span.To, After: cursor, Limit: dashConversationRows, Newest: true}
 	if page.Unanswered {
 		cq.Resolution = store.Unanswered
 	}

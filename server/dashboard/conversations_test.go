@@ -5,6 +5,7 @@ import (
 	"html"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -43,9 +44,17 @@ func idsOf(xs []store.Exchange) []string {
 	return ids
 }
 
-// The page lists the period's questions in the order asked, a page at a
-// time by the export's cursor, the unanswered ones alone when asked; its
-// counts are the caller statistics of the period and of the one before.
+// newestFirst lists the IDs of xs, given in the order asked, newest first.
+func newestFirst(xs []store.Exchange) []string {
+	ids := idsOf(xs)
+	slices.Reverse(ids)
+	return ids
+}
+
+// The page lists the period's questions newest first, a page at a time
+// back to earlier ones by the export's cursor, the unanswered ones alone
+// when asked; its counts are the caller statistics of the period and of
+// the one before.
 func TestDashboardConversationsPage(t *testing.T) {
 	d := newDashEnv(t)
 	today := d.Clock.Now().UTC().Truncate(24 * time.Hour)
@@ -56,24 +65,27 @@ func TestDashboardConversationsPage(t *testing.T) {
 	b.signIn("ro")
 
 	page, _ := b.page("/dashboard/projects/alpha/conversations")
-	if got, want := conversationIDs(page), idsOf(asked[:50]); strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Fatalf("the first page shows %v, want the first 50 asked", got)
+	if got, want := conversationIDs(page), newestFirst(asked[10:]); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("the first page shows %v, want the last 50 asked, newest first: %v", got, want)
 	}
 	for id, want := range map[string]string{"total-questions": "60", "change-questions": "+5900% vs previous 30 days", "callers-web": "60", "callers-api": "0"} {
 		if got := textOf(t, page, `id="`+id+`">`, "</dd>"); got != want {
 			t.Errorf("#%s says %q, want %q", id, got, want)
 		}
 	}
-	next := html.UnescapeString(hrefOf(t, page, "later"))
-	if !strings.Contains(next, "cursor="+asked[49].ID) {
-		t.Fatalf("the next page's link %q does not start after the 50th question", next)
+	if strings.Contains(page, `id="first-page"`) || !strings.Contains(page, ">Earlier questions</a>") {
+		t.Error("the first page links to itself, or not to earlier questions")
+	}
+	next := html.UnescapeString(hrefOf(t, page, "earlier"))
+	if !strings.Contains(next, "cursor="+asked[10].ID) {
+		t.Fatalf("the earlier questions' link %q does not start before the 50th newest question", next)
 	}
 	page, _ = b.page(next)
-	if got := conversationIDs(page); strings.Join(got, ",") != strings.Join(idsOf(asked[50:]), ",") {
-		t.Errorf("the second page shows %v", got)
+	if got, want := conversationIDs(page), newestFirst(asked[:10]); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("the second page shows %v, want the first 10 asked, newest first: %v", got, want)
 	}
-	if strings.Contains(page, `id="later"`) || !strings.Contains(page, `id="first-page"`) {
-		t.Error("the last page links to a later one, or not back to the first")
+	if strings.Contains(page, `id="earlier"`) || !strings.Contains(page, `id="first-page"`) {
+		t.Error("the last page links to earlier questions, or not back to the newest")
 	}
 
 	// Unanswered only: every third, and the filter stays in the links.
@@ -84,11 +96,25 @@ func TestDashboardConversationsPage(t *testing.T) {
 			unanswered = append(unanswered, x)
 		}
 	}
-	if got := conversationIDs(page); len(unanswered) != 20 || strings.Join(got, ",") != strings.Join(idsOf(unanswered), ",") {
-		t.Errorf("unanswered only shows %v, want %v", got, idsOf(unanswered))
+	if got := conversationIDs(page); len(unanswered) != 20 || strings.Join(got, ",") != strings.Join(newestFirst(unanswered), ",") {
+		t.Errorf("unanswered only shows %v, want %v", got, newestFirst(unanswered))
 	}
 	if !strings.Contains(page, `id="unanswered" name="unanswered" value="1" checked`) || !strings.Contains(html.UnescapeString(hrefOf(t, page, "period-30d")), "unanswered=1") {
 		t.Error("the filter is not kept by the form or the presets")
+	}
+	// With a cursor: the unanswered ones asked before the 31st question.
+	page, _ = b.page("/dashboard/projects/alpha/conversations?period=7d&unanswered=1&cursor=" + asked[30].ID)
+	var before []store.Exchange
+	for _, x := range unanswered {
+		if x.ID < asked[30].ID {
+			before = append(before, x)
+		}
+	}
+	if got := conversationIDs(page); len(before) != 10 || strings.Join(got, ",") != strings.Join(newestFirst(before), ",") {
+		t.Errorf("unanswered before the 31st shows %v, want %v", got, newestFirst(before))
+	}
+	if first := html.UnescapeString(hrefOf(t, page, "first-page")); !strings.Contains(first, "unanswered=1") || strings.Contains(first, "cursor=") {
+		t.Errorf("the link to the newest unanswered questions is %q", first)
 	}
 	// A custom range that holds the old question alone.
 	page, _ = b.page("/dashboard/projects/alpha/conversations?period=custom&from=" + old.AskedAt.Format(time.DateOnly) + "&to=" + old.AskedAt.Format(time.DateOnly))

@@ -154,19 +154,27 @@ func askedWhere(projectID string, from, to time.Time, args *params) []string {
 }
 
 // QueryConversations reads a page by ID: the index on (project_id, id)
-// from the cursor's place.
+// from the cursor's place, forwards or (q.Newest) backwards.
 func (t txn) QueryConversations(ctx context.Context, q store.ConversationsQuery) ([]sqlstore.StoredExchange, error) {
+	query, args := conversationsQuery(q)
+	rows, _ := t.q.Query(ctx, query, args...) // CollectRows reports its error
+	return pgx.CollectRows(rows, scanExchange)
+}
+
+// conversationsQuery is QueryConversations' statement and its arguments.
+func conversationsQuery(q store.ConversationsQuery) (string, []any) {
 	var args params
 	where := askedWhere(q.ProjectID, q.From, q.To, &args)
+	afterCursor, orderBy := sqlstore.ConversationsByID(q)
 	if q.After != "" {
-		where = append(where, `id > `+args.add(q.After))
+		where = append(where, afterCursor+` `+args.add(q.After))
 	}
 	if q.Resolution != "" {
 		where = append(where, `resolution = `+args.add(string(q.Resolution)))
 	}
-	rows, _ := t.q.Query(ctx, `SELECT `+exchangeColumns+` FROM assistant_exchanges WHERE `+strings.Join(where, ` AND `)+
-		` ORDER BY id LIMIT `+args.add(q.Limit), args...) // CollectRows reports its error
-	return pgx.CollectRows(rows, scanExchange)
+	query := `SELECT ` + exchangeColumns + ` FROM assistant_exchanges WHERE ` + strings.Join(where, ` AND `) +
+		` ORDER BY ` + orderBy + ` LIMIT ` + args.add(q.Limit)
+	return query, args
 }
 
 // CallerStats counts the range's exchanges by caller in one statement.

@@ -139,19 +139,25 @@ func askedWhere(projectID string, from, to time.Time) ([]string, []any) {
 }
 
 // QueryConversations reads a page by ID: the index on (project_id, id)
-// from the cursor's place.
+// from the cursor's place, forwards or (q.Newest) backwards.
 func (t txn) QueryConversations(ctx context.Context, q store.ConversationsQuery) ([]sqlstore.StoredExchange, error) {
+	query, args := conversationsQuery(q)
+	rows, err := t.tx.QueryContext(ctx, query, args...)
+	return collect(rows, err, scanExchange)
+}
+
+// conversationsQuery is QueryConversations' statement and its arguments.
+func conversationsQuery(q store.ConversationsQuery) (string, []any) {
 	where, args := askedWhere(q.ProjectID, q.From, q.To)
+	afterCursor, orderBy := sqlstore.ConversationsByID(q)
 	if q.After != "" {
-		where, args = append(where, `id > ?`), append(args, q.After)
+		where, args = append(where, afterCursor+` ?`), append(args, q.After)
 	}
 	if q.Resolution != "" {
 		where, args = append(where, `resolution = ?`), append(args, string(q.Resolution))
 	}
-	rows, err := t.tx.QueryContext(ctx,
-		`SELECT `+exchangeColumns+` FROM assistant_exchanges WHERE `+strings.Join(where, ` AND `)+` ORDER BY id LIMIT ?`,
-		append(args, q.Limit)...)
-	return collect(rows, err, scanExchange)
+	return `SELECT ` + exchangeColumns + ` FROM assistant_exchanges WHERE ` + strings.Join(where, ` AND `) + ` ORDER BY ` + orderBy + ` LIMIT ?`,
+		append(args, q.Limit)
 }
 
 // CallerStats counts the range's exchanges by caller in one statement.

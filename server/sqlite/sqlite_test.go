@@ -557,6 +557,19 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 			t.Errorf("%s: plan %q does not use %s without sorting", tc.name, p, tc.index)
 		}
 	}
+	// The conversations by ID from a cursor, oldest first (the export)
+	// and newest first (the dashboard): one index, read either way.
+	for name, q := range map[string]store.ConversationsQuery{
+		"conversations":                 {ProjectID: "p", Limit: 10},
+		"conversations after":           {ProjectID: "p", After: "01JZA000000000000000000001", Limit: 10, Resolution: store.Unanswered},
+		"conversations newest":          {ProjectID: "p", Limit: 10, Newest: true},
+		"conversations newest, earlier": {ProjectID: "p", After: "01JZA000000000000000000001", Limit: 10, Resolution: store.Unanswered, Newest: true},
+	} {
+		query, args := conversationsQuery(q)
+		if p := plan(query, args...); !strings.Contains(p, "assistant_exchanges_by_id") || strings.Contains(p, "TEMP B-TREE FOR ORDER BY") {
+			t.Errorf("%s: plan %q does not use assistant_exchanges_by_id without sorting", name, p)
+		}
+	}
 	// The job list, with every filter and a cursor, and with none.
 	for name, q := range map[string]store.JobsQuery{
 		"jobs list":          {JobFilter: store.JobFilter{ProjectID: "p"}, Limit: 10},

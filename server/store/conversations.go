@@ -37,10 +37,12 @@ type ConversationStore interface {
 
 	// QueryConversations returns one page of a project's exchanges whose
 	// AskedAt falls in [q.From, q.To), ordered by ID ascending (IDs are
-	// ULIDs, so this is the order they were asked in). With q.After the
-	// page holds IDs greater than it. q.Resolution, when set, keeps only
-	// the exchanges of that resolution. HasMore reports whether an
-	// exchange follows the page. Unknown projects give an empty page.
+	// ULIDs, so this is the order they were asked in), or with q.Newest
+	// descending. With q.After the page holds the IDs that follow it in
+	// that order: greater than it, or with q.Newest less. q.Resolution,
+	// when set, keeps only the exchanges of that resolution. HasMore
+	// reports whether an exchange follows the page in its order. Unknown
+	// projects give an empty page.
 	QueryConversations(ctx context.Context, q ConversationsQuery) (ConversationsPage, error)
 
 	// CallerStats counts a project's exchanges asked in [from, to) by
@@ -158,6 +160,10 @@ type ConversationsQuery struct {
 	After      string    // an exchange ID; "" for the first page
 	Limit      int       // 1..MaxConversationsLimit
 	Resolution Resolution
+	// Newest pages from the newest exchange back, for people who read
+	// today's questions first; the export keeps the hosted order, oldest
+	// first.
+	Newest bool
 }
 
 // MaxConversationsLimit is the largest page of QueryConversations, the

@@ -41,8 +41,9 @@ type ConversationTx interface {
 	// project, ordered by AskedAt then ID, their sources as JSON text.
 	ThreadExchanges(ctx context.Context, projectID, id string) ([]StoredExchange, error)
 	// QueryConversations reads at most q.Limit exchanges that q selects,
-	// ordered by ID, from after q.After; the index on (project, id) serves
-	// it.
+	// ordered by ID (descending with q.Newest), from after q.After in
+	// that order (see ConversationsByID); the index on (project, id)
+	// serves both directions.
 	QueryConversations(ctx context.Context, q store.ConversationsQuery) ([]StoredExchange, error)
 	// CallerStats counts the project's exchanges asked in [from, to) (a
 	// zero bound open) by caller kind.
@@ -219,6 +220,18 @@ func (s *Store) QueryConversations(ctx context.Context, q store.ConversationsQue
 		return decodeExchanges(rows)
 	})
 	return store.ConversationsPage{Exchanges: rows, HasMore: more}, err
+}
+
+// ConversationsByID returns how a backend's QueryConversations pages by
+// ID: the comparison of an exchange's ID with the cursor (q.After) and
+// the ORDER BY. Oldest first, the IDs after the cursor are greater;
+// newest first (q.Newest), less, read by the same (project_id, id) index
+// scanned backwards.
+func ConversationsByID(q store.ConversationsQuery) (afterCursor, orderBy string) {
+	if q.Newest {
+		return "id <", "id DESC"
+	}
+	return "id >", "id"
 }
 
 // CallerStats counts a project's exchanges asked in [from, to) by caller

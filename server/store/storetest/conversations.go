@@ -369,6 +369,81 @@ func testConversations(t *testing.T, open opener) {
 			q.After = answerID(5)
 			diff(t, "after the last", []string{}, exchangeIDs(mustConversations(t, s, q).Exchanges))
 		}},
+		{"QueryPagesNewestFirstBeforeACursor", func(t *testing.T, s store.Store) {
+			withProjects(t, s)
+			// IDs in the reverse order of the times asked (pages go by ID),
+			// the even ones unanswered, and a newer ID in p2.
+			th := newThread("p1", 1, At(0))
+			for n := 5; n >= 1; n-- {
+				e := newExchange("p1", 1, n, At(time.Duration(5-n)*time.Minute))
+				if n%2 == 0 {
+					e.Resolution = store.Unanswered
+				}
+				if n == 5 {
+					mustAddExchange(t, s, e, &th)
+				} else {
+					mustAddExchange(t, s, e, nil)
+				}
+			}
+			th2 := newThread("p2", 2, At(0))
+			mustAddExchange(t, s, newExchange("p2", 2, 6, At(2*time.Minute)), &th2)
+			newest := func() store.ConversationsQuery {
+				q := conversationsOf("p1")
+				q.Newest = true
+				return q
+			}
+			pages := func(what string, q store.ConversationsQuery, want [][]string, wantMore []bool) {
+				t.Helper()
+				var got [][]string
+				var more []bool
+				for {
+					page := mustConversations(t, s, q)
+					got, more = append(got, exchangeIDs(page.Exchanges)), append(more, page.HasMore)
+					if !page.HasMore || len(page.Exchanges) == 0 || len(got) > 5 {
+						break
+					}
+					q.After = page.Exchanges[len(page.Exchanges)-1].ID
+				}
+				diff(t, what+": pages", want, got)
+				diff(t, what+": HasMore", wantMore, more)
+			}
+			diff(t, "all, newest first", []string{answerID(5), answerID(4), answerID(3), answerID(2), answerID(1)},
+				exchangeIDs(mustConversations(t, s, newest()).Exchanges))
+			q := newest()
+			q.Limit = 2
+			pages("by 2", q, [][]string{{answerID(5), answerID(4)}, {answerID(3), answerID(2)}, {answerID(1)}}, []bool{true, true, false})
+			q = newest()
+			q.Limit = 5
+			if page := mustConversations(t, s, q); len(page.Exchanges) != 5 || page.HasMore {
+				t.Errorf("a page of exactly the limit: %d exchanges, HasMore %v; want 5, false", len(page.Exchanges), page.HasMore)
+			}
+			q.After = answerID(5)
+			diff(t, "before the newest", []string{answerID(4), answerID(3), answerID(2), answerID(1)}, exchangeIDs(mustConversations(t, s, q).Exchanges))
+			q.Limit, q.After = 1, answerID(2)
+			page := mustConversations(t, s, q)
+			diff(t, "before the oldest but one", []string{answerID(1)}, exchangeIDs(page.Exchanges))
+			if page.HasMore {
+				t.Error("before the oldest but one: HasMore true, want false")
+			}
+			q.After = answerID(1)
+			diff(t, "before the oldest", []string{}, exchangeIDs(mustConversations(t, s, q).Exchanges))
+			// The unanswered ones, newest first, a page at a time.
+			q = newest()
+			q.Limit, q.Resolution = 1, store.Unanswered
+			pages("unanswered by 1", q, [][]string{{answerID(4)}, {answerID(2)}}, []bool{true, false})
+			// A range: [1m, 3m) holds 4 and 3, newest first; the same
+			// query oldest first keeps the export's order.
+			q = newest()
+			q.From, q.To = At(time.Minute), At(3*time.Minute)
+			diff(t, "[1m, 3m) newest first", []string{answerID(4), answerID(3)}, exchangeIDs(mustConversations(t, s, q).Exchanges))
+			q.Newest = false
+			diff(t, "[1m, 3m) oldest first", []string{answerID(3), answerID(4)}, exchangeIDs(mustConversations(t, s, q).Exchanges))
+			q = conversationsOf("p9")
+			q.Newest = true
+			if page := mustConversations(t, s, q); len(page.Exchanges) != 0 || page.HasMore {
+				t.Errorf("an unknown project's page: %v, HasMore %v; want empty", exchangeIDs(page.Exchanges), page.HasMore)
+			}
+		}},
 		{"CallerStatsCountByKindInARange", func(t *testing.T, s store.Store) {
 			withProjects(t, s)
 			ctx := t.Context()

@@ -39,6 +39,9 @@ var conversationMutants = map[string][]string{
 	"conversationsAfterIncl":    {"Conversations/QueryPagesByIDAfterACursor"},
 	"conversationsHasMoreOff":   {"Conversations/QueryPagesByIDAfterACursor"},
 	"conversationsLeak":         {"Conversations/QuerySelectsAHalfOpenRangeByResolution"},
+	"newestOldestFirst":         {"Conversations/QueryPagesNewestFirstBeforeACursor"},
+	"newestAfterGreater":        {"Conversations/QueryPagesNewestFirstBeforeACursor"},
+	"newestByTime":              {"Conversations/QueryPagesNewestFirstBeforeACursor"},
 	"callerStatsAllTime":        {"Conversations/CallerStatsCountByKindInARange"},
 	"callerStatsMixesKinds":     {"Conversations/CallerStatsCountByKindInARange"},
 	"tokensOverwrite":           {"Conversations/TokensAddUpPerProjectAndUTCDay"},
@@ -255,23 +258,33 @@ func (m *memStore) QueryConversations(_ context.Context, q store.ConversationsQu
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	// dir is 1 oldest first, -1 newest first: the page holds the IDs
+	// that follow the cursor in that order.
+	dir := 1
+	if q.Newest && !m.is("newestOldestFirst") {
+		dir = -1
+	}
+	afterDir := dir
+	if m.is("newestAfterGreater") {
+		afterDir = 1
+	}
 	es := []store.Exchange{}
 	for _, e := range m.conv().exchanges {
 		switch {
 		case e.ProjectID != q.ProjectID && !m.is("conversationsLeak"),
 			!inRange(e.AskedAt, q.From, q.To, m.is("conversationsToInclusive")),
 			q.Resolution != "" && e.Resolution != q.Resolution && !m.is("conversationsNoResolution"),
-			q.After != "" && e.ID < q.After,
+			q.After != "" && strings.Compare(e.ID, q.After)*afterDir < 0,
 			q.After != "" && e.ID == q.After && !m.is("conversationsAfterIncl"):
 			continue
 		}
 		es = append(es, cloneExchange(e))
 	}
 	slices.SortFunc(es, func(a, b store.Exchange) int {
-		if m.is("conversationsByTime") {
-			return cmp.Or(a.AskedAt.Compare(b.AskedAt), strings.Compare(b.ID, a.ID))
+		if m.is("conversationsByTime") || (q.Newest && m.is("newestByTime")) {
+			return cmp.Or(a.AskedAt.Compare(b.AskedAt)*dir, strings.Compare(b.ID, a.ID))
 		}
-		return strings.Compare(a.ID, b.ID)
+		return strings.Compare(a.ID, b.ID) * dir
 	})
 	more := len(es) > q.Limit
 	if m.is("conversationsHasMoreOff") {

@@ -8,8 +8,8 @@ import (
 )
 
 // ConversationsPage is a page of the questions readers asked the
-// assistant over a period, in the order asked, each linking to its
-// thread; Unanswered keeps only those it could not answer from the docs.
+// assistant over a period, newest first, each linking to its thread;
+// Unanswered keeps only those it could not answer from the docs.
 type ConversationsPage struct {
 	Frame
 	Period
@@ -19,8 +19,8 @@ type ConversationsPage struct {
 	Callers store.CallerCounts
 	Before  int64
 	Rows    []Conversation
-	Next    string // the next page's URL, "" on the last
-	First   string // the first page's URL, "" on it
+	Next    string // the URL of the page of earlier questions, "" on the last
+	First   string // the first (newest) page's URL, "" on it
 	// Problem is what is wrong with the page's own parameters (the
 	// period's problems are Period.Problem).
 	Problem string
