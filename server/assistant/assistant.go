@@ -222,6 +222,11 @@ const SearchTool = "search"
 // ignores its token bound is cut here.
 const maxAnswerBytes = 256 << 10
 
+// maxAnswerTime bounds one answer, the model's stream included: long
+// enough for a slow model's long answer, short enough that a stalled one
+// does not hold a connection and a reader waiting.
+const maxAnswerTime = 5 * time.Minute
+
 // recordTimeout bounds the writes after an answer, which outlive a client
 // that left.
 const recordTimeout = 10 * time.Second
@@ -300,7 +305,9 @@ func (h *Handler) Message(w http.ResponseWriter, r *http.Request, adm assistanta
 	}
 
 	sw := newStreamWriter(w)
-	sw.open(extra)
+	// The write deadline leaves the answer's bound a margin to write its
+	// end, when the model's stream was cut by it.
+	sw.open(extra, maxAnswerTime+recordTimeout)
 	sw.send(startChunk{Type: "start", MessageID: ex.ID})
 	sw.send(typeChunk{Type: "start-step"})
 	callID := "call_" + base62.Random(16)
@@ -473,7 +480,9 @@ func (h *Handler) answer(r *http.Request, sw *streamWriter, m Model, req llm.Cha
 		sw.send(errorChunk{Type: "error", ErrorText: "the assistant's model failed before the answer was complete; retry later"})
 		return text.String(), finishError, 0
 	}
-	cs, err := m.Chat(r.Context(), req)
+	ctx, cancel := context.WithTimeout(r.Context(), maxAnswerTime)
+	defer cancel()
+	cs, err := m.Chat(ctx, req)
 	if err != nil {
 		return fail(err)
 	}

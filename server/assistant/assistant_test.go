@@ -5,6 +5,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -720,5 +722,40 @@ func TestPreflight(t *testing.T) {
 		Header: []string{"Access-Control-Request-Method", "POST", "Access-Control-Request-Headers", "authorization, content-type"}})
 	if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != servertest.AssistantOrigin {
 		t.Errorf("%d %v %s", resp.StatusCode, resp.Header, body)
+	}
+}
+
+// TestAnAnswerOutlivesTheServersWriteTimeout: a server's WriteTimeout is
+// set for answers written at once (serve's is a minute); a model may
+// stream for longer, and the answer must still arrive whole.
+func TestAnAnswerOutlivesTheServersWriteTimeout(t *testing.T) {
+	a, _ := newEnv(t, llm.OpenAI)
+	deltas := []string{"One. ", "Two. ", "Three. ", "Four. ", "Five."}
+	a.Model.Script(llmtest.Reply{Deltas: deltas, Gap: 100 * time.Millisecond})
+	srv := &http.Server{Handler: a.Handler, WriteTimeout: 150 * time.Millisecond}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	req, err := http.NewRequestWithContext(t.Context(), "POST", "http://"+ln.Addr().String()+"/discovery/v2/assistant/"+servertest.AssistantDomain+"/message", strings.NewReader(servertest.Question(widgetQuestion)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+a.Keys["assistant"])
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("the answer was cut after %q: %v", body, err)
+	}
+	events := servertest.ParseStream(t, body)
+	if got := servertest.AnswerText(events); got != strings.Join(deltas, "") {
+		t.Errorf("the answer is %q, want all of it", got)
 	}
 }

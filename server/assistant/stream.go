@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 )
 
 // The answer is an AI SDK UI message stream (the "ai" package's
@@ -104,8 +105,14 @@ func newStreamWriter(w http.ResponseWriter) *streamWriter {
 	return &streamWriter{w: w, rc: http.NewResponseController(w)}
 }
 
-// open writes the status and the headers.
-func (s *streamWriter) open(extra http.Header) {
+// open writes the status and the headers. It moves the connection's
+// write deadline to the answer's own bound: a server's WriteTimeout is
+// set for answers written at once (serve's is a minute), and a model may
+// stream for longer.
+func (s *streamWriter) open(extra http.Header, writeFor time.Duration) {
+	if err := s.rc.SetWriteDeadline(time.Now().Add(writeFor)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.err = err
+	}
 	h := s.w.Header()
 	for _, kv := range streamHeaders {
 		h.Set(kv[0], kv[1])

@@ -611,7 +611,7 @@ func (set *serveSettings) connlimitConfig(log *slog.Logger) connlimit.Config {
 func isPublicRequest(r *http.Request) bool {
 	p := r.URL.Path
 	switch {
-	case p == "/healthz", strings.HasPrefix(p, "/v2/agent/"), strings.HasPrefix(p, "/v1/analytics/"), strings.HasPrefix(p, "/v1/project/"),
+	case p == "/healthz", strings.HasPrefix(p, "/v2/agent/"), strings.HasPrefix(p, "/v1/analytics/"), strings.HasPrefix(p, "/v1/project/"), strings.HasPrefix(p, "/v1/gaps/"),
 		p == "/dashboard", strings.HasPrefix(p, "/dashboard/"):
 		return false
 	}

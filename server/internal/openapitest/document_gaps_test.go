@@ -36,7 +36,7 @@ func TestDocumentGapsAdditions(t *testing.T) {
 		"GapGroup":       {"page", "topic", "score", "gaps"},
 		"Gap":            {"kind", "key", "count", "lastSeen", "examples", "thumbsUp", "jobs", "retrieval"},
 		"GapJob":         {"id", "status", "prLink", "linkedAt"},
-		"GapRetrieval":   {"found", "path", "anchor", "heading", "score", "indexCommit"},
+		"GapRetrieval":   {"found", "path", "anchor", "heading", "score", "indexCommit", "indexUpdatedAt"},
 		"GapsJobRequest": {"gaps"},
 	} {
 		s := doc.Components.Schemas[name].Value
