@@ -53,22 +53,9 @@ type discoverySearchBody struct {
 	Query *string `json:"query"`
 	// PageSize is a float so that 2.5 is refused as not an integer, not
 	// as not a number.
-	PageSize       *float64         `json:"pageSize"`
-	ScoreThreshold *float64         `json:"scoreThreshold"`
-	Filter         *discoveryFilter `json:"filter"`
-}
-
-// discoveryFilter is the search's filter.
-type discoveryFilter struct {
-	Version  *string `json:"version"`
-	Language *string `json:"language"`
-	// Tag filters by a page tag, which the index does not keep: it is
-	// accepted and narrows nothing.
-	Tag *string `json:"tag"`
-	// Groups are the reader's access groups on a hosted site with
-	// authentication; a self-hosted index has no reader groups, its
-	// pages are all public, so they narrow nothing.
-	Groups []string `json:"groups"`
+	PageSize       *float64             `json:"pageSize"`
+	ScoreThreshold *float64             `json:"scoreThreshold"`
+	Filter         *searchresult.Filter `json:"filter"`
 }
 
 // discoveryPageBody is the body of POST /discovery/v1/page/{domain}.
@@ -207,14 +194,7 @@ func parseDiscoverySearch(in discoverySearchBody) (store.DocsQuery, string, *inp
 		}
 		q.MinScore = t
 	}
-	if f := in.Filter; f != nil {
-		if f.Version != nil {
-			q.Version = *f.Version
-		}
-		if f.Language != nil {
-			q.Language = *f.Language
-		}
-	}
+	in.Filter.Narrow(&q)
 	return q, normalised, nil
 }
 

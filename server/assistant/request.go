@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/docsapi/docsapi-go/server/internal/input"
+	"github.com/docsapi/docsapi-go/server/internal/searchresult"
 	"github.com/docsapi/docsapi-go/server/internal/strictjson"
 	"github.com/docsapi/docsapi-go/server/store"
 )
@@ -41,10 +42,10 @@ type body struct {
 	Messages  []message `json:"messages"`
 	// RetrievalPageSize is a float so that 2.5 is refused as not an
 	// integer, not as not a number.
-	RetrievalPageSize *float64    `json:"retrievalPageSize"`
-	Filter            *filter     `json:"filter"`
-	Context           []contextIn `json:"context"`
-	CurrentPath       *string     `json:"currentPath"`
+	RetrievalPageSize *float64             `json:"retrievalPageSize"`
+	Filter            *searchresult.Filter `json:"filter"`
+	Context           []contextIn          `json:"context"`
+	CurrentPath       *string              `json:"currentPath"`
 }
 
 type message struct {
@@ -59,15 +60,6 @@ type message struct {
 type part struct {
 	Type *string `json:"type"`
 	Text *string `json:"text"`
-}
-
-type filter struct {
-	Version  *string `json:"version"`
-	Language *string `json:"language"`
-	// Tag and Groups narrow nothing: the index keeps no page tags, and a
-	// self-hosted site's pages are all public (as for search).
-	Tag    *string  `json:"tag"`
-	Groups []string `json:"groups"`
 }
 
 type contextIn struct {
@@ -128,14 +120,9 @@ func parse(b body, l Limits) (ask, *input.Problem) {
 		}
 		a.pageSize = int(n)
 	}
-	if f := b.Filter; f != nil {
-		if f.Version != nil {
-			a.version = *f.Version
-		}
-		if f.Language != nil {
-			a.language = *f.Language
-		}
-	}
+	var narrowed store.DocsQuery
+	b.Filter.Narrow(&narrowed)
+	a.version, a.language = narrowed.Version, narrowed.Language
 	if len(b.Context) > l.MaxContextItems {
 		return a, input.Invalid(`field "context" has %d items; at most %d are allowed (the cap on context items)`, len(b.Context), l.MaxContextItems)
 	}

@@ -1,8 +1,9 @@
 // Package searchresult is a hit of the documentation index as clients
 // read it, in the hosted shape (the DiscoverySearchResult schema): the
 // answer of POST /discovery/v1/search, and the output of the assistant's
-// search tool call, which lists an answer's sources. Both handlers use it,
-// so that clients read sources one way.
+// search tool call, which lists an answer's sources; and the filter both
+// requests take. Both handlers use them, so that clients read sources one
+// way and a filter narrows alike.
 package searchresult
 
 import "github.com/docsapi/docsapi-go/server/store"
@@ -82,4 +83,31 @@ func snippetParts(snippet string, marks []store.DocMark) []SnippetPart {
 		parts = append(parts, SnippetPart{Text: snippet[at:]})
 	}
 	return parts
+}
+
+// Filter is a request's filter, as the search and the assistant take it
+// (the hosted document's filter object).
+type Filter struct {
+	Version  *string `json:"version"`
+	Language *string `json:"language"`
+	// Tag filters by a page tag, which the index does not keep: it is
+	// accepted and narrows nothing.
+	Tag *string `json:"tag"`
+	// Groups are the reader's access groups on a hosted site with
+	// authentication; a self-hosted index has no reader groups, its pages
+	// are all public, so they narrow nothing.
+	Groups []string `json:"groups"`
+}
+
+// Narrow sets q's version and language from f, which may be nil.
+func (f *Filter) Narrow(q *store.DocsQuery) {
+	if f == nil {
+		return
+	}
+	if f.Version != nil {
+		q.Version = *f.Version
+	}
+	if f.Language != nil {
+		q.Language = *f.Language
+	}
 }
