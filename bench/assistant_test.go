@@ -62,7 +62,7 @@ func indexedStore(b testing.TB, pages []store.DocPage) store.Store {
 	if err := st.CreateProject(ctx, store.Project{ID: assistantProject, Name: "Handbook", Domain: assistantDomain}); err != nil {
 		b.Fatal(err)
 	}
-	u := store.DocsUpdate{ProjectID: assistantProject, Commit: "c1", Pages: pages, Replace: true}
+	u := store.DocsUpdate{ProjectID: assistantProject, Commit: "c1", At: time.Now(), Pages: pages, Replace: true}
 	for _, p := range pages {
 		u.Files = append(u.Files, store.DocFile{Path: p.File, Blob: "blob:" + p.File})
 	}
