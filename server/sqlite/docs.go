@@ -123,7 +123,9 @@ const docSearchWeights = `10.0, 4.0, 1.0, 0.4`
 // searchDocsQuery finds and ranks the page (the inner query: bm25 and the
 // filters, no snippets), then makes the snippets of that page only,
 // matching again by rowid. The columns are 0 title, 1 heading, 2 text,
-// 3 code.
+// 3 code. An any-word search also counts, for each hit of the page, the
+// terms of ?7 (a JSON array, empty otherwise) its section holds, each
+// term matched on that one rowid, which FTS5 seeks in the term's list.
 const searchDocsQuery = `
 WITH top AS (
     SELECT doc_search.rowid AS id, -bm25(doc_search, ` + docSearchWeights + `) AS score
@@ -138,7 +140,9 @@ WITH top AS (
 )
 SELECT p.path, s.anchor, p.title, s.heading, p.groups, p.version, p.language, top.score,
        snippet(doc_search, 2, char(1), char(2), '…', 24), snippet(doc_search, 3, char(1), char(2), '…', 24),
-       s.text, s.code
+       s.text, s.code,
+       (SELECT count(*) FROM json_each(?7) t
+        WHERE EXISTS (SELECT 1 FROM doc_search m WHERE m.doc_search MATCH t.value AND m.rowid = top.id))
 FROM top
 JOIN doc_search ON doc_search.rowid = top.id
 JOIN doc_sections s ON s.id = top.id
@@ -147,7 +151,8 @@ WHERE doc_search MATCH ?1
 ORDER BY top.score DESC, p.path, s.ord`
 
 // SearchDocs matches every term, each quoted (so nothing in it is FTS5
-// syntax), the last as a prefix.
+// syntax), the last as a prefix; with q.AnyWord, any term, none a prefix,
+// and counts the terms of each hit.
 func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) ([]store.DocHit, []float64, error) {
 	quoted := make([]string, len(terms))
 	for i, term := range terms {
@@ -155,13 +160,23 @@ func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) 
 		// to escape, but doubling them keeps that true by construction.
 		quoted[i] = `"` + strings.ReplaceAll(term, `"`, `""`) + `"`
 	}
-	quoted[len(quoted)-1] += "*"
+	match, counted := "", []string{}
+	if q.AnyWord {
+		match, counted = strings.Join(quoted, " OR "), quoted
+	} else {
+		quoted[len(quoted)-1] += "*"
+		match = strings.Join(quoted, " AND ")
+	}
 	groups, err := json.Marshal(append([]string{}, q.Groups...))
 	if err != nil {
 		return nil, nil, err
 	}
+	countedJSON, err := json.Marshal(counted)
+	if err != nil {
+		return nil, nil, err
+	}
 	rows, err := t.tx.QueryContext(ctx, searchDocsQuery,
-		strings.Join(quoted, " AND "), q.ProjectID, q.Version, q.Language, string(groups), q.Limit)
+		match, q.ProjectID, q.Version, q.Language, string(groups), q.Limit, string(countedJSON))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -179,7 +194,7 @@ func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) 
 			text, code         string
 		)
 		if err := rows.Scan(&h.Path, &h.Anchor, &h.Title, &h.Heading, &groups, &h.Version, &h.Language, &score,
-			&textSnip, &codeSnip, &text, &code); err != nil {
+			&textSnip, &codeSnip, &text, &code, &h.Terms); err != nil {
 			return nil, nil, err
 		}
 		if err := json.Unmarshal([]byte(groups), &h.Groups); err != nil {
