@@ -122,22 +122,47 @@ const docSearchWeights = `10.0, 4.0, 1.0, 0.4`
 
 // searchDocsQuery finds and ranks the page (the inner query: bm25 and the
 // filters, no snippets), then makes the snippets of that page only,
-// matching again by rowid. The columns are 0 title, 1 heading, 2 text,
-// 3 code. An any-word search also counts, for each hit of the page, the
-// terms of ?7 (a JSON array, empty otherwise) its section holds, each
-// term matched on that one rowid, which FTS5 seeks in the term's list.
+// matching again by rowid (searchDocsPage). The columns are 0 title,
+// 1 heading, 2 text, 3 code.
 const searchDocsQuery = `
 WITH top AS (
     SELECT doc_search.rowid AS id, -bm25(doc_search, ` + docSearchWeights + `) AS score
     FROM doc_search
     JOIN doc_sections s ON s.id = doc_search.rowid
     JOIN doc_pages p ON p.id = s.page_id
-    WHERE doc_search MATCH ?1 AND p.project_id = ?2
-      AND (?3 = '' OR p.version = ?3) AND (?4 = '' OR p.language = ?4)
-      AND (?5 = '[]' OR EXISTS (SELECT 1 FROM json_each(p.groups) g WHERE g.value IN (SELECT value FROM json_each(?5))))
+    WHERE doc_search MATCH ?1 AND ` + searchDocsFilters + `
     ORDER BY score DESC, p.path, s.ord
     LIMIT ?6
-)
+)` + searchDocsPage
+
+// searchAnyWordQuery is searchDocsQuery for an any-word search, whose
+// words are often common ones that most sections hold: FTS5 ranks them
+// itself (rank, set to bm25 with the same weights) and hands them on
+// best first, so that the filters' joins stop at the page's last hit
+// instead of running for every match. Ties at the page's edge are then
+// cut in FTS5's order, not by path.
+const searchAnyWordQuery = `
+WITH top AS (
+    SELECT doc_search.rowid AS id, -doc_search.rank AS score
+    FROM doc_search
+    JOIN doc_sections s ON s.id = doc_search.rowid
+    JOIN doc_pages p ON p.id = s.page_id
+    WHERE doc_search MATCH ?1 AND doc_search.rank MATCH 'bm25(` + docSearchWeights + `)' AND ` + searchDocsFilters + `
+    ORDER BY doc_search.rank
+    LIMIT ?6
+)` + searchDocsPage
+
+// searchDocsFilters selects the sections of the query's project and
+// filters.
+const searchDocsFilters = `p.project_id = ?2
+      AND (?3 = '' OR p.version = ?3) AND (?4 = '' OR p.language = ?4)
+      AND (?5 = '[]' OR EXISTS (SELECT 1 FROM json_each(p.groups) g WHERE g.value IN (SELECT value FROM json_each(?5))))`
+
+// searchDocsPage reads the hits of top with their snippets. An any-word
+// search also counts, for each hit, the terms of ?7 (a JSON array, empty
+// otherwise) its section holds, each term matched on that one rowid,
+// which FTS5 seeks in the term's list.
+const searchDocsPage = `
 SELECT p.path, s.anchor, p.title, s.heading, p.groups, p.version, p.language, top.score,
        snippet(doc_search, 2, char(1), char(2), '…', 24), snippet(doc_search, 3, char(1), char(2), '…', 24),
        s.text, s.code,
@@ -160,9 +185,9 @@ func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) 
 		// to escape, but doubling them keeps that true by construction.
 		quoted[i] = `"` + strings.ReplaceAll(term, `"`, `""`) + `"`
 	}
-	match, counted := "", []string{}
+	query, match, counted := searchDocsQuery, "", []string{}
 	if q.AnyWord {
-		match, counted = strings.Join(quoted, " OR "), quoted
+		query, match, counted = searchAnyWordQuery, strings.Join(quoted, " OR "), quoted
 	} else {
 		quoted[len(quoted)-1] += "*"
 		match = strings.Join(quoted, " AND ")
@@ -175,7 +200,7 @@ func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) 
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, err := t.tx.QueryContext(ctx, searchDocsQuery,
+	rows, err := t.tx.QueryContext(ctx, query,
 		match, q.ProjectID, q.Version, q.Language, string(groups), q.Limit, string(countedJSON))
 	if err != nil {
 		return nil, nil, err
