@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -386,7 +387,8 @@ func TestNoSource(t *testing.T) {
 }
 
 // A question whose words are not all in one section still finds the
-// sections most of its words are in.
+// sections most of its words are in, and only those: the widget's top
+// section, which holds one word of four, is no source.
 func TestRetrievalFallsBackToMostWords(t *testing.T) {
 	a, _ := newEnv(t, llm.OpenAI)
 	resp, body := a.Ask(servertest.Question("Where is the widget accentColor option on Windows?"))
@@ -394,12 +396,68 @@ func TestRetrievalFallsBackToMostWords(t *testing.T) {
 		t.Fatalf("status %d: %s", resp.StatusCode, body)
 	}
 	events := servertest.ParseStream(t, body)
-	out, _ := events[4]["output"].([]any)
-	if len(out) == 0 || out[0].(map[string]any)["metadata"].(map[string]any)["href"] != "/widget#colour" {
-		t.Errorf("sources %v, want the widget's colour first", out)
+	if got, want := sourcesOf(events), []sourceOf{{"/widget#colour", 0.75}}; !slices.Equal(got, want) {
+		t.Errorf("sources %v, want %v", got, want)
 	}
 	if n := len(a.Model.Requests()); n != 1 {
 		t.Errorf("the model was asked %d times, want 1", n)
+	}
+}
+
+// sourceOf is a source of an answer: its link and score.
+type sourceOf struct {
+	Href  string
+	Score float64
+}
+
+// sourcesOf returns the sources of an answer's search tool call.
+func sourcesOf(events []servertest.Event) []sourceOf {
+	var out []sourceOf
+	for _, ev := range events {
+		if ev.Type() != "tool-output-available" {
+			continue
+		}
+		results, _ := ev["output"].([]any)
+		for _, r := range results {
+			meta, _ := r.(map[string]any)["metadata"].(map[string]any)
+			href, _ := meta["href"].(string)
+			score, _ := meta["score"].(float64)
+			out = append(out, sourceOf{href, score})
+		}
+	}
+	return out
+}
+
+// On an index where each of a question's words is common, the searches of
+// each word alone find other sections first, many of them: the section
+// holding most of the words is in none of their tops, yet the search of
+// all the words at once ranks it first.
+func TestRetrievalFindsMostWordsAmongCommonOnes(t *testing.T) {
+	var pages []store.DocPage
+	for _, word := range []string{"rotate", "signing", "key", "webhooks"} {
+		for i := range 3 * assistant.DefaultRetrievalPageSize {
+			path := fmt.Sprintf("/%s/%02d", word, i)
+			pages = append(pages, store.DocPage{Path: path, File: path[1:] + ".md", Title: fmt.Sprintf("Note %d", i),
+				Sections: []store.DocSection{{Text: fmt.Sprintf("%[1]s, %[1]s and %[1]s: the %[1]s is the %[1]s we mean by %[1]s.", word)}}})
+		}
+	}
+	pages = append(pages, store.DocPage{Path: "/security", File: "security.md", Title: "Security practices",
+		Sections: []store.DocSection{{Anchor: "routine", Heading: "Routine", Text: "Rotate the signing secret of your webhooks now and then: make a new one, then retire the old."}}})
+	a := servertest.NewAssistant(t, llm.OpenAI, pages)
+	resp, body := a.Ask(servertest.Question("How do I rotate the signing key of my webhooks?"))
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	events := servertest.ParseStream(t, body)
+	if got, want := sourcesOf(events), []sourceOf{{"/security#routine", 0.75}}; !slices.Equal(got, want) {
+		t.Errorf("sources %v, want %v", got, want)
+	}
+	reqs := a.Model.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the model was asked %d times, want 1", len(reqs))
+	}
+	if m := reqs[0].Messages(); len(m) == 0 || !strings.Contains(m[len(m)-1].Content, "retire the old") {
+		t.Errorf("the model's messages %v lack the section's text", m)
 	}
 }
 

@@ -13,13 +13,16 @@ import (
 // Retrieval. The index's search is every word required (AND), which suits
 // a search box and seldom a question: "how do I rotate an API key on the
 // CLI" must find a section that never says "CLI". So retrieval asks the
-// question as it is first; when that finds nothing, it asks each of its
-// words apart (OR) and keeps the sections that a majority of the words
-// found. A section found so is a relevant source; none means the docs do
-// not cover the question, and the model is not asked.
+// question as it is first; when that finds nothing, it asks for the
+// sections holding any of its words (OR), ranked by the engine over all
+// the words at once, and keeps those holding a majority of them. A
+// section found so is a relevant source; none means the docs do not
+// cover the question, and the model is not asked.
 
-// maxFallbackWords bounds the searches of one question's fallback.
-const maxFallbackWords = 8
+// anyWordReads is how many times the page size the any-word search reads:
+// a section holding most of the words ranks high, yet one holding a few
+// of them many times, or in its title, may pass it.
+const anyWordReads = 4
 
 // maxExcerptChars bounds the text of one excerpt the model is sent: a
 // section is usually far shorter, and a very long one is still a place.
@@ -34,7 +37,7 @@ type excerpt struct {
 // a.pageSize.
 func (h *Handler) retrieve(ctx context.Context, projectID string, a ask) ([]store.DocHit, error) {
 	q := store.DocsQuery{ProjectID: projectID, Query: a.question, Limit: a.pageSize, MinScore: h.cfg.Limits.MinScore, Version: a.version, Language: a.language}
-	terms := store.DocQueryTerms(a.question)
+	terms := store.DistinctDocTerms(store.DocQueryTerms(a.question))
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -44,63 +47,24 @@ func (h *Handler) retrieve(ctx context.Context, projectID string, a ask) ([]stor
 		// already asked for that.
 		return hits, err
 	}
-	type found struct {
-		hit   store.DocHit
-		words int
-		score float64
-		first int // the order found, for ties
+	// The threshold is relative to the best hit's relevance, which the
+	// majority rule replaces here.
+	q.AnyWord, q.MinScore, q.Limit = true, 0, min(anyWordReads*a.pageSize, store.MaxDocHits)
+	hits, err = h.cfg.Store.SearchDocs(ctx, q)
+	if err != nil {
+		return nil, err
 	}
-	byKey := map[string]*found{}
-	order := 0
-	for _, t := range terms[:min(len(terms), maxFallbackWords)] {
-		q.Query = t
-		q.MinScore = 0
-		hs, err := h.cfg.Store.SearchDocs(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		for _, hit := range hs {
-			key := hit.Path + "#" + hit.Anchor
-			f := byKey[key]
-			if f == nil {
-				f = &found{hit: hit, first: order}
-				order++
-				byKey[key] = f
-			}
-			f.words++
-			f.score += hit.Score
-		}
+	need := len(terms)/2 + 1
+	kept := slices.DeleteFunc(hits, func(hit store.DocHit) bool { return hit.Terms < need })
+	// Best first: more of the words, then the engine's order.
+	slices.SortStableFunc(kept, func(x, y store.DocHit) int { return y.Terms - x.Terms })
+	kept = kept[:min(len(kept), a.pageSize)]
+	for i := range kept {
+		// Over the any-word search, a hit's score is the share of the
+		// question's words its section holds.
+		kept[i].Score = float64(kept[i].Terms) / float64(len(terms))
 	}
-	need := min(len(terms), maxFallbackWords)/2 + 1
-	var kept []*found
-	for _, f := range byKey {
-		if f.words >= need {
-			kept = append(kept, f)
-		}
-	}
-	slices.SortFunc(kept, func(x, y *found) int {
-		switch {
-		case x.words != y.words:
-			return y.words - x.words
-		case x.score != y.score:
-			if x.score > y.score {
-				return -1
-			}
-			return 1
-		}
-		return x.first - y.first
-	})
-	if len(kept) > a.pageSize {
-		kept = kept[:a.pageSize]
-	}
-	out := make([]store.DocHit, len(kept))
-	for i, f := range kept {
-		out[i] = f.hit
-		// The score of a hit is relative to its own search's best: over
-		// the fallback, it is the share of the words found.
-		out[i].Score = float64(f.words) / float64(min(len(terms), maxFallbackWords))
-	}
-	return out, nil
+	return kept, nil
 }
 
 // excerpts returns the hits' sections as the model is sent them: the

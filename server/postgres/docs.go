@@ -169,7 +169,9 @@ func (t txn) DocsState(ctx context.Context, projectID string) (store.DocsState, 
 
 // searchDocsQuery finds and ranks the page of sections (ts_rank_cd with
 // the weights of D code, C text, B heading, A title, over 1 + the log of
-// the section's length), then makes the snippets of that page only.
+// the section's length), then makes the snippets of that page only. An
+// any-word search also counts, for each hit of the page, the terms of $8
+// (tsquery lexemes, none otherwise) its section's vector holds.
 const searchDocsQuery = `
 WITH q AS (SELECT to_tsquery('english', $2) AS q),
 top AS (
@@ -183,7 +185,8 @@ top AS (
     LIMIT $6
 )
 SELECT p.path, s.anchor, p.title, s.heading, p.groups, p.version, p.language, top.score,
-       ts_headline('english', s.text, q.q, $7), ts_headline('english', s.code, q.q, $7), s.text, s.code
+       ts_headline('english', s.text, q.q, $7), ts_headline('english', s.code, q.q, $7), s.text, s.code,
+       (SELECT count(*)::int FROM unnest($8::text[]) t(term) WHERE s.search @@ to_tsquery('english', t.term))
 FROM top
 JOIN doc_sections s ON s.page_id = top.page_id AND s.ord = top.ord
 JOIN doc_pages p ON p.id = top.page_id, q
@@ -194,7 +197,8 @@ ORDER BY top.score DESC, top.path, top.ord`
 const headlineOptions = `StartSel=` + store.SnippetMarkStart + `, StopSel=` + store.SnippetMarkEnd + `, MaxWords=24, MinWords=12, ShortWord=2`
 
 // SearchDocs matches every term, each quoted as a tsquery lexeme (so
-// nothing in it is tsquery syntax), the last as a prefix.
+// nothing in it is tsquery syntax), the last as a prefix; with
+// q.AnyWord, any term, none a prefix, and counts the terms of each hit.
 func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) ([]store.DocHit, []float64, error) {
 	quoted := make([]string, len(terms))
 	for i, term := range terms {
@@ -203,9 +207,15 @@ func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) 
 		// construction.
 		quoted[i] = `'` + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(term) + `'`
 	}
-	quoted[len(quoted)-1] += ":*"
-	rows, _ := t.q.Query(ctx, searchDocsQuery, q.ProjectID, strings.Join(quoted, " & "),
-		q.Version, q.Language, append([]string{}, q.Groups...), q.Limit, headlineOptions)
+	match, counted := "", []string{}
+	if q.AnyWord {
+		match, counted = strings.Join(quoted, " | "), quoted
+	} else {
+		quoted[len(quoted)-1] += ":*"
+		match = strings.Join(quoted, " & ")
+	}
+	rows, _ := t.q.Query(ctx, searchDocsQuery, q.ProjectID, match,
+		q.Version, q.Language, append([]string{}, q.Groups...), q.Limit, headlineOptions, counted)
 	var (
 		hits []store.DocHit
 		raw  []float64
@@ -215,7 +225,7 @@ func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) 
 		textSnip, codeSnip, text, code string
 	)
 	_, err := pgx.ForEachRow(rows, []any{&h.Path, &h.Anchor, &h.Title, &h.Heading, &h.Groups, &h.Version, &h.Language, &score,
-		&textSnip, &codeSnip, &text, &code}, func() error {
+		&textSnip, &codeSnip, &text, &code, &h.Terms}, func() error {
 		h.Snippet = store.PickDocSnippet(textSnip, codeSnip, text, code)
 		hits = append(hits, h)
 		raw = append(raw, float64(score))

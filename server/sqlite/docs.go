@@ -122,23 +122,52 @@ const docSearchWeights = `10.0, 4.0, 1.0, 0.4`
 
 // searchDocsQuery finds and ranks the page (the inner query: bm25 and the
 // filters, no snippets), then makes the snippets of that page only,
-// matching again by rowid. The columns are 0 title, 1 heading, 2 text,
-// 3 code.
+// matching again by rowid (searchDocsPage). The columns are 0 title,
+// 1 heading, 2 text, 3 code.
 const searchDocsQuery = `
 WITH top AS (
     SELECT doc_search.rowid AS id, -bm25(doc_search, ` + docSearchWeights + `) AS score
     FROM doc_search
     JOIN doc_sections s ON s.id = doc_search.rowid
     JOIN doc_pages p ON p.id = s.page_id
-    WHERE doc_search MATCH ?1 AND p.project_id = ?2
-      AND (?3 = '' OR p.version = ?3) AND (?4 = '' OR p.language = ?4)
-      AND (?5 = '[]' OR EXISTS (SELECT 1 FROM json_each(p.groups) g WHERE g.value IN (SELECT value FROM json_each(?5))))
+    WHERE doc_search MATCH ?1 AND ` + searchDocsFilters + `
     ORDER BY score DESC, p.path, s.ord
     LIMIT ?6
-)
+)` + searchDocsPage
+
+// searchAnyWordQuery is searchDocsQuery for an any-word search, whose
+// words are often common ones that most sections hold: FTS5 ranks them
+// itself (rank, set to bm25 with the same weights) and hands them on
+// best first, so that the filters' joins stop at the page's last hit
+// instead of running for every match. Ties at the page's edge are then
+// cut in FTS5's order, not by path.
+const searchAnyWordQuery = `
+WITH top AS (
+    SELECT doc_search.rowid AS id, -doc_search.rank AS score
+    FROM doc_search
+    JOIN doc_sections s ON s.id = doc_search.rowid
+    JOIN doc_pages p ON p.id = s.page_id
+    WHERE doc_search MATCH ?1 AND doc_search.rank MATCH 'bm25(` + docSearchWeights + `)' AND ` + searchDocsFilters + `
+    ORDER BY doc_search.rank
+    LIMIT ?6
+)` + searchDocsPage
+
+// searchDocsFilters selects the sections of the query's project and
+// filters.
+const searchDocsFilters = `p.project_id = ?2
+      AND (?3 = '' OR p.version = ?3) AND (?4 = '' OR p.language = ?4)
+      AND (?5 = '[]' OR EXISTS (SELECT 1 FROM json_each(p.groups) g WHERE g.value IN (SELECT value FROM json_each(?5))))`
+
+// searchDocsPage reads the hits of top with their snippets. An any-word
+// search also counts, for each hit, the terms of ?7 (a JSON array, empty
+// otherwise) its section holds, each term matched on that one rowid,
+// which FTS5 seeks in the term's list.
+const searchDocsPage = `
 SELECT p.path, s.anchor, p.title, s.heading, p.groups, p.version, p.language, top.score,
        snippet(doc_search, 2, char(1), char(2), '…', 24), snippet(doc_search, 3, char(1), char(2), '…', 24),
-       s.text, s.code
+       s.text, s.code,
+       (SELECT count(*) FROM json_each(?7) t
+        WHERE EXISTS (SELECT 1 FROM doc_search m WHERE m.doc_search MATCH t.value AND m.rowid = top.id))
 FROM top
 JOIN doc_search ON doc_search.rowid = top.id
 JOIN doc_sections s ON s.id = top.id
@@ -147,7 +176,8 @@ WHERE doc_search MATCH ?1
 ORDER BY top.score DESC, p.path, s.ord`
 
 // SearchDocs matches every term, each quoted (so nothing in it is FTS5
-// syntax), the last as a prefix.
+// syntax), the last as a prefix; with q.AnyWord, any term, none a prefix,
+// and counts the terms of each hit.
 func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) ([]store.DocHit, []float64, error) {
 	quoted := make([]string, len(terms))
 	for i, term := range terms {
@@ -155,13 +185,23 @@ func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) 
 		// to escape, but doubling them keeps that true by construction.
 		quoted[i] = `"` + strings.ReplaceAll(term, `"`, `""`) + `"`
 	}
-	quoted[len(quoted)-1] += "*"
+	query, match, counted := searchDocsQuery, "", []string{}
+	if q.AnyWord {
+		query, match, counted = searchAnyWordQuery, strings.Join(quoted, " OR "), quoted
+	} else {
+		quoted[len(quoted)-1] += "*"
+		match = strings.Join(quoted, " AND ")
+	}
 	groups, err := json.Marshal(append([]string{}, q.Groups...))
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, err := t.tx.QueryContext(ctx, searchDocsQuery,
-		strings.Join(quoted, " AND "), q.ProjectID, q.Version, q.Language, string(groups), q.Limit)
+	countedJSON, err := json.Marshal(counted)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := t.tx.QueryContext(ctx, query,
+		match, q.ProjectID, q.Version, q.Language, string(groups), q.Limit, string(countedJSON))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -179,7 +219,7 @@ func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) 
 			text, code         string
 		)
 		if err := rows.Scan(&h.Path, &h.Anchor, &h.Title, &h.Heading, &groups, &h.Version, &h.Language, &score,
-			&textSnip, &codeSnip, &text, &code); err != nil {
+			&textSnip, &codeSnip, &text, &code, &h.Terms); err != nil {
 			return nil, nil, err
 		}
 		if err := json.Unmarshal([]byte(groups), &h.Groups); err != nil {

@@ -23,6 +23,13 @@ import (
 //   - Every word must match (AND), in any field of one section; English
 //     words match by their stem ("installing" finds "install"), and the
 //     last word also matches as a prefix ("instal" finds "installation").
+//   - With DocsQuery.AnyWord, any word matches (OR), by its stem, as a
+//     whole word (no prefix): the search for a question, which a section
+//     seldom answers in every one of its words. The engine's relevance
+//     ranks the hits as it does all-words ones, which favours the sections
+//     holding more of the words, and rarer ones, and each hit's Terms
+//     says how many of the query's distinct words its section holds, so
+//     that a caller can keep those holding enough.
 //   - A hit is a section. The page's title and description count as text
 //     of its first section only, so a page does not match once per section
 //     by its title. A match in the title ranks above one in a heading,
@@ -158,6 +165,11 @@ type DocsQuery struct {
 	// Groups, if any, selects the pages in at least one of them (at any
 	// depth of the page's Groups).
 	Groups []string
+	// AnyWord finds the sections holding any of the query's words, not
+	// every one (see DocsStore). Score and MinScore keep their meaning:
+	// the share of the best hit's relevance, which an any-word search
+	// gives in part for words the others lack.
+	AnyWord bool
 }
 
 // DocHit is a section SearchDocs found.
@@ -170,7 +182,11 @@ type DocHit struct {
 	Snippet string
 	Marks   []DocMark
 	// Score is in (0, 1]: the hit's relevance over the best hit's.
-	Score             float64
+	Score float64
+	// Terms is how many of the query's distinct words (DocQueryTerms) the
+	// section holds, matching as the search does: all of them in an
+	// all-words search, 1 or more with AnyWord.
+	Terms             int
 	Groups            []string
 	Version, Language string
 }
@@ -344,6 +360,18 @@ func DocQueryTerms(query string) []string {
 		}
 	}
 	return terms
+}
+
+// DistinctDocTerms returns terms (DocQueryTerms') without repeats, in
+// their first order: the words an any-word search counts in a hit's Terms.
+func DistinctDocTerms(terms []string) []string {
+	var out []string
+	for _, t := range terms {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // DocStopWords are the words a query drops: PostgreSQL's English list,

@@ -35,7 +35,10 @@ type DocsTx interface {
 	// filters matching every term (DocQueryTerms' words, the last a
 	// prefix), best first (ties by path, then anchor), each with its
 	// engine relevance (higher better) and a snippet marked with
-	// store.SnippetMarkStart and End, in one statement.
+	// store.SnippetMarkStart and End, in one statement. With q.AnyWord,
+	// the terms are distinct, a section matches by any of them (no
+	// prefix), and each hit's Terms is how many of them its section
+	// holds, counted for the hits read only.
 	SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) ([]store.DocHit, []float64, error)
 	// DocPage reads the page at path with its sections in order, in one
 	// statement.
@@ -114,6 +117,10 @@ func (s *Store) SearchDocs(ctx context.Context, q store.DocsQuery) ([]store.DocH
 		return []store.DocHit{}, nil
 	}
 	q.Groups = slices.Compact(slices.Sorted(slices.Values(q.Groups)))
+	distinct := store.DistinctDocTerms(terms)
+	if q.AnyWord {
+		terms = distinct
+	}
 	return read(ctx, s, "search docs", func(tx Tx) ([]store.DocHit, error) {
 		hits, raw, err := tx.SearchDocs(ctx, q, terms)
 		if err != nil || len(hits) == 0 {
@@ -121,6 +128,9 @@ func (s *Store) SearchDocs(ctx context.Context, q store.DocsQuery) ([]store.DocH
 		}
 		for i := range hits {
 			hits[i].Snippet, hits[i].Marks = store.ParseMarkedSnippet(hits[i].Snippet)
+			if !q.AnyWord {
+				hits[i].Terms = len(distinct)
+			}
 		}
 		return store.ScoreDocHits(hits, raw, q.MinScore), nil
 	})

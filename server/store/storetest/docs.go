@@ -316,11 +316,69 @@ func testDocs(t *testing.T, open opener) {
 				}
 			}
 		}},
+		{"AnyWordFindsSectionsHoldingSomeWords", func(t *testing.T, s store.Store) {
+			mustProject(t, s, "p1")
+			page := func(path, title, text string) store.DocPage {
+				return docPage(path, strings.TrimPrefix(path, "/")+".md", title, [4]string{"", "", text, ""})
+			}
+			one := page("/one", "Appearance", "Configure the widget colour.")
+			one.Groups = []string{"Guides"}
+			two := page("/two", "Layout", "Pick a widget for the page.")
+			three := page("/three", "Modes", "Dark themes and light themes.")
+			four := page("/four", "Other", "Nothing to see.")
+			five := page("/five", "Legacy", "Configure the widget.")
+			five.Version = "v2"
+			six := page("/six", "Apparence", "Le widget est là.")
+			six.Language = "fr"
+			mustIndex(t, s, "p1", "c1", []store.DocPage{one, two, three, four, five, six})
+			// Four distinct words, one said twice: each matches by its
+			// stem, and a section holding it more than once, or holding
+			// two words of one stem, counts it once.
+			const question = "How do I configuring widgets colours with themes, themes?"
+			anyWord := func(f func(q *store.DocsQuery)) []store.DocHit {
+				t.Helper()
+				q := store.DocsQuery{ProjectID: "p1", Query: question, Limit: 50, AnyWord: true}
+				if f != nil {
+					f(&q)
+				}
+				return searchQ(t, s, q)
+			}
+			full := anyWord(nil)
+			terms := map[string]int{}
+			for _, h := range full {
+				terms[h.Path] = h.Terms
+			}
+			diff(t, "Terms of each hit", map[string]int{"/one": 3, "/five": 2, "/two": 1, "/three": 1, "/six": 1}, terms)
+			if len(full) > 0 && full[0].Path != "/one" {
+				t.Errorf("any-word hits %v: want /one, which holds the most words, first", hitKeys(full))
+			}
+			// Every word is still required without AnyWord, and only then
+			// is the last a prefix.
+			sameHits(t, s, question)
+			sameHits(t, s, "widget config", "/one#", "/five#")
+			q := store.DocsQuery{ProjectID: "p1", Query: "widget dar", Limit: 50, AnyWord: true}
+			got := slices.Sorted(slices.Values(hitKeys(searchQ(t, s, q))))
+			diff(t, `any-word hits of "widget dar" ("dar" not finding "Dark")`, []string{"/five#", "/one#", "/six#", "/two#"}, got)
+			// Filters, the limit and the threshold apply as to every search.
+			for _, tc := range []struct {
+				f    func(q *store.DocsQuery)
+				want []string
+			}{
+				{func(q *store.DocsQuery) { q.Version = "v2" }, []string{"/five#"}},
+				{func(q *store.DocsQuery) { q.Language = "fr" }, []string{"/six#"}},
+				{func(q *store.DocsQuery) { q.Groups = []string{"Guides"} }, []string{"/one#"}},
+				{func(q *store.DocsQuery) { q.Limit = 1 }, []string{"/one#"}},
+				{func(q *store.DocsQuery) { q.Limit = 2 }, hitKeys(full)[:min(2, len(full))]},
+				{func(q *store.DocsQuery) { q.MinScore = 1 }, hitKeys(full)[:min(1, len(full))]},
+			} {
+				diff(t, "any-word hits with a filter, limit or threshold", tc.want, hitKeys(anyWord(tc.f)))
+			}
+		}},
 		{"HitsCarryTheirPagesFields", func(t *testing.T, s store.Store) {
 			withCorpus(t, s)
 			hits := searchDocs(t, s, "signature")
 			want := []store.DocHit{{Path: "/guide/webhooks", Anchor: "verify", Title: "Webhooks", Heading: "Verify signatures",
-				Score: 1, Groups: []string{"Guides", "Integrations"}}}
+				Score: 1, Terms: 1, Groups: []string{"Guides", "Integrations"}}}
 			diff(t, "hits of signature", want, hits, ignoreSnippet)
 		}},
 		{"FiltersSelectVersionLanguageAndGroups", func(t *testing.T, s store.Store) {

@@ -31,6 +31,12 @@ var docsMutants = map[string][]string{
 	"docsNoPrefix":          {"Docs/LastWordMatchesAsPrefix"},
 	"docsEveryWordPrefix":   {"Docs/LastWordMatchesAsPrefix"},
 	"docsAnyWord":           {"Docs/EveryWordIsRequired"},
+	"docsAnyWordAsEvery":    {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
+	"docsAnyWordPrefix":     {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
+	"docsAnyWordFlat":       {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
+	"docsTermsRepeats":      {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
+	"docsTermsUnstemmed":    {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
+	"docsAnyWordNoFilters":  {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
 	"docsFlatRanking":       {"Docs/FieldsRankTitleHeadingTextCode"},
 	"docsTitleEverySection": {"Docs/TitleCountsOncePerPage"},
 	"docsStopWordsKept":     {"Docs/CommonWordsAreDropped"},
@@ -268,6 +274,14 @@ func (m *memStore) SearchDocs(_ context.Context, q store.DocsQuery) ([]store.Doc
 	if len(terms) == 0 {
 		return []store.DocHit{}, nil
 	}
+	anyWord := q.AnyWord && !m.is("docsAnyWordAsEvery")
+	if anyWord && !m.is("docsTermsRepeats") {
+		terms = store.DistinctDocTerms(terms)
+	}
+	// prefix reports whether the query's term ti matches as a prefix.
+	prefix := func(ti int) bool {
+		return ti == len(terms)-1 && (!anyWord || m.is("docsAnyWordPrefix"))
+	}
 	negated := map[string]bool{}
 	if m.is("docsMinusNegates") {
 		for _, w := range strings.Fields(strings.ToLower(q.Query)) {
@@ -287,7 +301,7 @@ func (m *memStore) SearchDocs(_ context.Context, q store.DocsQuery) ([]store.Doc
 			continue
 		}
 		for _, p := range pages {
-			if !m.docSelects(p, q) {
+			if !m.docSelects(p, q) && !(anyWord && m.is("docsAnyWordNoFilters")) {
 				continue
 			}
 			sections := p.Sections
@@ -304,37 +318,50 @@ func (m *memStore) SearchDocs(_ context.Context, q store.DocsQuery) ([]store.Doc
 					w = [4]float64{1, 1, 1, 1}
 				}
 				fields := []memField{{title, w[0]}, {s.Heading, w[1]}, {s.Text, w[2]}, {s.Code, w[3]}}
-				score, matched := 0.0, 0
+				score, matched, exact := 0.0, 0, 0
 				for ti, term := range terms {
-					hit := false
+					hit, same := false, false
 					for _, f := range fields {
 						for _, word := range memWords(f.text) {
 							if negated[word] {
 								score = -1e9
 							}
-							if m.matches(word, term, ti == len(terms)-1) {
+							if m.matches(word, term, prefix(ti)) {
 								score += f.weight
 								hit = true
+								same = same || word == term
 							}
 						}
 					}
 					if hit {
 						matched++
 					}
+					if same {
+						exact++
+					}
 				}
 				ok := matched == len(terms)
-				if m.is("docsAnyWord") || m.is("docsOrIsOr") && strings.Contains(q.Query, " OR ") {
+				if anyWord || m.is("docsAnyWord") || m.is("docsOrIsOr") && strings.Contains(q.Query, " OR ") {
 					ok = matched > 0
 				}
 				if !ok || score < 0 {
 					continue
 				}
+				if anyWord && m.is("docsAnyWordFlat") {
+					score = 1
+				}
 				h := store.DocHit{Path: p.Path, Anchor: s.Anchor, Title: p.Title, Heading: s.Heading,
-					Groups: slices.Clone(p.Groups), Version: p.Version, Language: p.Language}
+					Groups: slices.Clone(p.Groups), Version: p.Version, Language: p.Language, Terms: matched}
+				if !anyWord {
+					h.Terms = len(store.DistinctDocTerms(terms))
+				}
+				if m.is("docsTermsUnstemmed") {
+					h.Terms = exact
+				}
 				if m.is("docsDropsGroups") {
 					h.Groups = nil
 				}
-				h.Snippet, h.Marks = m.memSnippet(terms, p.Title, s)
+				h.Snippet, h.Marks = m.memSnippet(terms, prefix, p.Title, s)
 				all = append(all, found{h, score, i})
 			}
 		}
@@ -396,7 +423,7 @@ func (m *memStore) docSelects(p store.DocPage, q store.DocsQuery) bool {
 
 // memSnippet is the whole of the section's text (or code, as
 // store.PickDocSnippet chooses), its matched words marked.
-func (m *memStore) memSnippet(terms []string, title string, s store.DocSection) (string, []store.DocMark) {
+func (m *memStore) memSnippet(terms []string, prefix func(int) bool, title string, s store.DocSection) (string, []store.DocMark) {
 	mark := func(text string) (string, []store.DocMark) {
 		var marks []store.DocMark
 		if m.is("docsNoMarks") {
@@ -408,7 +435,7 @@ func (m *memStore) memSnippet(terms []string, title string, s store.DocSection) 
 			at := i + strings.Index(lower[i:], w)
 			i = at + len(w)
 			for ti, term := range terms {
-				if m.matches(w, term, ti == len(terms)-1) {
+				if m.matches(w, term, prefix(ti)) {
 					marks = append(marks, store.DocMark{Start: at, End: at + len(w)})
 					break
 				}
