@@ -153,17 +153,17 @@ WITH top AS (
     LIMIT ?6
 )` + searchDocsPage
 
-// searchLeastWordsQuery is searchAnyWordQuery for a search keeping the
-// sections holding at least ?9 of its words (DocsQuery.MinTerms). Such a
-// section holds one of any n-?9+1 of the n words, so the match ?1 asks
-// for those of the rarest ones (ANDed with every word, which the ranking
-// then counts) and FTS5 ranks only the sections holding one, far fewer
-// than hold any common word. counted holds the sections of ?1 with the
-// number of words each holds, from one match per word (?8: each word
-// ANDed with the rare ones, which FTS5 intersects in its lists), and the
-// ranked matches are kept if counted holds them. The rowid is written
-// +rowid there so that FTS5 is not handed it to seek each one: a seek
-// computes bm25's statistics anew.
+// searchLeastWordsQuery is searchDocsQuery for an any-word search keeping
+// the sections holding at least ?9 of its words (DocsQuery.MinTerms).
+// Such a section holds one of any n-?9+1 of the n words, so the match ?1
+// asks for those of the rarest ones (ANDed with every word, for bm25 to
+// weigh them all), which far fewer sections hold than hold a common word.
+// counted holds the sections of ?1 with the number of words each holds,
+// from one match per word (?8: each word ANDed with the rare ones, which
+// FTS5 intersects in its lists). The matches counted does not hold are
+// dropped before the joins and before bm25, so that only the sections
+// kept are ranked. The rowid is written +rowid so that FTS5 is not handed
+// it to seek each one: a seek computes bm25's statistics anew.
 const searchLeastWordsQuery = `
 WITH counted AS MATERIALIZED (
     SELECT m.rowid AS id, count(*) AS terms
@@ -172,13 +172,12 @@ WITH counted AS MATERIALIZED (
     HAVING count(*) >= ?9
 ),
 top AS (
-    SELECT doc_search.rowid AS id, -doc_search.rank AS score
+    SELECT doc_search.rowid AS id, -bm25(doc_search, ` + docSearchWeights + `) AS score
     FROM doc_search
     JOIN doc_sections s ON s.id = doc_search.rowid
     JOIN doc_pages p ON p.id = s.page_id
-    WHERE doc_search MATCH ?1 AND doc_search.rank MATCH 'bm25(` + docSearchWeights + `)'
-      AND +doc_search.rowid IN (SELECT id FROM counted) AND ` + searchDocsFilters + `
-    ORDER BY doc_search.rank
+    WHERE doc_search MATCH ?1 AND +doc_search.rowid IN (SELECT id FROM counted) AND ` + searchDocsFilters + `
+    ORDER BY score DESC, p.path, s.ord
     LIMIT ?6
 )` + searchDocsPageColumns + `
        (SELECT terms FROM counted WHERE counted.id = top.id)` + searchDocsPageFrom
