@@ -159,8 +159,8 @@ WITH top AS (
 // asks for those of the rarest ones (ANDed with every word, for bm25 to
 // weigh them all), which far fewer sections hold than hold a common word.
 // counted holds the sections of ?1 with the number of words each holds,
-// from one match per word (?8: each word ANDed with the rare ones, which
-// FTS5 intersects in its lists). The matches counted does not hold are
+// from one match per word (?8: each common word ANDed with the rare ones,
+// which FTS5 intersects in its lists). The matches counted does not hold are
 // dropped before the joins and before bm25, so that only the sections
 // kept are ranked. The rowid is written +rowid so that FTS5 is not handed
 // it to seek each one: a seek computes bm25's statistics anew.
@@ -237,7 +237,12 @@ func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) 
 		}
 		anyRare := "(" + strings.Join(rare, " OR ") + ")"
 		for _, term := range quoted {
-			counted = append(counted, term+" AND "+anyRare)
+			if !slices.Contains(rare, term) {
+				// The sections holding a rare word are those a
+				// section kept is among.
+				term += " AND " + anyRare
+			}
+			counted = append(counted, term)
 		}
 		query, match = searchLeastWordsQuery, "("+strings.Join(quoted, " OR ")+") AND "+anyRare
 	case q.AnyWord:
