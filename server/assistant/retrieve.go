@@ -14,14 +14,15 @@ import (
 // a search box and seldom a question: "how do I rotate an API key on the
 // CLI" must find a section that never says "CLI". So retrieval asks the
 // question as it is first; when that finds nothing, it asks for the
-// sections holding any of its words (OR), ranked by the engine over all
-// the words at once, and keeps those holding a majority of them. A
-// section found so is a relevant source; none means the docs do not
-// cover the question, and the model is not asked.
+// sections holding a majority of its words (an any-word search with
+// DocsQuery.MinTerms), ranked by the engine over the words. A section
+// found so is a relevant source; none means the docs do not cover the
+// question, and the model is not asked.
 
 // anyWordReads is how many times the page size the any-word search reads:
-// a section holding most of the words ranks high, yet one holding a few
-// of them many times, or in its title, may pass it.
+// the hits are then ordered by how many of the words they hold, and one
+// holding more of them may rank below one holding fewer many times, or
+// in its title.
 const anyWordReads = 4
 
 // maxExcerptChars bounds the text of one excerpt the model is sent: a
@@ -50,12 +51,11 @@ func (h *Handler) retrieve(ctx context.Context, projectID string, a ask) ([]stor
 	// The threshold is relative to the best hit's relevance, which the
 	// majority rule replaces here.
 	q.AnyWord, q.MinScore, q.Limit = true, 0, min(anyWordReads*a.pageSize, store.MaxDocHits)
-	hits, err = h.cfg.Store.SearchDocs(ctx, q)
+	q.MinTerms = len(terms)/2 + 1
+	kept, err := h.cfg.Store.SearchDocs(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	need := len(terms)/2 + 1
-	kept := slices.DeleteFunc(hits, func(hit store.DocHit) bool { return hit.Terms < need })
 	// Best first: more of the words, then the engine's order.
 	slices.SortStableFunc(kept, func(x, y store.DocHit) int { return y.Terms - x.Terms })
 	kept = kept[:min(len(kept), a.pageSize)]

@@ -171,7 +171,9 @@ func (t txn) DocsState(ctx context.Context, projectID string) (store.DocsState, 
 // the weights of D code, C text, B heading, A title, over 1 + the log of
 // the section's length), then makes the snippets of that page only. An
 // any-word search also counts, for each hit of the page, the terms of $8
-// (tsquery lexemes, none otherwise) its section's vector holds.
+// (tsquery lexemes, none otherwise) its section's vector holds, and with
+// a least count $9 above 1 counts them for every match, to keep those
+// holding that many before the limit.
 const searchDocsQuery = `
 WITH q AS (SELECT to_tsquery('english', $2) AS q),
 top AS (
@@ -181,6 +183,7 @@ top AS (
     WHERE s.search @@ q.q AND p.project_id = $1
       AND ($3 = '' OR p.version = $3) AND ($4 = '' OR p.language = $4)
       AND (cardinality($5::text[]) = 0 OR p.groups && $5::text[])
+      AND ($9 <= 1 OR (SELECT count(*) FROM unnest($8::text[]) t(term) WHERE s.search @@ to_tsquery('english', t.term)) >= $9)
     ORDER BY score DESC, p.path, s.ord
     LIMIT $6
 )
@@ -198,7 +201,8 @@ const headlineOptions = `StartSel=` + store.SnippetMarkStart + `, StopSel=` + st
 
 // SearchDocs matches every term, each quoted as a tsquery lexeme (so
 // nothing in it is tsquery syntax), the last as a prefix; with
-// q.AnyWord, any term, none a prefix, and counts the terms of each hit.
+// q.AnyWord, any term, none a prefix, and counts the terms of each hit,
+// keeping those holding q.MinTerms.
 func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) ([]store.DocHit, []float64, error) {
 	quoted := make([]string, len(terms))
 	for i, term := range terms {
@@ -215,7 +219,7 @@ func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) 
 		match = strings.Join(quoted, " & ")
 	}
 	rows, _ := t.q.Query(ctx, searchDocsQuery, q.ProjectID, match,
-		q.Version, q.Language, append([]string{}, q.Groups...), q.Limit, headlineOptions, counted)
+		q.Version, q.Language, append([]string{}, q.Groups...), q.Limit, headlineOptions, counted, q.MinTerms)
 	var (
 		hits []store.DocHit
 		raw  []float64

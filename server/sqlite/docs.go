@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -152,6 +153,39 @@ WITH top AS (
     LIMIT ?6
 )` + searchDocsPage
 
+// searchLeastWordsQuery is searchDocsQuery for an any-word search keeping
+// the sections holding at least ?9 of its words (DocsQuery.MinTerms).
+// Such a section holds one of any n-?9+1 of the n words, so the match ?1
+// asks for those of the rarest ones (ANDed with every word, for bm25 to
+// weigh them all), which far fewer sections hold than hold a common word.
+// counted holds the sections of ?1 with the number of words each holds,
+// from one match per word (?8: each common word ANDed with the rare ones,
+// which FTS5 intersects in its lists). The matches counted does not hold are
+// dropped before the joins and before bm25, so that only the sections
+// kept are ranked. The rowid is written +rowid so that FTS5 is not handed
+// it to seek each one: a seek computes bm25's statistics anew.
+const searchLeastWordsQuery = `
+WITH counted AS MATERIALIZED (
+    SELECT m.rowid AS id, count(*) AS terms
+    FROM json_each(?8) t JOIN doc_search m ON m.doc_search MATCH t.value
+    GROUP BY m.rowid
+    HAVING count(*) >= ?9
+),
+top AS (
+    SELECT doc_search.rowid AS id, -bm25(doc_search, ` + docSearchWeights + `) AS score
+    FROM doc_search
+    JOIN doc_sections s ON s.id = doc_search.rowid
+    JOIN doc_pages p ON p.id = s.page_id
+    WHERE doc_search MATCH ?1 AND +doc_search.rowid IN (SELECT id FROM counted) AND ` + searchDocsFilters + `
+    ORDER BY score DESC, p.path, s.ord
+    LIMIT ?6
+)` + searchDocsPageColumns + `
+       (SELECT terms FROM counted WHERE counted.id = top.id)` + searchDocsPageFrom
+
+// docTermsCounted is how many sections of a word searchLeastWords counts
+// at most to find the rarest words: past it, a word is common enough.
+const docTermsCounted = 2000
+
 // searchDocsFilters selects the sections of the query's project and
 // filters.
 const searchDocsFilters = `p.project_id = ?2
@@ -162,22 +196,29 @@ const searchDocsFilters = `p.project_id = ?2
 // search also counts, for each hit, the terms of ?7 (a JSON array, empty
 // otherwise) its section holds, each term matched on that one rowid,
 // which FTS5 seeks in the term's list.
-const searchDocsPage = `
+const searchDocsPage = searchDocsPageColumns + `
+       (SELECT count(*) FROM json_each(?7) t
+        WHERE EXISTS (SELECT 1 FROM doc_search m WHERE m.doc_search MATCH t.value AND m.rowid = top.id))` + searchDocsPageFrom
+
+// searchDocsPageColumns and searchDocsPageFrom are searchDocsPage but for
+// its last column, the hit's count of terms.
+const (
+	searchDocsPageColumns = `
 SELECT p.path, s.anchor, p.title, s.heading, p.groups, p.version, p.language, top.score,
        snippet(doc_search, 2, char(1), char(2), '…', 24), snippet(doc_search, 3, char(1), char(2), '…', 24),
-       s.text, s.code,
-       (SELECT count(*) FROM json_each(?7) t
-        WHERE EXISTS (SELECT 1 FROM doc_search m WHERE m.doc_search MATCH t.value AND m.rowid = top.id))
+       s.text, s.code,`
+	searchDocsPageFrom = `
 FROM top
 JOIN doc_search ON doc_search.rowid = top.id
 JOIN doc_sections s ON s.id = top.id
 JOIN doc_pages p ON p.id = s.page_id
 WHERE doc_search MATCH ?1
 ORDER BY top.score DESC, p.path, s.ord`
+)
 
 // SearchDocs matches every term, each quoted (so nothing in it is FTS5
 // syntax), the last as a prefix; with q.AnyWord, any term, none a prefix,
-// and counts the terms of each hit.
+// and counts the terms of each hit, keeping those holding q.MinTerms.
 func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) ([]store.DocHit, []float64, error) {
 	quoted := make([]string, len(terms))
 	for i, term := range terms {
@@ -186,9 +227,27 @@ func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) 
 		quoted[i] = `"` + strings.ReplaceAll(term, `"`, `""`) + `"`
 	}
 	query, match, counted := searchDocsQuery, "", []string{}
-	if q.AnyWord {
+	switch {
+	case q.AnyWord && q.MinTerms > len(terms):
+		return nil, nil, nil
+	case q.AnyWord && q.MinTerms > 1:
+		rare, err := t.rarestDocTerms(ctx, quoted, len(terms)-q.MinTerms+1)
+		if err != nil {
+			return nil, nil, err
+		}
+		anyRare := "(" + strings.Join(rare, " OR ") + ")"
+		for _, term := range quoted {
+			if !slices.Contains(rare, term) {
+				// The sections holding a rare word are those a
+				// section kept is among.
+				term += " AND " + anyRare
+			}
+			counted = append(counted, term)
+		}
+		query, match = searchLeastWordsQuery, "("+strings.Join(quoted, " OR ")+") AND "+anyRare
+	case q.AnyWord:
 		query, match, counted = searchAnyWordQuery, strings.Join(quoted, " OR "), quoted
-	} else {
+	default:
 		quoted[len(quoted)-1] += "*"
 		match = strings.Join(quoted, " AND ")
 	}
@@ -201,7 +260,7 @@ func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) 
 		return nil, nil, err
 	}
 	rows, err := t.tx.QueryContext(ctx, query,
-		match, q.ProjectID, q.Version, q.Language, string(groups), q.Limit, string(countedJSON))
+		match, q.ProjectID, q.Version, q.Language, string(groups), q.Limit, string(countedJSON), string(countedJSON), q.MinTerms)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -230,6 +289,46 @@ func (t txn) SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) 
 		raw = append(raw, score)
 	}
 	return hits, raw, rows.Err()
+}
+
+// rarestDocTerms returns the k of quoted (FTS5 phrases) that the fewest
+// sections hold, each counted up to docTermsCounted, ties in their order.
+func (t txn) rarestDocTerms(ctx context.Context, quoted []string, k int) ([]string, error) {
+	if k >= len(quoted) {
+		return quoted, nil
+	}
+	list, err := json.Marshal(quoted)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := t.tx.QueryContext(ctx,
+		`SELECT t.key, (SELECT count(*) FROM (SELECT 1 FROM doc_search WHERE doc_search MATCH t.value LIMIT ?2))
+		 FROM json_each(?1) t`, string(list), docTermsCounted)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	counts := make([]int, len(quoted))
+	for rows.Next() {
+		var i, n int
+		if err := rows.Scan(&i, &n); err != nil {
+			return nil, err
+		}
+		counts[i] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	order := make([]int, len(quoted))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return counts[a] - counts[b] })
+	rare := make([]string, k)
+	for i, j := range order[:k] {
+		rare[i] = quoted[j]
+	}
+	return rare, nil
 }
 
 // DocPage reads the page and its sections in one statement.

@@ -29,7 +29,11 @@ import (
 //     ranks the hits as it does all-words ones, which favours the sections
 //     holding more of the words, and rarer ones, and each hit's Terms
 //     says how many of the query's distinct words its section holds, so
-//     that a caller can keep those holding enough.
+//     that a caller can keep those holding enough. DocsQuery.MinTerms
+//     keeps them in the search itself: only the sections holding at least
+//     that many of the words are hits, before the limit applies, so that
+//     a section holding most of the words is found however many holding
+//     few of them rank above it (and an engine may look among those alone).
 //   - A hit is a section. The page's title and description count as text
 //     of its first section only, so a page does not match once per section
 //     by its title. A match in the title ranks above one in a heading,
@@ -47,7 +51,8 @@ import (
 //
 // What the engines may do differently (the suite allows it): the order of
 // hits whose relevance is near (the suite pins the set of hits and the
-// first one where one field decides); the length and ellipses of
+// first one where one field decides; with MinTerms, SQLite weighs the
+// query's rarer words more); the length and ellipses of
 // snippets and which occurrences are marked; words the engines split
 // differently (PostgreSQL keeps "v1.2", e-mail addresses and URLs whole;
 // SQLite folds accents, "cafe" finding "café", PostgreSQL does not); and
@@ -170,6 +175,12 @@ type DocsQuery struct {
 	// the share of the best hit's relevance, which an any-word search
 	// gives in part for words the others lack.
 	AnyWord bool
+	// MinTerms, with AnyWord, keeps only the sections holding at least
+	// this many of the query's distinct words (a hit's Terms), before
+	// Limit applies; 0 and 1 keep every section holding one. It may be
+	// more than the query has words, and then nothing is found. Without
+	// AnyWord it must be 0: every hit holds every word.
+	MinTerms int
 }
 
 // DocHit is a section SearchDocs found.
@@ -307,6 +318,10 @@ func (q DocsQuery) Validate() error {
 		return Invalid("limit %d: must be 1 to %d", q.Limit, MaxDocHits)
 	case math.IsNaN(q.MinScore) || q.MinScore < 0 || q.MinScore > 1:
 		return Invalid("score threshold %v: must be 0 to 1", q.MinScore)
+	case q.MinTerms < 0 || q.MinTerms > MaxDocQueryWords:
+		return Invalid("least words %d: must be 0 to %d", q.MinTerms, MaxDocQueryWords)
+	case q.MinTerms != 0 && !q.AnyWord:
+		return Invalid("least words %d without AnyWord: every hit holds every word", q.MinTerms)
 	}
 	return nil
 }

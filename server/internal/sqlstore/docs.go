@@ -38,7 +38,8 @@ type DocsTx interface {
 	// store.SnippetMarkStart and End, in one statement. With q.AnyWord,
 	// the terms are distinct, a section matches by any of them (no
 	// prefix), and each hit's Terms is how many of them its section
-	// holds, counted for the hits read only.
+	// holds; with q.MinTerms, only the sections holding that many are
+	// hits, kept before q.Limit applies.
 	SearchDocs(ctx context.Context, q store.DocsQuery, terms []string) ([]store.DocHit, []float64, error)
 	// DocPage reads the page at path with its sections in order, in one
 	// statement.

@@ -374,6 +374,56 @@ func testDocs(t *testing.T, open opener) {
 				diff(t, "any-word hits with a filter, limit or threshold", tc.want, hitKeys(anyWord(tc.f)))
 			}
 		}},
+		{"AnyWordKeepsSectionsHoldingMinTerms", func(t *testing.T, s store.Store) {
+			mustProject(t, s, "p1")
+			page := func(path, title, text string) store.DocPage {
+				return docPage(path, strings.TrimPrefix(path, "/")+".md", title, [4]string{"", "", text, ""})
+			}
+			// /themes holds one word of the question, the rarest, in its
+			// title and often, so it ranks first of an any-word search;
+			// /pair holds the two others, in its text only.
+			pages := []store.DocPage{
+				page("/themes", "Themes", "Themes, themes and more themes."),
+				page("/pair", "Setup", "Pick the widget colour."),
+				page("/colour", "Paints", "A colour."),
+				page("/widget", "Parts", "A widget."),
+				page("/another", "Another", "Another widget."),
+			}
+			for i := range 10 {
+				pages = append(pages, page(fmt.Sprintf("/other-%d", i), "Other", "Nothing to see."))
+			}
+			mustIndex(t, s, "p1", "c1", pages)
+			const question = "widget colour themes"
+			q := store.DocsQuery{ProjectID: "p1", Query: question, Limit: 50, AnyWord: true}
+			full := searchQ(t, s, q)
+			if len(full) == 0 || full[0].Path != "/themes" {
+				t.Fatalf("any-word hits %v: want /themes first", hitKeys(full))
+			}
+			all := map[string]int{"/themes": 1, "/pair": 2, "/colour": 1, "/widget": 1, "/another": 1}
+			for _, tc := range []struct {
+				minTerms, limit int
+				want            map[string]int
+			}{
+				{0, 50, all},
+				{1, 50, all},
+				{2, 50, map[string]int{"/pair": 2}},
+				{2, 1, map[string]int{"/pair": 2}},
+				{3, 50, map[string]int{}},
+				{4, 50, map[string]int{}},
+			} {
+				q.MinTerms, q.Limit = tc.minTerms, tc.limit
+				got := map[string]int{}
+				for _, h := range searchQ(t, s, q) {
+					got[h.Path] = h.Terms
+				}
+				diff(t, fmt.Sprintf("Terms of the hits holding at least %d words, at most %d", tc.minTerms, tc.limit), tc.want, got)
+			}
+			// Filters apply as to every search.
+			q.MinTerms, q.Limit, q.Version = 2, 50, "v2"
+			if hits := searchQ(t, s, q); len(hits) != 0 {
+				t.Errorf("hits of version v2: %v, want none", hitKeys(hits))
+			}
+		}},
 		{"HitsCarryTheirPagesFields", func(t *testing.T, s store.Store) {
 			withCorpus(t, s)
 			hits := searchDocs(t, s, "signature")
@@ -485,6 +535,9 @@ func testDocs(t *testing.T, open opener) {
 				{ProjectID: "p1", Query: "x", Limit: 10, MinScore: -0.01},
 				{ProjectID: "p1", Query: "x", Limit: 10, MinScore: 1.01},
 				{ProjectID: "p1", Query: "x", Limit: 10, MinScore: math.NaN()},
+				{ProjectID: "p1", Query: "x", Limit: 10, AnyWord: true, MinTerms: -1},
+				{ProjectID: "p1", Query: "x", Limit: 10, AnyWord: true, MinTerms: store.MaxDocQueryWords + 1},
+				{ProjectID: "p1", Query: "x", Limit: 10, MinTerms: 1},
 			} {
 				_, err := s.SearchDocs(t.Context(), q)
 				wantErr(t, fmt.Sprintf("SearchDocs(%+v)", q), err, store.ErrInvalid)

@@ -27,49 +27,51 @@ type docsState struct {
 // this file, and the subtests (area/name) that must fail with each; see
 // TestMutantsFail.
 var docsMutants = map[string][]string{
-	"docsNoStem":            {"Docs/EnglishStemsMatch"},
-	"docsNoPrefix":          {"Docs/LastWordMatchesAsPrefix"},
-	"docsEveryWordPrefix":   {"Docs/LastWordMatchesAsPrefix"},
-	"docsAnyWord":           {"Docs/EveryWordIsRequired"},
-	"docsAnyWordAsEvery":    {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
-	"docsAnyWordPrefix":     {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
-	"docsAnyWordFlat":       {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
-	"docsTermsRepeats":      {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
-	"docsTermsUnstemmed":    {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
-	"docsAnyWordNoFilters":  {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
-	"docsFlatRanking":       {"Docs/FieldsRankTitleHeadingTextCode"},
-	"docsTitleEverySection": {"Docs/TitleCountsOncePerPage"},
-	"docsStopWordsKept":     {"Docs/CommonWordsAreDropped"},
-	"docsNoMarks":           {"Docs/SnippetsMarkMatchedWordsAsPlainText"},
-	"docsSnippetFromTitle":  {"Docs/SnippetsMarkMatchedWordsAsPlainText"},
-	"docsDropsGroups":       {"Docs/HitsCarryTheirPagesFields"},
-	"docsIgnoresVersion":    {"Docs/FiltersSelectVersionLanguageAndGroups"},
-	"docsGroupsAll":         {"Docs/FiltersSelectVersionLanguageAndGroups"},
-	"docsTopGroupOnly":      {"Docs/FiltersSelectVersionLanguageAndGroups"},
-	"docsRawScores":         {"Docs/LimitAndThresholdCutTheFullAnswer", "Docs/HitsCarryTheirPagesFields"},
-	"docsThresholdIgnored":  {"Docs/LimitAndThresholdCutTheFullAnswer"},
-	"docsLimitAfterSort":    {"Docs/LimitAndThresholdCutTheFullAnswer"},
-	"docsMinusNegates":      {"Docs/QuerySyntaxIsNeverSyntax"},
-	"docsOrIsOr":            {"Docs/QuerySyntaxIsNeverSyntax"},
-	"docsQuoteFails":        {"Docs/QuerySyntaxIsNeverSyntax"},
-	"docsLeakProjects":      {"Docs/UnknownProjectFindsNothingAndProjectsAreApart"},
-	"docsNilHits":           {"Docs/UnknownProjectFindsNothingAndProjectsAreApart"},
-	"docsChecksSkipped":     {"Docs/InvalidArgumentsAreRefusedAndStoreNothing"},
-	"docsFileKeepsOldPages": {"Docs/UpdateReplacesChangedFilesAndKeepsTheRest"},
-	"docsRemoveKeepsPages":  {"Docs/UpdateReplacesChangedFilesAndKeepsTheRest"},
-	"docsPathKeepsOldFile":  {"Docs/PageOfAnotherFileTakesItsPath"},
-	"docsReplaceKeeps":      {"Docs/ReplaceKeepsOnlyWhatItLists"},
-	"docsNonAtomic":         {"Docs/ReadersSeeTheOldIndexOrTheNew"},
-	"docsStateDropsBlobs":   {"Docs/StateHoldsCommitAndBlobs"},
-	"docsFirstUpdateTime":   {"Docs/StateSaysWhenTheIndexLastChanged"},
-	"docsUpdateTimeUnread":  {"Docs/StateSaysWhenTheIndexLastChanged"},
-	"docsPageDropsFields":   {"Docs/PageRoundTripsAndMissingPageIsNotFound"},
-	"docsPagePrefixMatch":   {"Docs/PageRoundTripsAndMissingPageIsNotFound"},
-	"docsFenceIgnored":      {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
-	"docsFenceAnyOwner":     {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
-	"docsFenceLapsed":       {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
-	"docsFenceAnyProject":   {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
-	"docsFenceAfterWrite":   {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
+	"docsNoStem":             {"Docs/EnglishStemsMatch"},
+	"docsNoPrefix":           {"Docs/LastWordMatchesAsPrefix"},
+	"docsEveryWordPrefix":    {"Docs/LastWordMatchesAsPrefix"},
+	"docsAnyWord":            {"Docs/EveryWordIsRequired"},
+	"docsAnyWordAsEvery":     {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
+	"docsAnyWordPrefix":      {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
+	"docsAnyWordFlat":        {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
+	"docsTermsRepeats":       {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
+	"docsTermsUnstemmed":     {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
+	"docsAnyWordNoFilters":   {"Docs/AnyWordFindsSectionsHoldingSomeWords"},
+	"docsMinTermsIgnored":    {"Docs/AnyWordKeepsSectionsHoldingMinTerms"},
+	"docsMinTermsAfterLimit": {"Docs/AnyWordKeepsSectionsHoldingMinTerms"},
+	"docsFlatRanking":        {"Docs/FieldsRankTitleHeadingTextCode"},
+	"docsTitleEverySection":  {"Docs/TitleCountsOncePerPage"},
+	"docsStopWordsKept":      {"Docs/CommonWordsAreDropped"},
+	"docsNoMarks":            {"Docs/SnippetsMarkMatchedWordsAsPlainText"},
+	"docsSnippetFromTitle":   {"Docs/SnippetsMarkMatchedWordsAsPlainText"},
+	"docsDropsGroups":        {"Docs/HitsCarryTheirPagesFields"},
+	"docsIgnoresVersion":     {"Docs/FiltersSelectVersionLanguageAndGroups"},
+	"docsGroupsAll":          {"Docs/FiltersSelectVersionLanguageAndGroups"},
+	"docsTopGroupOnly":       {"Docs/FiltersSelectVersionLanguageAndGroups"},
+	"docsRawScores":          {"Docs/LimitAndThresholdCutTheFullAnswer", "Docs/HitsCarryTheirPagesFields"},
+	"docsThresholdIgnored":   {"Docs/LimitAndThresholdCutTheFullAnswer"},
+	"docsLimitAfterSort":     {"Docs/LimitAndThresholdCutTheFullAnswer"},
+	"docsMinusNegates":       {"Docs/QuerySyntaxIsNeverSyntax"},
+	"docsOrIsOr":             {"Docs/QuerySyntaxIsNeverSyntax"},
+	"docsQuoteFails":         {"Docs/QuerySyntaxIsNeverSyntax"},
+	"docsLeakProjects":       {"Docs/UnknownProjectFindsNothingAndProjectsAreApart"},
+	"docsNilHits":            {"Docs/UnknownProjectFindsNothingAndProjectsAreApart"},
+	"docsChecksSkipped":      {"Docs/InvalidArgumentsAreRefusedAndStoreNothing"},
+	"docsFileKeepsOldPages":  {"Docs/UpdateReplacesChangedFilesAndKeepsTheRest"},
+	"docsRemoveKeepsPages":   {"Docs/UpdateReplacesChangedFilesAndKeepsTheRest"},
+	"docsPathKeepsOldFile":   {"Docs/PageOfAnotherFileTakesItsPath"},
+	"docsReplaceKeeps":       {"Docs/ReplaceKeepsOnlyWhatItLists"},
+	"docsNonAtomic":          {"Docs/ReadersSeeTheOldIndexOrTheNew"},
+	"docsStateDropsBlobs":    {"Docs/StateHoldsCommitAndBlobs"},
+	"docsFirstUpdateTime":    {"Docs/StateSaysWhenTheIndexLastChanged"},
+	"docsUpdateTimeUnread":   {"Docs/StateSaysWhenTheIndexLastChanged"},
+	"docsPageDropsFields":    {"Docs/PageRoundTripsAndMissingPageIsNotFound"},
+	"docsPagePrefixMatch":    {"Docs/PageRoundTripsAndMissingPageIsNotFound"},
+	"docsFenceIgnored":       {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
+	"docsFenceAnyOwner":      {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
+	"docsFenceLapsed":        {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
+	"docsFenceAnyProject":    {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
+	"docsFenceAfterWrite":    {"DocsUpdates/IndexWriteIsFencedByTheUpdatesLease"},
 }
 
 func (m *memStore) docs() *docsState {
@@ -344,6 +346,9 @@ func (m *memStore) SearchDocs(_ context.Context, q store.DocsQuery) ([]store.Doc
 				if anyWord || m.is("docsAnyWord") || m.is("docsOrIsOr") && strings.Contains(q.Query, " OR ") {
 					ok = matched > 0
 				}
+				if anyWord && matched < q.MinTerms && !m.is("docsMinTermsIgnored") && !m.is("docsMinTermsAfterLimit") {
+					continue
+				}
 				if !ok || score < 0 {
 					continue
 				}
@@ -373,6 +378,9 @@ func (m *memStore) SearchDocs(_ context.Context, q store.DocsQuery) ([]store.Doc
 		all = all[len(all)-q.Limit:]
 	} else if len(all) > q.Limit {
 		all = all[:q.Limit]
+	}
+	if m.is("docsMinTermsAfterLimit") {
+		all = slices.DeleteFunc(all, func(f found) bool { return f.hit.Terms < q.MinTerms })
 	}
 	hits, raw := []store.DocHit{}, []float64{}
 	for _, f := range all {
