@@ -341,8 +341,12 @@ func TestWidgetStylesheetIsServedAndScoped(t *testing.T) {
 			continue
 		}
 		rules++
-		if !strings.HasPrefix(sel, ":where(.docsapi-feedback") && !strings.HasPrefix(sel, ":where(.docsapi-search") && !strings.HasPrefix(sel, ":where(.docsapi-ask") {
-			t.Errorf("rule %q is not scoped to the feedback widget, the search box or the Ask panel within :where()", sel)
+		// Every selector of a rule's list, not only its first, starts
+		// with one of the widget's roots.
+		for _, one := range whereList(sel) {
+			if !strings.HasPrefix(one, ".docsapi-feedback") && !strings.HasPrefix(one, ".docsapi-search") && !strings.HasPrefix(one, ".docsapi-ask") {
+				t.Errorf("rule %q: %q is not scoped to the feedback widget, the search box or the Ask panel", sel, one)
+			}
 		}
 		if !withinWhere(sel) {
 			t.Errorf("rule %q has a part outside :where(), which gives it specificity", sel)
@@ -354,6 +358,35 @@ func TestWidgetStylesheetIsServedAndScoped(t *testing.T) {
 	if strings.Contains(css, "!important") {
 		t.Error("the stylesheet says !important, which a site's rules could not override")
 	}
+}
+
+// whereList returns the selectors listed in sel's first :where(...),
+// split at its top-level commas; sel itself when it opens with none.
+func whereList(sel string) []string {
+	if !strings.HasPrefix(sel, ":where(") {
+		return []string{sel}
+	}
+	var out []string
+	depth, start := 0, len(":where(")
+	for i := start; i < len(sel); i++ {
+		switch sel[i] {
+		case '(', '[':
+			depth++
+		case ']':
+			depth--
+		case ')':
+			if depth == 0 {
+				return append(out, strings.TrimSpace(sel[start:i]))
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(sel[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	return append(out, strings.TrimSpace(sel[start:]))
 }
 
 // withinWhere reports whether sel is one :where(...) from its first
