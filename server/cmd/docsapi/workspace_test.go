@@ -52,6 +52,11 @@ func TestServeBoundsTheWorkspace(t *testing.T) {
 			if !errors.As(err, &failed) {
 				t.Fatalf("the job: %v, want it failed\n%s", err, logs)
 			}
+			// The engine logs a failure once it has stored it, so the log
+			// may trail the job's status by a moment: wait for it, bounded.
+			for deadline := time.Now().Add(30 * time.Second); !strings.Contains(logs.String(), `"msg":"engine: job failed"`) && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
 			for _, want := range []string{`"msg":"engine: job failed"`, "the workspace grew past its limit", "a run may add at most 8 MiB", "agent.maxWorkspaceGrowth"} {
 				if !strings.Contains(logs.String(), want) {
 					t.Errorf("the log lacks %s:\n%s", want, logs)
