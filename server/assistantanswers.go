@@ -48,7 +48,7 @@ func newAnswers(cfg Config, s *Server) *assistant.Handler {
 			MaxContextItems: a.MaxContextItems, MaxContextChars: a.MaxContextLength,
 			ThreadCap: a.MaxThreadExchanges, DailyCap: a.MaxExchangesPerDay,
 			DailyTokens: a.DailyTokens, MaxAnswerTokens: a.MaxAnswerTokens,
-		}.WithDefaults(),
+		},
 	})
 }
 

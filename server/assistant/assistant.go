@@ -82,17 +82,19 @@ const (
 	DefaultDailyCap         = 1000
 	DefaultDailyTokens      = 2_000_000
 	DefaultMaxAnswerTokens  = 1024
-	// DefaultMinScore drops the hits of a search below this fraction of
-	// the best one's relevance.
-	DefaultMinScore = 0.1
 )
+
+// minScore drops the hits of the all-words search below this fraction of
+// the best one's relevance.
+const minScore = 0.1
 
 // DefaultPerAddress returns the budget of one client address on this
 // endpoint: a reader asks a question every few seconds at most.
 func DefaultPerAddress() ratelimit.Limit { return ratelimit.Limit{Requests: 10, Per: time.Minute} }
 
-// Limits bound what a request may cost. Every field must be set (package
-// server resolves them; WithDefaults sets the zero ones).
+// Limits bound what a request may cost. Every field must be set: package
+// server resolves them from its AssistantConfig, the one place of their
+// defaults.
 type Limits struct {
 	// PerAddress is this endpoint's budget per client address, on top of
 	// the gate's; MaxAddresses bounds the addresses remembered.
@@ -114,37 +116,6 @@ type Limits struct {
 	DailyTokens int64
 	// MaxAnswerTokens is the default bound of one answer, in tokens.
 	MaxAnswerTokens int
-	// MinScore: see DefaultMinScore.
-	MinScore float64
-}
-
-// WithDefaults returns l with its zero fields set to their defaults.
-func (l Limits) WithDefaults() Limits {
-	if l.PerAddress.Off() {
-		l.PerAddress = DefaultPerAddress()
-	}
-	set := func(v *int, d int) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	set(&l.MaxAddresses, 10000)
-	set(&l.MaxQuestionChars, DefaultMaxQuestionChars)
-	set(&l.MaxContextItems, DefaultMaxContextItems)
-	set(&l.MaxContextChars, DefaultMaxContextChars)
-	set(&l.ThreadCap, DefaultThreadCap)
-	set(&l.DailyCap, DefaultDailyCap)
-	set(&l.MaxAnswerTokens, DefaultMaxAnswerTokens)
-	if l.MaxBodyBytes == 0 {
-		l.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if l.DailyTokens == 0 {
-		l.DailyTokens = DefaultDailyTokens
-	}
-	if l.MinScore == 0 {
-		l.MinScore = DefaultMinScore
-	}
-	return l
 }
 
 // Store is what the endpoint reads and writes: the index and the

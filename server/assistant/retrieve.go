@@ -37,7 +37,7 @@ type excerpt struct {
 // retrieve finds the sections that answer q, best first, at most
 // a.pageSize.
 func (h *Handler) retrieve(ctx context.Context, projectID string, a ask) ([]store.DocHit, error) {
-	q := store.DocsQuery{ProjectID: projectID, Query: a.question, Limit: a.pageSize, MinScore: h.cfg.Limits.MinScore, Version: a.version, Language: a.language}
+	q := store.DocsQuery{ProjectID: projectID, Query: a.question, Limit: a.pageSize, MinScore: minScore, Version: a.version, Language: a.language}
 	terms := store.DistinctDocTerms(store.DocQueryTerms(a.question))
 	if len(terms) == 0 {
 		return nil, nil
